@@ -1,0 +1,13 @@
+"""ptxgrammar: a Lark grammar and a typed, lossless tree for PTX.
+
+    module = ptxgrammar.parse(text, filename="k.ptx")
+    assert ptxgrammar.emit(module) == text
+"""
+
+from .emitter import emit
+from .errors import ParseError
+from .parser import parse, parse_file, parse_full, read_ptx
+from .tree import *  # noqa: F401,F403  (the node types are part of the API)
+from .tree import NODE_CLASSES
+
+__all__ = ["parse", "parse_file", "parse_full", "read_ptx", "emit", "ParseError", *NODE_CLASSES]

@@ -1,0 +1,370 @@
+"""The Lark transformer: one method per grammar rule, each makes one tree node.
+
+Every token reaching a method carries the trivia written before it (set by
+``parser.TriviaPostLex``); a node's ``trivia`` is the tuple of those strings for
+its own tokens, in the order its ``_parts()`` yields them.
+
+The builder runs in two modes. Plain mode makes ordinary ``str`` fields. Span
+mode keeps Lark tokens (``str`` subclasses with positions) in the fields, so
+that ``shapes.py`` can turn the tree of one statement into a builder function
+for every later statement of the same shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lark import Token, Transformer
+
+from .isa.special_registers import is_special_register
+from .tree import (
+    Address, Align, AddressSize, Alias, Applied, Attribute, BinaryExpr, Block, CallPrototype, Cast,
+    Conditional, Declarator, File, FloatLiteral, Function, FunctionHead, Guard, Indexed, InitField,
+    InitList, Instruction, IntLiteral, Label, LabelList, Loc, Module, Negation, Paren, ParenList,
+    Param, ParamList, PerfDirective, Pragma, PredPair, Register, Section, SectionData, SectionRef,
+    Sink, SpecialRegister, Symbol, Target, UnaryExpr, VarDecl, Vector, Version,
+)
+
+
+# Markers made by the chunk rules of the fast path; parser.py folds them into blocks.
+@dataclass(slots=True)
+class FunctionOpen:
+    head: FunctionHead
+    brace: str
+
+
+@dataclass(slots=True)
+class SectionOpen:
+    name: str
+    trivia: tuple
+
+
+@dataclass(slots=True)
+class BlockOpen:
+    brace: str
+
+
+@dataclass(slots=True)
+class BlockClose:
+    brace: str
+
+
+MARKER_CLASSES = {c.__name__: c for c in (FunctionOpen, SectionOpen, BlockOpen, BlockClose)}
+
+
+class GrammarCheck(Exception):
+    """A token the grammar admits but the language does not (raised at that token)."""
+
+    def __init__(self, token: Token, message: str):
+        super().__init__(message)
+        self.token = token
+        self.message = message
+
+
+def name_node(value, component=None, trivia=None):
+    """Type a name by its spelling: register, special register or symbol."""
+    if value[0] == "%":
+        cls = SpecialRegister if is_special_register(value) else Register
+    else:
+        cls = Symbol
+    return cls(value, component, trivia)
+
+
+def as_operand(node):
+    """Give an instruction operand its positional type (see the grammar, section 6)."""
+    cls = node.__class__
+    if cls is UnaryExpr and node.op == "!" and isinstance(node.operand, (Register, Symbol)):
+        return Negation(node.operand, node.trivia)
+    if cls is BinaryExpr and node.op == "|" and isinstance(node.left, (Register, Symbol)) \
+            and isinstance(node.right, (Register, Symbol)):
+        return PredPair(node.left, node.right, node.trivia)
+    if cls is Paren and isinstance(node.inner, (Register, Symbol, Sink)):
+        return ParenList((node.inner,), node.trivia)
+    return node
+
+
+class TreeBuilder(Transformer):
+    """Grammar rule -> tree node. ``prefix`` maps a token to its trivia."""
+
+    def __init__(self, prefix, value):
+        super().__init__(visit_tokens=False)
+        self.prefix = prefix    # token -> trivia string before it
+        self.value = value      # token -> field value (str or the token itself)
+
+    # -- helpers -----------------------------------------------------------
+    def _trivia(self, children):
+        pre = self.prefix
+        return tuple(pre(c) for c in children if isinstance(c, Token))
+
+    def _nodes(self, children):
+        return tuple(c for c in children if not isinstance(c, Token))
+
+    def _values(self, children, *types):
+        v = self.value
+        return tuple(v(c) for c in children if isinstance(c, Token) and c.type in types)
+
+    # -- 0. start rules ------------------------------------------------------
+    def module(self, children):
+        return Module(tuple(children), "", ())
+
+    def module_chunk(self, children):
+        return list(children)
+
+    body_chunk = module_chunk
+    section_chunk = module_chunk
+
+    def function_open(self, children):
+        return FunctionOpen(children[0], self.prefix(children[1]))
+
+    def section_open(self, children):
+        return SectionOpen(self.value(children[1]), self._trivia(children))
+
+    def block_open(self, children):
+        return BlockOpen(self.prefix(children[0]))
+
+    def block_close(self, children):
+        return BlockClose(self.prefix(children[0]))
+
+    # -- 1. module directives -----------------------------------------------
+    def version(self, c):
+        return Version(self.value(c[1]), self._trivia(c))
+
+    def target(self, c):
+        return Target(self._values(c, "IDENT"), self._trivia(c))
+
+    def address_size(self, c):
+        return AddressSize(self.value(c[1]), self._trivia(c))
+
+    def alias(self, c):
+        return Alias(self.value(c[1]), self.value(c[3]), self._trivia(c))
+
+    def pragma(self, c):
+        return Pragma(self._values(c, "STRING"), self._trivia(c))
+
+    # -- 2. debug directives --------------------------------------------------
+    def file(self, c):
+        v = self.value
+        return File(v(c[1]), v(c[2]), tuple(v(t) for t in c[4::2]), self._trivia(c))
+
+    def loc(self, c):
+        v = self.value
+        fname = offset = inlined = None
+        if len(c) > 4:
+            self._keyword(c[5], "function_name")
+            fname = v(c[6])
+            rest = c[7:]
+            if rest[0] == "+":
+                offset = v(rest[1])
+                rest = rest[2:]
+            self._keyword(rest[1], "inlined_at")
+            inlined = (v(rest[2]), v(rest[3]), v(rest[4]))
+        return Loc(v(c[1]), v(c[2]), v(c[3]), fname, offset, inlined, self._trivia(c))
+
+    @staticmethod
+    def _keyword(token, word):
+        if token != word:
+            raise GrammarCheck(token, f"expected '{word}' in .loc, found '{token}'")
+
+    def section(self, c):
+        return Section(self.value(c[1]), self._nodes(c), self._trivia(c))
+
+    def section_data(self, c):
+        return SectionData(self.value(c[0]), self._nodes(c), self._trivia(c))
+
+    def section_ref(self, c):
+        return SectionRef(self.value(c[0]), self._trivia(c))
+
+    # -- 3. variables ----------------------------------------------------------
+    def variable(self, c):
+        v = self.value
+        i = 0
+        linkage = []
+        while c[i].type == "LINKAGE":
+            linkage.append(v(c[i]))
+            i += 1
+        space = v(c[i])
+        attrs, declarators = [], []
+        for part in c[i + 1:]:
+            if isinstance(part, Declarator):
+                declarators.append(part)
+            elif isinstance(part, Token):
+                if part.type == "DOTNAME":
+                    attrs.append(v(part))
+            else:
+                attrs.append(part)
+        return VarDecl(tuple(linkage), space, tuple(attrs), tuple(declarators), self._trivia(c))
+
+    def align(self, c):
+        return Align(self.value(c[1]), self._trivia(c))
+
+    def attribute(self, c):
+        return Attribute(self.value(c[2]), self._values(c, "INT") or None, self._trivia(c))
+
+    def declarator(self, c):
+        v = self.value
+        count, dims, init = None, [], None
+        i = 1
+        while i < len(c):
+            tok = c[i]
+            if tok == "<":
+                count = v(c[i + 1])
+                i += 3
+            elif tok == "[":
+                if c[i + 1] == "]":
+                    dims.append("")
+                    i += 2
+                else:
+                    dims.append(v(c[i + 1]))
+                    i += 3
+            else:               # "=" initializer
+                init = c[i + 1]
+                i += 2
+        return Declarator(v(c[0]), count, tuple(dims), init, self._trivia(c))
+
+    def init_list(self, c):
+        return InitList(self._nodes(c), self._trivia(c))
+
+    def init_field(self, c):
+        return InitField(self.value(c[0]), c[2], self._trivia(c))
+
+    # -- 4. functions ------------------------------------------------------------
+    def function(self, c):
+        body = c[1] if isinstance(c[1], Block) else None
+        return Function(c[0], body, self._trivia(c))
+
+    def function_head(self, c):
+        v = self.value
+        linkage, returns, name, params, directives = [], None, None, None, []
+        for part in c:
+            if isinstance(part, Token):
+                if part.type == "LINKAGE":
+                    linkage.append(v(part))
+                elif part.type == "FUNCTION_KIND":
+                    kind = v(part)
+                else:
+                    name = v(part)
+            elif isinstance(part, ParamList):
+                if name is None:
+                    returns = part
+                else:
+                    params = part
+            else:
+                directives.append(part)
+        return FunctionHead(tuple(linkage), kind, returns, name, params, tuple(directives), self._trivia(c))
+
+    def param_list(self, c):
+        return ParamList(self._nodes(c), self._trivia(c))
+
+    def param(self, c):
+        v = self.value
+        attrs, name, dim = [], None, None
+        for i, part in enumerate(c[1:], 1):
+            if not isinstance(part, Token):
+                attrs.append(part)
+            elif part.type in ("IDENT", "SINK") and name is None:
+                name = v(part)
+                tail = c[i + 1:]
+                if tail:
+                    dim = v(tail[1]) if len(tail) == 3 else ""
+                break
+            else:
+                attrs.append(v(part))
+        return Param(v(c[0]), tuple(attrs), name, dim, self._trivia(c))
+
+    def perf_directive(self, c):
+        return PerfDirective(self.value(c[0]), self._values(c, "INT"), self._trivia(c))
+
+    # -- 5. bodies -----------------------------------------------------------------
+    def block(self, c):
+        return Block(self._nodes(c), self._trivia(c))
+
+    def label(self, c):
+        return Label(self.value(c[0]), self._trivia(c))
+
+    def callprototype(self, c):
+        v = self.value
+        returns = params = None
+        name = None
+        for part in c[1:-1]:
+            if isinstance(part, Token):
+                name = v(part)
+            elif name is None:
+                returns = part
+            else:
+                params = part
+        return CallPrototype(returns, name, params, self._trivia(c))
+
+    def label_list(self, c):
+        return LabelList(self.value(c[0]), self._values(c, "IDENT"), self._trivia(c))
+
+    # -- 6. instructions ---------------------------------------------------------------
+    def instruction(self, c):
+        v = self.value
+        guard = None
+        i = 0
+        if c[0] == "@":
+            negated = c[1] == "!"
+            i = 3 if negated else 2
+            guard = Guard(v(c[i - 1]), negated)
+        opcode = v(c[i])
+        modifiers, operands = [], []
+        for part in c[i + 1:]:
+            if isinstance(part, Token):
+                if part.type == "DOTNAME":
+                    modifiers.append(v(part))
+            else:
+                operands.append(as_operand(part))
+        return Instruction(guard, opcode, tuple(modifiers), tuple(operands), self._trivia(c))
+
+    def suffixed(self, c):
+        base, suffix = c
+        tr = self._trivia(c)
+        if isinstance(base, Address):
+            return Address(base.items, self.value(suffix), base.trivia + tr)
+        return name_node(self.value(base), self.value(suffix), self._trivia(c))
+
+    def pred_pair(self, c):
+        return PredPair(c[0], c[2], self._trivia(c))
+
+    def vector(self, c):
+        return Vector(self._nodes(c), self._trivia(c))
+
+    def address(self, c):
+        return Address(self._nodes(c), None, self._trivia(c))
+
+    def paren_list(self, c):
+        return ParenList(tuple(as_operand(n) for n in self._nodes(c)), self._trivia(c))
+
+    def sink(self, c):
+        return Sink(self._trivia(c))
+
+    # -- 7. expressions --------------------------------------------------------------------
+    def conditional(self, c):
+        return Conditional(c[0], c[2], c[4], self._trivia(c))
+
+    def binary(self, c):
+        return BinaryExpr(c[0], self.value(c[1]), c[2], self._trivia(c))
+
+    def unary(self, c):
+        return UnaryExpr(self.value(c[0]), c[1], self._trivia(c))
+
+    def cast(self, c):
+        return Cast(self.value(c[1]), c[3], self._trivia(c))
+
+    def int_literal(self, c):
+        return IntLiteral(self.value(c[0]), self._trivia(c))
+
+    def float_literal(self, c):
+        return FloatLiteral(self.value(c[0]), self._trivia(c))
+
+    def name(self, c):
+        return name_node(self.value(c[0]), None, self._trivia(c))
+
+    def paren(self, c):
+        return Paren(c[1], self._trivia(c))
+
+    def indexed(self, c):
+        return Indexed(self.value(c[0]), c[2], self._trivia(c))
+
+    def applied(self, c):
+        return Applied(self.value(c[0]), c[2], self._trivia(c))

@@ -1,0 +1,1 @@
+"""Instruction and register knowledge, kept as data tables."""

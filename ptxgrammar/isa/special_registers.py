@@ -1,0 +1,24 @@
+"""Special registers (PTX ISA 10). Numbered families are written with `#` for the
+number, so a name is special when its digit-free skeleton is listed."""
+
+import re
+
+SPECIAL_REGISTER_SKELETONS = frozenset(
+    """
+    %tid %ntid %ctaid %nctaid %laneid %warpid %nwarpid %smid %nsmid %gridid
+    %lanemask_eq %lanemask_le %lanemask_lt %lanemask_ge %lanemask_gt
+    %clock %clock_hi %clock# %globaltimer %globaltimer_lo %globaltimer_hi
+    %pm# %pm#_# %envreg#
+    %clusterid %nclusterid %cluster_ctaid %cluster_nctaid %cluster_ctarank %cluster_nctarank
+    %is_explicit_cluster %dynamic_smem_size %total_smem_size %aggr_smem_size
+    %reserved_smem_offset_begin %reserved_smem_offset_end %reserved_smem_offset_cap
+    %reserved_smem_offset_#
+    %current_graph_exec
+    """.split()
+)
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def is_special_register(name: str) -> bool:
+    return _DIGITS.sub("#", name) in SPECIAL_REGISTER_SKELETONS

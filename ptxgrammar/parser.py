@@ -1,0 +1,293 @@
+"""Parsing: the only module that touches Lark.
+
+``parse(text)`` takes the fast path: ``scanner`` cuts the text into statement
+chunks, each distinct chunk shape is parsed once with the grammar's chunk rules
+and reused through ``shapes`` builders, and this module folds the chunks into
+blocks, functions and sections. If the scanner is unsure anywhere, the whole
+text is parsed with the full grammar instead, which also gives exact error
+positions. Both paths build the same tree (a test checks this on the corpus).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from . import scanner
+from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
+from .errors import ParseError, describe_expected, error_at
+from .shapes import DIGITS, ShapeMismatch, make_builder
+from .tree import Block, Function, Module, Section
+
+GRAMMAR = Path(__file__).with_name("ptx.lark")
+CHUNK_RULES = {scanner.MODULE: "module_chunk", scanner.BODY: "body_chunk", scanner.SECTION: "section_chunk"}
+# Bytes ptxas rejects anywhere, even in comments: non-ASCII, VT and other controls.
+BAD_CHARACTER = re.compile(r"[^\t\n\r\f\x20-\x7e]")
+
+
+class TriviaPostLex:
+    """Records, for each token, the span of trivia before it (Lark drops trivia)."""
+
+    always_accept = ()
+
+    def __init__(self):
+        self.text = ""
+        self.starts: dict[int, int] = {}
+        self.last_end = 0
+
+    def reset(self, text: str) -> None:
+        self.text, self.starts, self.last_end = text, {}, 0
+
+    def process(self, stream):
+        starts = self.starts
+        prev = self.last_end
+        for tok in stream:
+            starts[tok.start_pos] = prev
+            prev = tok.end_pos
+            self.last_end = prev
+            yield tok
+
+
+class GrammarParser:
+    """One Lark LALR parser with its trivia recorder and tree builder."""
+
+    def __init__(self, start, spans: bool):
+        self.post = TriviaPostLex()
+        prefix = self._span_prefix if spans else self._plain_prefix
+        value = (lambda t: t) if spans else str
+        self.lark = Lark.open(
+            str(GRAMMAR), parser="lalr", lexer="contextual", start=start,
+            postlex=self.post, transformer=TreeBuilder(prefix, value),
+            keep_all_tokens=True, maybe_placeholders=False,
+        )
+        self.terminal_patterns = {
+            t.name: re.compile(t.pattern.to_regexp()) for t in self.lark.terminals
+        }
+
+    def _plain_prefix(self, tok):
+        return self.post.text[self.post.starts[tok.start_pos]: tok.start_pos]
+
+    def _span_prefix(self, tok):
+        start = self.post.starts[tok.start_pos]
+        return Token("TRIVIA", self.post.text[start: tok.start_pos], start_pos=start, end_pos=tok.start_pos)
+
+    def parse(self, text: str, start: str):
+        self.post.reset(text)
+        return self.lark.parse(text, start=start)
+
+
+_parsers: dict[str, GrammarParser] = {}
+
+
+def _parser(kind: str) -> GrammarParser:
+    if kind not in _parsers:
+        if kind == "full":
+            _parsers[kind] = GrammarParser("module", spans=False)
+        else:
+            _parsers[kind] = GrammarParser(list(CHUNK_RULES.values()), spans=kind == "spans")
+    return _parsers[kind]
+
+
+# --- the full grammar -------------------------------------------------------------
+
+def parse_full(text: str, filename: str = "<string>") -> Module:
+    """Parse with the whole grammar at once (the reference path)."""
+    _check_characters(text, filename)
+    p = _parser("full")
+    try:
+        module = p.parse(text, "module")
+    except UnexpectedInput as e:
+        raise _lark_error(text, e, filename) from None
+    except GrammarCheck as e:
+        raise error_at(text, e.token.start_pos, e.message, filename) from None
+    return module.with_changes(trailing=text[p.post.last_end:])
+
+
+def _check_characters(text: str, filename: str) -> None:
+    bad = BAD_CHARACTER.search(text)
+    if bad:
+        ch = bad.group()
+        what = "non-ASCII character" if ord(ch) > 0x7E else "control character"
+        raise error_at(text, bad.start(), f"{what} {ch!r} is not allowed in PTX (even in comments)", filename)
+
+
+def _lark_error(text: str, e: UnexpectedInput, filename: str) -> ParseError:
+    pos = getattr(e, "pos_in_stream", None)
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        pos = tok.start_pos if tok.start_pos is not None else len(text)
+        found = "end of input" if tok.type == "$END" else f"'{tok}'"
+        message = f"unexpected {found}; expected {describe_expected(e.accepts or e.expected)}"
+    elif isinstance(e, UnexpectedCharacters):
+        message = f"unexpected character '{text[pos]}'"
+        if e.allowed:
+            message += f"; expected {describe_expected(e.allowed)}"
+    else:
+        pos = len(text)
+        message = "unexpected end of input"
+    if pos is None:
+        pos = len(text)
+    return error_at(text, pos, message, filename)
+
+
+# --- the fast path -----------------------------------------------------------------
+
+class Unsure(Exception):
+    """The fast path cannot vouch for this text; use the full grammar."""
+
+
+class ShapeCache:
+    """Builders by (context, shape). Shared across files; a shape seen once is not compiled."""
+
+    LIMIT = 200_000
+
+    def __init__(self):
+        self.builders: dict[str, object] = {}
+
+    def build(self, context: str, chunk: str) -> list:
+        pieces = DIGITS.split(chunk)
+        key = context + "\0".join(pieces[0::2])
+        builder = self.builders.get(key)
+        if builder is None:
+            self.builders[key] = False          # seen once: parse plainly
+            return _parse_chunk(context, chunk)
+        if builder is False:
+            builder = self._compile(context, chunk) or _parse_chunk
+            if len(self.builders) > self.LIMIT:
+                self.builders.clear()
+            self.builders[key] = builder
+            if builder is _parse_chunk:
+                return _parse_chunk(context, chunk)
+        if builder is _parse_chunk:
+            return _parse_chunk(context, chunk)
+        try:
+            return builder(pieces[1::2])
+        except ShapeMismatch:
+            return _parse_chunk(context, chunk)
+
+    @staticmethod
+    def _compile(context: str, chunk: str):
+        p = _parser("spans")
+        try:
+            tree = p.parse(chunk, CHUNK_RULES[context])
+        except (UnexpectedInput, GrammarCheck):
+            raise Unsure from None
+        if p.post.last_end != len(chunk):
+            raise Unsure
+        return make_builder(chunk, tree, p.terminal_patterns)
+
+
+def _parse_chunk(context: str, chunk: str) -> list:
+    p = _parser("plain")
+    try:
+        items = p.parse(chunk, CHUNK_RULES[context])
+    except (UnexpectedInput, GrammarCheck):
+        raise Unsure from None
+    if p.post.last_end != len(chunk):
+        raise Unsure        # trailing trivia would belong to no token
+    return items
+
+
+SHAPES = ShapeCache()
+
+
+class _Assembler:
+    """Folds chunk results (nodes and open/close markers) into the nested tree."""
+
+    def __init__(self):
+        self.stack: list[tuple[object, list]] = [(None, [])]
+
+    @property
+    def context(self) -> str:
+        opener = self.stack[-1][0]
+        if opener is None:
+            return scanner.MODULE
+        return scanner.SECTION if isinstance(opener, SectionOpen) else scanner.BODY
+
+    def add(self, item) -> None:
+        cls = item.__class__
+        if cls is BlockClose:
+            self._close(item.brace)
+        elif cls in (FunctionOpen, BlockOpen, SectionOpen):
+            self.stack.append((item, []))
+        else:
+            self.stack[-1][1].append(item)
+
+    def _close(self, brace: str) -> None:
+        if len(self.stack) == 1:
+            raise Unsure
+        opener, items = self.stack.pop()
+        if opener.__class__ is SectionOpen:
+            node = Section(opener.name, tuple(items), (*opener.trivia, brace))
+        else:
+            open_brace = opener.brace
+            node = Block(tuple(items), (open_brace, brace))
+            if opener.__class__ is FunctionOpen:
+                node = Function(opener.head, node, ())
+        self.stack[-1][1].append(node)
+
+    def module(self, trailing: str) -> Module:
+        if len(self.stack) != 1:
+            raise Unsure
+        return Module(tuple(self.stack[0][1]), trailing, ())
+
+
+def parse_fast(text: str) -> Module:
+    """Scanner + shape cache; raises Unsure where the full grammar must decide."""
+    asm = _Assembler()
+    patterns = scanner.PATTERNS
+    build = SHAPES.build
+    pos, end = 0, len(text)
+    while pos < end:
+        context = asm.context
+        m = patterns[context].match(text, pos)
+        if m is None or m.end() == pos:
+            raise Unsure
+        stop = m.end()
+        if context == scanner.MODULE and stop == end and not m.group("body").endswith((";", "{")):
+            return _finish(asm, text, pos, m)
+        for item in build(context, text[pos:stop]):
+            asm.add(item)
+        pos = stop
+    return asm.module("")
+
+
+def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:
+    """The last module-level chunk: items without terminators, then trailing trivia."""
+    if not m.group("body"):
+        return asm.module(text[pos:])
+    p = _parser("plain")
+    try:
+        items = p.parse(text[pos:], "module_chunk")
+    except (UnexpectedInput, GrammarCheck):
+        raise Unsure from None
+    for item in items:
+        asm.add(item)
+    return asm.module(text[pos + p.post.last_end:])
+
+
+def parse(text: str, filename: str = "<string>") -> Module:
+    """Parse PTX text into a lossless Module (fast path, full grammar when unsure)."""
+    _check_characters(text, filename)
+    try:
+        return parse_fast(text)
+    except Unsure:
+        return parse_full(text, filename)
+
+
+def parse_file(path, filename: str | None = None) -> Module:
+    """Parse a file, keeping its bytes exactly (no newline translation)."""
+    return parse(read_ptx(path, filename), filename or str(path))
+
+
+def read_ptx(path, filename: str | None = None) -> str:
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("ascii")
+    except UnicodeDecodeError as e:
+        text = data.decode("latin-1")
+        raise error_at(text, e.start, f"non-ASCII byte 0x{data[e.start]:02x} is not allowed in PTX",
+                       filename or str(path)) from None

@@ -1,0 +1,43 @@
+"""The fast path's statement scanner: cuts PTX text into statement chunks.
+
+A chunk is the trivia before a statement plus the statement, ending exactly at
+the statement's last token. The scanner only has to cut where the grammar has a
+statement boundary; each chunk is then parsed by the grammar (or by a builder
+made from an earlier chunk of the same shape). Where it is unsure it does not
+match, and the caller falls back to parsing the whole file with the grammar.
+
+Contexts: module level, function body, `.section` body.
+"""
+
+from __future__ import annotations
+
+import re
+
+MODULE, BODY, SECTION = "m", "b", "s"
+
+_COMMENT = r"//[^\n\r]*+|/\*(?:[^*]++|\*(?!/))*+\*/"
+TRIVIA = rf"(?:[ \t\r\n\f]++|{_COMMENT}|\#[^\n\r]*+)*+"
+_STRING = r'"[^"]*+"'
+_BRACED = r"\{(?:[^{}\"]++|" + _STRING + r"|\{(?:[^{}\"]++|" + _STRING + r"|\{[^{}]*+\})*+\})*+\}"
+_INITIALIZER = rf"=(?:[^;{{}}\"/]++|{_STRING}|{_COMMENT}|/|{_BRACED})*+"
+
+# Module level: items up to `;` (variables, prototypes), `{` (a function or
+# section body opens) or the end of the file (`.file` lines, trailing trivia).
+MODULE_CHUNK = re.compile(
+    rf"{TRIVIA}(?P<body>(?:[^;{{}}\"/=]++|{_STRING}|{_COMMENT}|/|{_INITIALIZER})*+(?:;|\{{|\Z))"
+)
+
+_LABEL = r"[A-Za-z_$%][A-Za-z0-9_$]*+[ \t]*+:(?!:)"
+_LOC = (r"\.loc[ \t]++\d++[ \t]++\d++[ \t]++\d++"
+        r"(?:[ \t]*+,[ \t]*+function_name[ \t]++[A-Za-z0-9_$]++(?:[ \t]*+\+[ \t]*+\d++)?"
+        r"[ \t]*+,[ \t]*+inlined_at[ \t]++\d++[ \t]++\d++[ \t]++\d++)?(?![\w$])")
+_STATEMENT = rf"(?:[^;{{}}\"/]++|{_STRING}|{_COMMENT}|/|\{{[^{{}};]*+\}})*+;"
+
+# Function bodies: a brace, a label, a `.loc`, or a statement ending in `;`.
+BODY_CHUNK = re.compile(rf"{TRIVIA}(?P<body>\{{|\}}|{_LOC}|{_LABEL}|{_STATEMENT})")
+
+# `.section` bodies: labels and data lines (`.b8 1,2,3`), which have no terminator.
+_DATA = r"\.[A-Za-z0-9_]++(?:[ \t]*+(?:[^\s,/{}]++|,|/(?![/*])))*+"
+SECTION_CHUNK = re.compile(rf"{TRIVIA}(?P<body>\}}|{_LABEL}|{_DATA})")
+
+PATTERNS = {MODULE: MODULE_CHUNK, BODY: BODY_CHUNK, SECTION: SECTION_CHUNK}

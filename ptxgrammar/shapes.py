@@ -1,0 +1,108 @@
+"""Statement shapes: parse each distinct statement shape once, then reuse it.
+
+A chunk's *shape* is its text with every run of decimal digits taken out.
+Chunks of one shape differ only in those digit runs (register numbers,
+immediates, line numbers), so the grammar parses them the same way. The first
+time a shape repeats, the span-mode tree of one chunk becomes a builder: Python
+code that makes the same nodes with the digit runs filled in. Tokens whose
+validity depends on their digits (`08`, `0f` + 8 hex digits) are re-checked
+against the grammar's own terminal patterns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from lark import Token
+
+from .build import MARKER_CLASSES
+from .tree import NODE_CLASSES
+
+DIGITS = re.compile(r"([0-9]+)")     # the group makes split() keep the digit runs
+NUMERIC_TERMINALS = ("INT", "FLOAT_DEC", "FLOAT_HEX")
+
+
+class ShapeMismatch(Exception):
+    """A cached shape does not fit this chunk (a number token became invalid)."""
+
+
+class NotAShape(Exception):
+    """This tree cannot be turned into a builder (a value not traceable to the text)."""
+
+
+class BuilderWriter:
+    """Writes the Python source of a builder for one span-mode chunk tree."""
+
+    def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern]):
+        self.holes = [m.span() for m in DIGITS.finditer(text)]
+        self.patterns = terminal_patterns
+        self.checks: list[str] = []
+        self.names: dict[str, object] = {"ShapeMismatch": ShapeMismatch}
+
+    def source(self, tree) -> str:
+        body = self.expr(tree)
+        lines = ["def build(d):"]
+        lines += [f"    {c}" for c in self.checks]
+        lines.append(f"    return {body}")
+        return "\n".join(lines)
+
+    def expr(self, value) -> str:
+        if isinstance(value, Token):
+            return self.token_expr(value)
+        cls = value.__class__
+        if cls is str:
+            if DIGITS.search(value):
+                raise NotAShape(value)
+            return repr(value)
+        if value is None or cls is bool:
+            return repr(value)
+        if cls is tuple:
+            return "(" + "".join(self.expr(v) + ", " for v in value) + ")"
+        if cls is list:
+            return "[" + ", ".join(self.expr(v) for v in value) + "]"
+        if dataclasses.is_dataclass(value):
+            self.names[cls.__name__] = cls
+            args = ", ".join(self.expr(getattr(value, f.name)) for f in dataclasses.fields(value))
+            return f"{cls.__name__}({args})"
+        raise NotAShape(repr(value))
+
+    def token_expr(self, tok: Token) -> str:
+        start, end = tok.start_pos, tok.end_pos
+        pieces, pos = [], start
+        for i, (hs, he) in enumerate(self.holes):
+            if he <= start or hs >= end:
+                continue
+            if hs < start or he > end:
+                raise NotAShape(tok)          # a digit run across a token edge
+            if hs > pos:
+                pieces.append(repr(str(tok)[pos - start: hs - start]))
+            pieces.append(f"d[{i}]")
+            pos = he
+        if pos < end:
+            pieces.append(repr(str(tok)[pos - start:]))
+        if not any(p.startswith("d[") for p in pieces):
+            return repr(str(tok))
+        expr = " + ".join(pieces)
+        if tok.type in NUMERIC_TERMINALS:
+            var = f"t{len(self.checks)}"
+            pat = f"_{tok.type}"
+            self.names[pat] = self.patterns[tok.type].fullmatch
+            self.checks.append(f"{var} = {expr}")
+            self.checks.append(f"if {pat}({var}) is None: raise ShapeMismatch")
+            return var
+        return expr
+
+
+def make_builder(text: str, tree, terminal_patterns):
+    """A function d -> tree for chunks of ``text``'s shape, or None if it has none."""
+    writer = BuilderWriter(text, terminal_patterns)
+    try:
+        source = writer.source(tree)
+    except NotAShape:
+        return None
+    namespace = dict(writer.names)
+    namespace.update(NODE_CLASSES)
+    namespace.update(MARKER_CLASSES)
+    exec(compile(source, "<ptx shape>", "exec"), namespace)
+    return namespace["build"]

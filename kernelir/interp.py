@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import ir
-from .dtypes import ITEMSIZE, STORAGE, convert, lit_value, store, wide
+from .dtypes import STORAGE, convert, lit_value, store, wide
 from .load import IRError
 
 LANES_PER_CHUNK = 1 << 16
@@ -24,6 +24,10 @@ class _Shared:
         self.dtype = decl.dtype
         self.vals = np.zeros((nblocks, decl.size), STORAGE[decl.dtype])
         self.init = np.zeros((nblocks, decl.size), bool)
+        # Race tracking since the last barrier: the writing tid, and the reading
+        # tid (-1 none, -2 several). Lock-step execution would hide races otherwise.
+        self.writer = np.full((nblocks, decl.size), -1, np.int32)
+        self.reader = np.full((nblocks, decl.size), -1, np.int32)
 
 
 class _Ctx:
@@ -34,6 +38,7 @@ class _Ctx:
         self.builtins = builtins or {}
         self.vars: dict[str, list] = {}   # name -> [values, dtype, assigned]
         self.lane_block = np.arange(L) // T
+        self.lane_tid = np.arange(L) % T
         nb = L // T
         self.shared = {s.name: _Shared(s, nb) for s in run.kernel.shared}
         self.cp_pending: list = []

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import ir
 from .dtypes import ITEMSIZE, STORAGE, store, wide
-from .interp import _INT, _FLOAT, _binary, _ev, _ev_typed
+from .interp import _FLOAT, _INT, _ev, _ev_typed
 from .load import IRError
 
 
@@ -76,10 +76,41 @@ def _bounds(ctx, name, shared, idx, lanes, path, what, span=1):
     return np.where(lanes, idx, 0).astype(np.int64)
 
 
+def _race(ctx, name, lanes, other, path, what):
+    bad = lanes & (other >= 0) & (other != ctx.lane_tid) | lanes & (other == -2)
+    if bad.any():
+        lane = int(np.flatnonzero(bad)[0])
+        who = "several threads" if other[lane] == -2 else f"thread {int(other[lane])}"
+        raise IRError(path, f"shared-memory race on {name}: {what} {who} with no Sync "
+                            f"in between, by {ctx.who(lane)}")
+
+
+def _note_reads(ctx, sh, idx, lanes):
+    """Record readers of shared elements; several lanes on one element -> -2."""
+    blk, ix, tid = ctx.lane_block[lanes], idx[lanes], ctx.lane_tid[lanes]
+    key = blk * sh.vals.shape[1] + ix
+    uniq, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+    tid_u = np.empty(uniq.size, np.int32)
+    tid_u[inv] = tid
+    new = np.where(cnt > 1, -2, tid_u)
+    cur = sh.reader.reshape(-1)[uniq]
+    sh.reader.reshape(-1)[uniq] = np.where((cur == -1) | (cur == new), new, -2)
+
+
+def _barrier(ctx, full):
+    """A barrier completed for the ``full`` blocks: earlier accesses are ordered."""
+    for sh in ctx.shared.values():
+        sh.writer[full] = -1
+        sh.reader[full] = -1
+
+
 def _gather(ctx, name, shared, idx, lanes, path):
     """Values at idx for every lane (lanes outside ``lanes`` read index 0)."""
     if shared:
         sh = ctx.shared[name]
+        _race(ctx, name, lanes, sh.writer[ctx.lane_block, idx], path,
+              "read of a value written by")
+        _note_reads(ctx, sh, idx, lanes)
         vals, init = sh.vals[ctx.lane_block, idx], sh.init[ctx.lane_block, idx]
     else:
         vals = ctx.run.bufs[name][idx]
@@ -90,10 +121,13 @@ def _gather(ctx, name, shared, idx, lanes, path):
     return vals
 
 
-def _scatter(ctx, name, shared, idx, vals, lanes):
+def _scatter(ctx, name, shared, idx, vals, lanes, path):
     vals = np.broadcast_to(vals, (ctx.L,))
     if shared:
         sh = ctx.shared[name]
+        _race(ctx, name, lanes, sh.writer[ctx.lane_block, idx], path, "overwrite of a value written by")
+        _race(ctx, name, lanes, sh.reader[ctx.lane_block, idx], path, "overwrite of a value read by")
+        sh.writer[ctx.lane_block[lanes], idx[lanes]] = ctx.lane_tid[lanes]
         sh.vals[ctx.lane_block[lanes], idx[lanes]] = vals[lanes]
         sh.init[ctx.lane_block[lanes], idx[lanes]] = True
     else:
@@ -145,7 +179,7 @@ def _write(s, ctx, mask, path):
         raise IRError(path + ".value", f"value is {vdt}, buffer {s.buffer!r} is {dt}; insert a Cast")
     eff = _guard(ctx, s, mask, path)
     idx = _bounds(ctx, s.buffer, shared, wide(idx, "s32"), eff, path + ".index", "write to")
-    _scatter(ctx, s.buffer, shared, idx, val, eff)
+    _scatter(ctx, s.buffer, shared, idx, val, eff, path)
 
 
 def _check_swizzle(ctx, s, shared, path):
@@ -208,7 +242,7 @@ def _cond(s, ctx, mask, path):
 
 
 def _sync(s, ctx, mask, path):
-    _collective(ctx, mask, path, "Sync")
+    _barrier(ctx, _collective(ctx, mask, path, "Sync"))
 
 
 def _warp_shuffle(s, ctx, mask, path):
@@ -263,6 +297,12 @@ def _tree_halve(s, ctx, mask, path):
         bad = np.argwhere(~sh.init[blocks, :n * segs])[0]
         raise IRError(path, f"TreeHalve reads never-written {s.shared}[{int(bad[1])}] "
                             f"in block {ctx.block0 + int(blocks[bad[0]])}")
+    w = sh.writer[blocks, :n * segs]
+    if (w >= 0).any():
+        bad = np.argwhere(w >= 0)[0]
+        raise IRError(path, f"shared-memory race on {s.shared}: TreeHalve reads "
+                            f"{s.shared}[{int(bad[1])}] written by thread {int(w[tuple(bad)])} "
+                            f"with no Sync in between (block {ctx.block0 + int(blocks[bad[0]])})")
     r = region.reshape(len(blocks), segs, n).copy()
     half = p2 // 2
     while half >= 1:
@@ -276,6 +316,7 @@ def _tree_halve(s, ctx, mask, path):
     seg = (np.arange(ctx.L) % ctx.T) // (ctx.T // segs)
     result = r[pos[ctx.lane_block], seg, 0] if len(blocks) else np.zeros(ctx.L)
     _set_var(ctx, s.var, sh.dtype, result, mask, path)
+    _barrier(ctx, full)   # the trailing barrier lets the array be reused
 
 
 def _cp_async(s, ctx, mask, path):
@@ -304,7 +345,8 @@ def _cp_async(s, ctx, mask, path):
         if s.src in ctx.run.ginit and not ctx.run.ginit[s.src][srcs].all():
             raise IRError(path, f"cp.async reads never-written {s.src!r}")
         vals[live] = ctx.run.bufs[s.src][srcs]
-    ctx.cp_pending.append((s.shared, ctx.lane_block[lanes], dst[lanes][:, None] + cols, vals))
+    ctx.cp_pending.append((s.shared, ctx.lane_block[lanes], dst[lanes][:, None] + cols, vals,
+                           ctx.lane_tid[lanes]))
 
 
 def _cp_commit(s, ctx, mask, path):
@@ -318,10 +360,15 @@ def _cp_wait(s, ctx, mask, path):
     done = ctx.cp_groups[:max(0, len(ctx.cp_groups) - keep)]
     ctx.cp_groups = ctx.cp_groups[len(done):]
     for group in done:
-        for name, blk, dst, vals in group:
+        for name, blk, dst, vals, tid in group:
             sh = ctx.shared[name]
+            rd = sh.reader[blk[:, None], dst]
+            if ((rd == -2) | ((rd >= 0) & (rd != tid[:, None]))).any():
+                raise IRError(path, f"shared-memory race on {name}: cp.async lands on a value "
+                                    f"other threads read with no Sync in between")
             sh.vals[blk[:, None], dst] = vals
             sh.init[blk[:, None], dst] = True
+            sh.writer[blk[:, None], dst] = tid[:, None]   # visible to others after a Sync
 
 
 def _zero_init(s, ctx, mask, path):
@@ -334,6 +381,8 @@ def _zero_init(s, ctx, mask, path):
         sh = ctx.shared[s.shared]
         sh.vals[full] = 0
         sh.init[full] = True
+        # element e is zeroed by thread e % T (strided), so others need a Sync
+        sh.writer[full] = (np.arange(sh.vals.shape[1]) % ctx.T).astype(np.int32)
 
 
 _EXEC = {ir.Load: _load, ir.Write: _write, ir.Accum: _accum_stmt, ir.Assign: _assign,

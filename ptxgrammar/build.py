@@ -172,7 +172,10 @@ class TreeBuilder(Transformer):
         return SectionData(self.value(c[0]), self._nodes(c), self._trivia(c))
 
     def section_ref(self, c):
-        return SectionRef(self.value(c[0]), self._trivia(c))
+        v = self.value
+        if len(c) == 1:
+            return SectionRef(v(c[0]), None, None, self._trivia(c))
+        return SectionRef(v(c[0]), v(c[1]), v(c[2]), self._trivia(c))
 
     # -- 3. variables ----------------------------------------------------------
     def variable(self, c):

@@ -140,7 +140,7 @@ class Unsure(Exception):
 
 
 class ShapeCache:
-    """Builders by (context, shape). Shared across files; a shape seen once is not compiled."""
+    """Builders by (context, shape), shared across files."""
 
     LIMIT = 200_000
 
@@ -152,15 +152,9 @@ class ShapeCache:
         key = context + "\0".join(pieces[0::2])
         builder = self.builders.get(key)
         if builder is None:
-            self.builders[key] = False          # seen once: parse plainly
-            return _parse_chunk(context, chunk)
-        if builder is False:
-            builder = self._compile(context, chunk) or _parse_chunk
             if len(self.builders) > self.LIMIT:
                 self.builders.clear()
-            self.builders[key] = builder
-            if builder is _parse_chunk:
-                return _parse_chunk(context, chunk)
+            builder = self.builders[key] = self._compile(context, chunk) or _parse_chunk
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
         try:

@@ -10,8 +10,7 @@ import pytest
 from kernelir import PROBLEM_NAMES, REFERENCES, IRError, load_kernel, load_problem, make_inputs
 from kernelir import ir, run_kernel
 from kernelir.dtypes import round_bf16
-from kernelir.interp_stmt import execute
-from kernelir.problems.dsl import B, V, add, call, div, eq, f, i, lt, mod, mul, sub
+from kernelir.problems.dsl import B, V, add, div, eq, f, i, lt, mod, mul, sub
 
 slow = pytest.mark.slow
 
@@ -222,6 +221,33 @@ def test_refuses_write_to_input_and_uninitialised_shared():
     body = [ir.Sync(), ir.TreeHalve("sh", "r", "add", 4), ir.Write("out", TID, V("r"))]
     with pytest.raises(IRError, match=r"^body\[1\]: TreeHalve reads never-written sh\[0\]"):
         run1(body, shared=[ir.Shared("sh", "s32", 4)])
+
+
+def _without(stmts, drop):
+    return tuple(s for k, s in enumerate(stmts) if k != drop)
+
+
+def _replace_body(kernel, body):
+    return ir.Kernel(kernel.name, kernel.buffers, kernel.params, kernel.launch, tuple(body),
+                     kernel.shared)
+
+
+@pytest.mark.parametrize("name, edit, pattern", [
+    # matmul without the trailing Sync: next tile overwrites values others still read
+    ("matmul_rect", lambda b: b[:3] + (ir.Loop(**{**b[3].__dict__, "body": b[3].body[:-1]}),)
+     + b[4:], r"^body\[3\]\.body\[1\]: shared-memory race on As: overwrite of a value read by"),
+    # cp.async tiles read before the Sync that publishes them
+    ("matmul_512", lambda b: b[:10] + (ir.Loop(**{**b[10].__dict__,
+                                                  "body": _without(b[10].body, 4)}),) + b[11:],
+     r"^body\[10\]\.body\[4\]\.body\[0\]: shared-memory race on As: read of a value written"),
+    # per-warp partials reduced without the Sync after writing them
+    ("array_sum", lambda b: _without(b, 4), r"^body\[4\]: shared-memory race on partials"),
+])
+def test_refuses_missing_sync(name, edit, pattern):
+    kernel, meta = load_problem(name)
+    params = {**meta["params"], **meta["test_params"]}
+    with pytest.raises(IRError, match=pattern):
+        run_kernel(_replace_body(kernel, edit(kernel.body)), make_inputs(name, params), params)
 
 
 def test_interp_suite_budget():

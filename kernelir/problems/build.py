@@ -10,7 +10,7 @@ from ..ir import (Accum, Assign, Buffer, CpAsyncCommit, CpAsyncCopy, CpAsyncWait
                   Kernel, Launch, Load, Loop, Param, Shared, StridedLoop, Cond,
                   Swizzle, Sync, Write, ZeroInit)
 from ..load import dump_kernel
-from .dsl import (B, V, add, block_reduce, call, cast, ceil_div, div, eq, f, ge,
+from .dsl import (B, V, add, block_reduce, call, cast, ceil_div, div, eq, f,
                   gtid, i, idx, land, lt, maximum, minimum, mod, mul, sub, un)
 
 HERE = Path(__file__).parent

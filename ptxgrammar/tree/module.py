@@ -61,13 +61,15 @@ class Alias(Statement):
 
 @node
 class SectionRef(Node):
-    """A section name used as a data value: `.b32 .debug_abbrev`."""
+    """A section name used as a data value: `.b32 .debug_abbrev`, `.b32 .debug_loc+197`."""
 
     name: str
+    op: str | None = None
+    offset: str | None = None
     trivia: tuple[str, ...] | None = None
 
     def _parts(self):
-        return (self.name,)
+        return (self.name,) if self.op is None else (self.name, self.op, self.offset)
 
 
 @node

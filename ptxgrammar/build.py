@@ -83,6 +83,75 @@ def as_operand(node):
     return node
 
 
+# --- checks for what the grammar's shapes admit but PTX does not (ptx-syntax.md) ---
+
+PERFORMANCE_DIRECTIVES = frozenset(
+    ".maxntid .reqntid .minnctapersm .maxnreg .noreturn .explicitcluster .reqnctapercluster "
+    ".maxclusterrank .blocksareclusters .abi_preserve .abi_preserve_control .local_maxnreg "
+    ".maxnctapersm".split()
+)
+SECTION_DATA_DIRECTIVES = frozenset((".b8", ".b16", ".b32", ".b64"))
+
+
+def _is_constant(node) -> bool:
+    """True for an expression without names: literals, operators, casts."""
+    if isinstance(node, (IntLiteral, FloatLiteral)):
+        return True
+    if isinstance(node, (Register, Symbol)):
+        return node.name == "WARP_SZ"
+    if isinstance(node, (BinaryExpr, UnaryExpr, Cast, Paren, Conditional)):
+        return all(_is_constant(ch) for ch in node.children())
+    return False
+
+
+def check_address(token, item) -> None:
+    """`[reg]`, `[sym]`, `[imm]`, `[base+const]`, `[base+-const]`; not `[r-4]`, `[r+r]`, `[4+sym]`."""
+    base = item
+    while isinstance(base, BinaryExpr):
+        if base.op != "+" or not _is_constant(base.right):
+            raise GrammarCheck(token, "an address is [base], [base+constant] or [base+-constant]")
+        base = base.left
+    if not isinstance(base, (Register, Symbol, IntLiteral)) or (base is not item and isinstance(base, IntLiteral)):
+        raise GrammarCheck(token, "an address base must be a register or a symbol")
+
+
+def check_operands(opcode, operands) -> None:
+    for op in operands[1:]:
+        if op.__class__ is Sink:
+            raise GrammarCheck(opcode, "'_' may only stand for a result (the first operand)")
+
+
+def check_section_data(directive, values) -> None:
+    if directive not in SECTION_DATA_DIRECTIVES:
+        raise GrammarCheck(directive, f"section data is .b8, .b16, .b32 or .b64, not '{directive}'")
+    numbers = all(_is_int(v) for v in values)
+    if not numbers and len(values) != 1:
+        raise GrammarCheck(directive, "a section data line is a list of integers or one symbolic value")
+    if not numbers and not _is_section_symbol(values[0]):
+        raise GrammarCheck(directive, "a symbolic section value is label, label+imm, label-label or a section name")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, IntLiteral) or (isinstance(v, UnaryExpr) and v.op == "-" and isinstance(v.operand, IntLiteral))
+
+
+def _is_section_symbol(v) -> bool:
+    if isinstance(v, (Symbol, SectionRef)):
+        return True
+    if isinstance(v, BinaryExpr) and isinstance(v.left, Symbol):
+        return (v.op == "+" and isinstance(v.right, IntLiteral)) or (v.op == "-" and isinstance(v.right, Symbol))
+    return False
+
+
+def check_pointer_tail(c) -> None:
+    """`.ptr [.space] [.align N]`, in that order."""
+    words = [p if isinstance(p, Token) else ".align" for p in c if not isinstance(p, Token) or p.type in ("PTR", "STATE_SPACE")]
+    if ".ptr" in words:
+        tail = words[words.index(".ptr") + 1:]
+        if ".align" in tail and tail[-1] != ".align":
+            raise GrammarCheck(c[0], "after .ptr the state space comes before .align")
+
+
 class TreeBuilder(Transformer):
     """Grammar rule -> tree node. ``prefix`` maps a token to its trivia."""
 
@@ -127,7 +196,10 @@ class TreeBuilder(Transformer):
 
     # -- 1. module directives -----------------------------------------------
     def version(self, c):
-        return Version(self.value(c[1]), self._trivia(c))
+        trivia = self._trivia(c)
+        if trivia[1].strip():
+            raise GrammarCheck(c[1], "ptxas reads `.version M.m` as plain text: no comment inside it")
+        return Version(self.value(c[1]), trivia)
 
     def target(self, c):
         return Target(self._values(c, "IDENT"), self._trivia(c))
@@ -169,7 +241,9 @@ class TreeBuilder(Transformer):
         return Section(self.value(c[1]), self._nodes(c), self._trivia(c))
 
     def section_data(self, c):
-        return SectionData(self.value(c[0]), self._nodes(c), self._trivia(c))
+        values = self._nodes(c)
+        check_section_data(c[0], values)
+        return SectionData(self.value(c[0]), values, self._trivia(c))
 
     def section_ref(self, c):
         v = self.value
@@ -259,6 +333,7 @@ class TreeBuilder(Transformer):
         return ParamList(self._nodes(c), self._trivia(c))
 
     def param(self, c):
+        check_pointer_tail(c)
         v = self.value
         attrs, name, dim = [], None, None
         for i, part in enumerate(c[1:], 1):
@@ -275,6 +350,8 @@ class TreeBuilder(Transformer):
         return Param(v(c[0]), tuple(attrs), name, dim, self._trivia(c))
 
     def perf_directive(self, c):
+        if c[0] not in PERFORMANCE_DIRECTIVES:
+            raise GrammarCheck(c[0], f"unknown performance directive '{c[0]}'")
         return PerfDirective(self.value(c[0]), self._values(c, "INT"), self._trivia(c))
 
     # -- 5. bodies -----------------------------------------------------------------
@@ -317,6 +394,7 @@ class TreeBuilder(Transformer):
                     modifiers.append(v(part))
             else:
                 operands.append(as_operand(part))
+        check_operands(c[i], operands)
         return Instruction(guard, opcode, tuple(modifiers), tuple(operands), self._trivia(c))
 
     def suffixed(self, c):
@@ -333,7 +411,10 @@ class TreeBuilder(Transformer):
         return Vector(self._nodes(c), self._trivia(c))
 
     def address(self, c):
-        return Address(self._nodes(c), None, self._trivia(c))
+        items = self._nodes(c)
+        if len(items) == 1:
+            check_address(c[0], items[0])
+        return Address(items, None, self._trivia(c))
 
     def paren_list(self, c):
         return ParenList(tuple(as_operand(n) for n in self._nodes(c)), self._trivia(c))
@@ -349,6 +430,8 @@ class TreeBuilder(Transformer):
         return BinaryExpr(c[0], self.value(c[1]), c[2], self._trivia(c))
 
     def unary(self, c):
+        if c[0] == "-" and isinstance(c[1], FloatLiteral) and c[1].text[:2].lower() in ("0f", "0d"):
+            raise GrammarCheck(c[0], "a hex float literal takes no sign (write the negative bit pattern)")
         return UnaryExpr(self.value(c[0]), c[1], self._trivia(c))
 
     def cast(self, c):

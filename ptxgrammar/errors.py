@@ -28,8 +28,18 @@ class ParseError(Exception):
         head = f"{self.filename}:{self.line}:{self.column}: error: {self.message}"
         if not self.source_line:
             return head
-        shown = self.source_line.replace("\t", " ")
-        return f"{head}\n{shown}\n{' ' * (self.column - 1)}^"
+        shown, caret = _window(self.source_line.replace("\t", " "), self.column - 1)
+        return f"{head}\n{shown}\n{' ' * caret}^"
+
+
+def _window(line: str, col: int, width: int = 160) -> tuple[str, int]:
+    """A long line cut to `width` characters around the column (a 1 MB line stays readable)."""
+    if len(line) <= width:
+        return line, col
+    start = max(0, min(col - width // 2, len(line) - width))
+    shown = line[start: start + width]
+    prefix = "..." if start else ""
+    return prefix + shown + ("..." if start + width < len(line) else ""), col - start + len(prefix)
 
 
 def locate(text: str, pos: int) -> tuple[int, int, str]:

@@ -115,28 +115,41 @@ def _check_characters(text: str, filename: str) -> None:
 
 
 def _lark_error(text: str, e: UnexpectedInput, filename: str) -> ParseError:
-    pos = getattr(e, "pos_in_stream", None)
+    pos, message = _lark_problem(text, e)
+    return error_at(text, pos, message, filename)
+
+
+def _lark_problem(text: str, e: UnexpectedInput) -> tuple[int, str]:
+    """(offset, message) of a Lark error in `text`."""
     if isinstance(e, UnexpectedToken):
         tok = e.token
         pos = tok.start_pos if tok.start_pos is not None else len(text)
         found = "end of input" if tok.type == "$END" else f"'{tok}'"
-        message = f"unexpected {found}; expected {describe_expected(e.accepts or e.expected)}"
-    elif isinstance(e, UnexpectedCharacters):
+        return pos, f"unexpected {found}; expected {describe_expected(e.accepts or e.expected)}"
+    if isinstance(e, UnexpectedCharacters):
+        pos = e.pos_in_stream
         message = f"unexpected character '{text[pos]}'"
         if e.allowed:
             message += f"; expected {describe_expected(e.allowed)}"
-    else:
-        pos = len(text)
-        message = "unexpected end of input"
-    if pos is None:
-        pos = len(text)
-    return error_at(text, pos, message, filename)
+        return pos, message
+    return len(text), "unexpected end of input"
 
 
 # --- the fast path -----------------------------------------------------------------
 
 class Unsure(Exception):
     """The fast path cannot vouch for this text; use the full grammar."""
+
+
+class StatementError(Exception):
+    """A body statement (a chunk ending in `;`) that the grammar rejects.
+
+    In a function body every statement ends at its first `;` outside strings
+    and comments, so the scanner cannot have cut it wrongly: the error is real
+    and is reported from the chunk, without re-parsing the whole file."""
+
+    def __init__(self, error, offset: int):
+        self.error, self.offset = error, offset
 
 
 class ShapeCache:
@@ -167,7 +180,9 @@ class ShapeCache:
         p = _parser("spans")
         try:
             tree = p.parse(chunk, CHUNK_RULES[context])
-        except (UnexpectedInput, GrammarCheck):
+        except (UnexpectedInput, GrammarCheck) as e:
+            if context == scanner.BODY and chunk.endswith(";"):
+                raise StatementError(e, 0) from None
             raise Unsure from None
         if p.post.last_end != len(chunk):
             raise Unsure
@@ -178,7 +193,9 @@ def _parse_chunk(context: str, chunk: str) -> list:
     p = _parser("plain")
     try:
         items = p.parse(chunk, CHUNK_RULES[context])
-    except (UnexpectedInput, GrammarCheck):
+    except (UnexpectedInput, GrammarCheck) as e:
+        if context == scanner.BODY and chunk.endswith(";"):
+            raise StatementError(e, 0) from None
         raise Unsure from None
     if p.post.last_end != len(chunk):
         raise Unsure        # trailing trivia would belong to no token
@@ -186,6 +203,13 @@ def _parse_chunk(context: str, chunk: str) -> list:
 
 
 SHAPES = ShapeCache()
+
+
+MAX_NESTING = 256
+
+
+class NestingTooDeep(Exception):
+    pass
 
 
 class _Assembler:
@@ -206,6 +230,8 @@ class _Assembler:
         if cls is BlockClose:
             self._close(item.brace)
         elif cls in (FunctionOpen, BlockOpen, SectionOpen):
+            if len(self.stack) > MAX_NESTING:
+                raise NestingTooDeep
             self.stack.append((item, []))
         else:
             self.stack[-1][1].append(item)
@@ -243,7 +269,12 @@ def parse_fast(text: str) -> Module:
         stop = m.end()
         if context == scanner.MODULE and stop == end and not m.group("body").endswith((";", "{")):
             return _finish(asm, text, pos, m)
-        for item in build(context, text[pos:stop]):
+        try:
+            items = build(context, text[pos:stop])
+        except StatementError as e:
+            e.offset = pos
+            raise
+        for item in items:
             asm.add(item)
         pos = stop
     return asm.module("")
@@ -267,9 +298,33 @@ def parse(text: str, filename: str = "<string>") -> Module:
     """Parse PTX text into a lossless Module (fast path, full grammar when unsure)."""
     _check_characters(text, filename)
     try:
-        return parse_fast(text)
-    except Unsure:
-        return parse_full(text, filename)
+        try:
+            return parse_fast(text)
+        except Unsure:
+            return parse_full(text, filename)
+        except StatementError as e:
+            raise _chunk_error(text, e, filename) from None
+    except (NestingTooDeep, RecursionError):
+        raise _nesting_error(text, filename) from None
+
+
+def _chunk_error(text: str, e: StatementError, filename: str) -> ParseError:
+    """The error of one body statement, at its place in the whole text."""
+    err = e.error
+    if isinstance(err, GrammarCheck):
+        return error_at(text, e.offset + err.token.start_pos, err.message, filename)
+    pos, message = _lark_problem(text[e.offset:], err)
+    return error_at(text, e.offset + pos, message, filename)
+
+
+def _nesting_error(text: str, filename: str) -> ParseError:
+    """Blocks or parentheses nested deeper than the tree supports."""
+    depth = 0
+    for m in re.finditer(r"[{(\[]|[})\]]", text):
+        depth += 1 if m.group() in "{([" else -1
+        if depth > MAX_NESTING:
+            return error_at(text, m.start(), f"nesting deeper than {MAX_NESTING} levels", filename)
+    return error_at(text, 0, "input nested too deeply to build a tree", filename)
 
 
 def parse_file(path, filename: str | None = None) -> Module:

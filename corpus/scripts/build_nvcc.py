@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BUILD, PTX, SRC, clean_dir, record, update_manifest  # noqa: E402
+from common import BUILD, CORPUS, LAUNCH, PTX, SRC, clean_dir, record, update_manifest, write_json  # noqa: E402
 
 TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"]
 
@@ -32,6 +32,11 @@ GENERIC = {
     "thrust_kernels": ["thrust", "cub", "templates", "namespaces"],
 }
 LINEINFO_TARGETS = ["sm_80", "sm_90a"]
+# The thrust/CUB device-wide PTX is large (0.5-2 MB per file): build it for fewer targets to stay within
+# the corpus size budget.
+TARGET_OVERRIDE = {"thrust_kernels": ["sm_75", "sm_80", "sm_90a", "sm_100a"],
+                   "cub_device": ["sm_75", "sm_80", "sm_90a", "sm_100a"]}
+LINEINFO_OVERRIDE = {"thrust_kernels": ["sm_90a"]}
 DEBUG_TARGETS = ["sm_80", "sm_90a"]
 DEBUG_SOURCES = ["elementwise", "reduce", "atomics", "texture_surface", "printf_kernels", "stencil",
                  "scan_softmax", "matmul_tiled", "mma_sync", "cub_block"]
@@ -48,6 +53,42 @@ VARIANT_TAGS = {"O3": [], "lineinfo": ["lineinfo"], "G": ["debug"], "rdc": ["rdc
                 "fastmath": ["fast-math"]}
 
 
+N = 1 << 20
+# Launch descriptions for the unmangled (extern "C") kernels; written next to every plain -O3 PTX of the stem.
+LAUNCH_SPECS = {
+    "elementwise": [
+        {"kernel": "vector_add", "grid": [N // 256, 1, 1], "block": [256, 1, 1], "shared": 0,
+         "args": [{"name": "a", "kind": "pointer", "dtype": "fp32", "count": N, "init": "randn"},
+                  {"name": "b", "kind": "pointer", "dtype": "fp32", "count": N, "init": "randn"},
+                  {"name": "c", "kind": "pointer", "dtype": "fp32", "count": N, "init": "zeros"},
+                  {"name": "n", "kind": "scalar", "dtype": "i32", "value": N}]},
+    ],
+    "reduce": [
+        {"kernel": "shared_tree_max", "grid": [N // 512, 1, 1], "block": [256, 1, 1], "shared": 1024,
+         "args": [{"name": "x", "kind": "pointer", "dtype": "fp32", "count": N, "init": "randn"},
+                  {"name": "out", "kind": "pointer", "dtype": "fp32", "count": N // 512, "init": "zeros"},
+                  {"name": "n", "kind": "scalar", "dtype": "i32", "value": N}]},
+        {"kernel": "histogram256", "grid": [128, 1, 1], "block": [256, 1, 1], "shared": 0,
+         "args": [{"name": "data", "kind": "pointer", "dtype": "u8", "count": N, "init": "randint"},
+                  {"name": "hist", "kind": "pointer", "dtype": "u32", "count": 256, "init": "zeros"},
+                  {"name": "n", "kind": "scalar", "dtype": "i32", "value": N}]},
+        {"kernel": "dot_double", "grid": [128, 1, 1], "block": [256, 1, 1], "shared": 0,
+         "args": [{"name": "a", "kind": "pointer", "dtype": "fp64", "count": N, "init": "randn"},
+                  {"name": "b", "kind": "pointer", "dtype": "fp64", "count": N, "init": "randn"},
+                  {"name": "out", "kind": "pointer", "dtype": "fp64", "count": 1, "init": "zeros"},
+                  {"name": "n", "kind": "scalar", "dtype": "i32", "value": N}]},
+    ],
+    "scan_softmax": [
+        {"kernel": "rmsnorm_half", "grid": [1024, 1, 1], "block": [256, 1, 1], "shared": 0,
+         "args": [{"name": "x", "kind": "pointer", "dtype": "fp16", "count": 1024 * 4096, "init": "randn"},
+                  {"name": "w", "kind": "pointer", "dtype": "fp16", "count": 4096, "init": "ones"},
+                  {"name": "y", "kind": "pointer", "dtype": "fp16", "count": 1024 * 4096, "init": "zeros"},
+                  {"name": "cols", "kind": "scalar", "dtype": "i32", "value": 4096},
+                  {"name": "eps", "kind": "scalar", "dtype": "fp32", "value": 1e-6}]},
+    ],
+}
+
+
 def nvcc_version() -> str:
     out = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True).stdout
     return re.search(r"V(\d+\.\d+\.\d+)", out).group(1)
@@ -55,9 +96,9 @@ def nvcc_version() -> str:
 
 def jobs():
     for stem, tags in GENERIC.items():
-        for t in TARGETS:
+        for t in TARGET_OVERRIDE.get(stem, TARGETS):
             yield stem, t, "O3", tags
-        for t in LINEINFO_TARGETS:
+        for t in LINEINFO_OVERRIDE.get(stem, LINEINFO_TARGETS):
             yield stem, t, "lineinfo", tags
     for stem in DEBUG_SOURCES:
         for t in DEBUG_TARGETS:
@@ -94,7 +135,12 @@ def build_one(job, outdir: Path, version: str):
     if p.returncode != 0:
         out.unlink()
         return None, f"ptxas failed: {' '.join(pcmd)}\n{p.stderr}"
-    rec = record(out, "nvcc", version, features=tags + VARIANT_TAGS[variant],
+    extra = {}
+    if variant == "O3" and stem in LAUNCH_SPECS:
+        rel = f"launch/nvcc/{out.stem}.json"
+        write_json(CORPUS / rel, {"ptx": f"ptx/nvcc/{out.name}", "target": target, "seed": 0, "kernels": LAUNCH_SPECS[stem]})
+        extra["launch"] = rel
+    rec = record(out, "nvcc", version, **extra, features=tags + VARIANT_TAGS[variant],
                  source=f"src/nvcc/{stem}.cu", flags=" ".join(["-ptx", f"-arch={target}", "-std=c++17", *FLAGS[variant]]))
     return rec, None
 
@@ -103,6 +149,7 @@ def main():
     version = nvcc_version()
     outdir = PTX / "nvcc"
     clean_dir(outdir, "*.ptx")
+    clean_dir(LAUNCH / "nvcc", "*.json")
     bdir = BUILD / "nvcc"
     if bdir.exists():
         shutil.rmtree(bdir)

@@ -149,7 +149,7 @@ def define():
     ]:
         nm = f"matmul_{dt}_{bm}x{bn}x{bk}_w{nw}s{ns}" + (f"_{act}" if act else "")
         add(nm, K.matmul_kernel, mm_args(dt, cdt), {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8, "ACT": act},
-            (cdiv(M, bm) * cdiv(N, bn), 1, 1), num_warps=nw, num_stages=ns, tags=["matmul"] + (["fp8"] if "fp8" in dt else []))
+            (cdiv(M, bm) * cdiv(N, bn), 1, 1), num_warps=nw, num_stages=ns, caps=caps, tags=["matmul"] + (["fp8"] if "fp8" in dt else []))
     # matmul with host TMA descriptors
     for dt, cdt, bm, bn, bk, nw, ns, tag, caps in [
         ("fp16", "fp16", 128, 128, 64, 8, 3, "", TMA_CAPS + [80, 89]),

@@ -90,7 +90,8 @@ def record(path: Path, producer: str, producer_version: str, features=(), **extr
 def update_manifest(producer: str, records: list[dict]) -> None:
     """Replace all records of `producer` in manifest.json with `records` (sorted, stable)."""
     import fcntl
-    with open(CORPUS / ".manifest.lock", "w") as lock:
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / "manifest.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _update_manifest_locked(producer, records)
 

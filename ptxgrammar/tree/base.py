@@ -31,23 +31,23 @@ class Node:
 
     def tokens(self) -> list[str]:
         """The node's own tokens, in order (children excluded)."""
-        return [p for p in self._parts() if p.__class__ is str]
+        return [p for p in self._parts() if isinstance(p, str)]
 
     def children(self) -> list["Node"]:
-        return [p for p in self._parts() if p.__class__ is not str]
+        return [p for p in self._parts() if not isinstance(p, str)]
 
     def walk(self) -> Iterator["Node"]:
         """This node and every node below it, in source order."""
         yield self
         for part in self._parts():
-            if part.__class__ is not str:
+            if not isinstance(part, str):
                 yield from part.walk()
 
     @property
     def leading(self) -> str:
         """The trivia before the node's first token (blank lines, comments, indent)."""
         first = self._parts()[0] if self._parts() else ""
-        if first.__class__ is str:
+        if isinstance(first, str):
             return self.trivia[0] if self.trivia else ""
         return first.leading
 

@@ -41,8 +41,11 @@ extern "C" __global__ void wmma_gemm_bf16_tf32(const __nv_bfloat16* __restrict__
   wmma::load_matrix_sync(tb, X + 128, 16);
   for (int i = 0; i < ta.num_elements; ++i) ta.x[i] = wmma::__float_to_tf32(ta.x[i]);
   for (int i = 0; i < tb.num_elements; ++i) tb.x[i] = wmma::__float_to_tf32(tb.x[i]);
-  wmma::mma_sync(c, ta, tb, c);
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> tc;
+  wmma::fill_fragment(tc, 0.0f);
+  wmma::mma_sync(tc, ta, tb, tc);
   wmma::store_matrix_sync(C, c, 16, wmma::mem_row_major);
+  wmma::store_matrix_sync(C + 256, tc, 16, wmma::mem_row_major);
 }
 
 __device__ __forceinline__ void mma_m16n8k16(float* d, const uint32_t* a, const uint32_t* b) {

@@ -1,0 +1,20 @@
+"""Token vocabularies shared by the family tables (PTX ISA 5.2 types, 8 memory model)."""
+
+SINT = ".s8 .s16 .s32 .s64"
+UINT = ".u8 .u16 .u32 .u64"
+INT = f"{SINT} {UINT}"
+BITS = ".b8 .b16 .b32 .b64 .b128"
+FLOAT = ".f16 .f16x2 .bf16 .bf16x2 .f32 .f64"
+LDST = f"{BITS} {INT} .f16 .f16x2 .f32 .f64"
+SMALLFLOAT = ".e4m3 .e5m2 .e2m3 .e3m2 .e2m1 .ue8m0 .ue4m3"
+PACKED_SMALL = (".e4m3x2 .e5m2x2 .e2m3x2 .e3m2x2 .e2m1x2 .ue8m0x2 .e4m3x4 .e5m2x4 .e2m3x4 .e3m2x4 .e2m1x4"
+                " .s2f6x2 .ue8m0x4")
+SCOPE = ".cta .cluster .gpu .sys"
+SPACES = (".global .shared .shared::cta .shared::cluster .local .const .param .param::entry .param::func")
+ROUND_F = ".rn .rz .rm .rp"
+ROUND_I = ".rni .rzi .rmi .rpi"
+L1_EVICT = ".L1::evict_normal .L1::evict_unchanged .L1::evict_first .L1::evict_last .L1::no_allocate"
+L2_EVICT = ".L2::evict_normal .L2::evict_first .L2::evict_last .L2::evict_unchanged"
+L2_PREFETCH = ".L2::64B .L2::128B .L2::256B"
+VEC = ".v2 .v4 .v8"
+SHAPE_MMA = r"~\.m\d+n\d+k\d+"

@@ -1,0 +1,220 @@
+"""Matrix instructions (PTX ISA 9.7.14-16): mma, ldmatrix, stmatrix, movmatrix, wmma, wgmma,
+tcgen05. Also the shape tables that size their register vectors."""
+
+import re
+
+from .common import SHAPE_MMA
+
+_MMA_TYPES = (".f16 .bf16 .f32 .f64 .tf32 .s32 .s8 .u8 .s4 .u4 .b1 .e4m3 .e5m2 .e3m2 .e2m3 .e2m1")
+_WG = dict(since="8.0", sm=90, arch=("sm_90a",))
+# tcgen05: arch-specific Blackwell datacenter targets (PTX 8.6; 'f' family targets from PTX 8.8)
+TCGEN05_TARGETS = ("sm_100a", "sm_101a", "sm_103a", "sm_110a", "sm_100f", "sm_101f", "sm_103f", "sm_110f")
+_TC = dict(since="8.6", sm=100, arch=TCGEN05_TARGETS)
+_CTA_GROUP = ".cta_group::1 .cta_group::2"
+_SA = {"sync": ".sync", "aligned": ".aligned"}
+TCGEN05_LD_SHAPES = ".16x64b .16x128b .16x256b .32x32b .16x32bx2"
+_XN = ".x1 .x2 .x4 .x8 .x16 .x32 .x64 .x128"
+
+FORMS = [
+    dict(op="mma", groups={"sp": ".sp .sp::ordered_metadata", **_SA, "shape": SHAPE_MMA, "layout": ".row .col",
+                           "kind": r"~\.kind::\w+", "block_scale": ".block_scale",
+                           "scale_vec": ".scale_vec::1X .scale_vec::2X .scale_vec::4X",
+                           "sat": ".satfinite", "type": _MMA_TYPES, "stype": ".ue8m0 .ue4m3",
+                           "bop": ".xor .and", "popc": ".popc", "rnd": ".rn"},
+         max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape", "type"), operands=(4, 10),
+         vector=(0,), since="6.4", sm=70, count="mma_d",
+         features={".e4m3": dict(since="8.4", sm=89), ".e5m2": dict(since="8.4", sm=89),
+                   ".sp::ordered_metadata": dict(since="8.5", sm=80),
+                   ".block_scale": dict(since="8.7", sm=120, arch="a")}),
+    dict(op="ldmatrix", groups={**_SA, "shape": ".m8n8 .m16n16 .m8n16", "num": ".x1 .x2 .x4", "trans": ".trans",
+                                "space": ".shared .shared::cta", "type": ".b16 .b8 .b8x16",
+                                "fmt": ".b6x16_p32 .b4x16_p64"},
+         required=("sync", "aligned", "shape", "num", "type"), operands=2, addr=(1,), vector=(0,),
+         since="6.5", sm=75, count="ldmatrix_d",
+         features={".m16n16": dict(since="8.6", sm=100, arch="a"), ".m8n16": dict(since="8.6", sm=100, arch="a")}),
+    dict(op="stmatrix", groups={**_SA, "shape": ".m8n8 .m16n8", "num": ".x1 .x2 .x4", "trans": ".trans",
+                                "space": ".shared .shared::cta", "type": ".b16 .b8"},
+         required=("sync", "aligned", "shape", "num", "type"), operands=2, addr=(0,), vector=(1,),
+         since="7.8", sm=90, count="stmatrix_s"),
+    dict(op="movmatrix", groups={**_SA, "shape": ".m8n8", "trans": ".trans", "type": ".b16"},
+         required=("sync", "aligned", "shape", "trans", "type"), operands=2, since="7.8", sm=75),
+    *[dict(op="wmma", select=(verb,),
+           groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": SHAPE_MMA,
+                   "space": ".global .shared .shared::cta", "type": _MMA_TYPES},
+           required=("sync", "aligned", "frag", "shape", "type"), operands=(2, 3), since="6.0", sm=70)
+      for verb in (".load", ".store")],
+    dict(op="wmma", select=(".mma",),
+         groups={**_SA, "layout": ".row .col", "shape": SHAPE_MMA, "type": _MMA_TYPES, "sat": ".satfinite",
+                 "rnd": ".rn .rz .rm .rp", "bop": ".xor .and", "popc": ".popc"},
+         max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape"), operands=4, since="6.0", sm=70),
+    dict(op="wgmma", select=(".fence",), groups=_SA, required=("sync", "aligned"), operands=0, **_WG),
+    dict(op="wgmma", select=(".commit_group",), groups=_SA, required=("sync", "aligned"), operands=0, **_WG),
+    dict(op="wgmma", select=(".wait_group",), groups=_SA, required=("sync", "aligned"), operands=1, **_WG),
+    dict(op="wgmma", select=(".mma_async",),
+         groups={"sp": ".sp", **_SA, "shape": r"~\.m64n\d+k\d+",
+                 "type": ".f16 .bf16 .f32 .tf32 .e4m3 .e5m2 .s32 .s8 .u8 .b1", "sat": ".satfinite",
+                 "bop": ".and", "popc": ".popc"},
+         max={"type": 3}, required=("sync", "aligned", "shape", "type"), operands=(4, 10), vector=(0,),
+         count="wgmma_d", shape="wgmma_shape", **_WG),
+    dict(op="tcgen05", select=(".alloc",), groups={"cta_group": _CTA_GROUP, **_SA, "space": ".shared::cta",
+                                                   "type": ".b32"},
+         required=("cta_group", "sync", "aligned", "type"), operands=2, addr=(0,), **_TC),
+    dict(op="tcgen05", select=(".dealloc",), groups={"cta_group": _CTA_GROUP, **_SA, "type": ".b32"},
+         required=("cta_group", "sync", "aligned", "type"), operands=2, **_TC),
+    dict(op="tcgen05", select=(".relinquish_alloc_permit",), groups={"cta_group": _CTA_GROUP, **_SA},
+         required=("cta_group", "sync", "aligned"), operands=0, **_TC),
+    dict(op="tcgen05", select=(".mma",),
+         groups={"sp": ".sp", "ws": ".ws", "cta_group": _CTA_GROUP, "kind": r"~\.kind::\w+",
+                 "block_scale": ".block_scale", "scale_vec": ".scale_vec::1X .scale_vec::2X .scale_vec::4X"
+                 " .block16 .block32", "ashift": ".ashift",
+                 "collector": r"~\.collector::(a|b[0-3])::(fill|use|lastuse|discard)"},
+         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), addr=(0,), **_TC),
+    dict(op="tcgen05", select=(".commit",),
+         groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster .shared::cta",
+                 "multicast": ".multicast::cluster", "type": ".b64"},
+         required=("cta_group", "mbar", "type"), operands=(1, 2), addr=(0,), **_TC),
+    dict(op="tcgen05", select=(".ld",),
+         groups={**_SA, "shape": TCGEN05_LD_SHAPES, "num": _XN, "pack": ".pack::16b", "type": ".b32"},
+         required=("sync", "aligned", "shape", "num", "type"), operands=(2, 3), vector=(0,), addr=(1,),
+         count="tcgen05_ld", **_TC),
+    dict(op="tcgen05", select=(".st",),
+         groups={**_SA, "shape": TCGEN05_LD_SHAPES, "num": _XN, "unpack": ".unpack::16b", "type": ".b32"},
+         required=("sync", "aligned", "shape", "num", "type"), operands=(2, 3), vector=(-1,), addr=(0,),
+         count="tcgen05_st", **_TC),
+    dict(op="tcgen05", select=(".cp",),
+         groups={"cta_group": _CTA_GROUP, "shape": ".128x256b .4x256b .128x128b .64x128b .32x128b",
+                 "multicast": ".warpx2::02_13 .warpx2::01_23 .warpx4", "dst_fmt": ".b8x16",
+                 "src_fmt": ".b6x16_p32 .b4x16_p64"},
+         required=("cta_group", "shape"), operands=2, addr=(0,), **_TC),
+    dict(op="tcgen05", select=(".shift",), groups={"cta_group": _CTA_GROUP, "dir": ".down"},
+         required=("cta_group", "dir"), operands=1, addr=(0,), **_TC),
+    dict(op="tcgen05", select=(".fence::before_thread_sync",), operands=0, **_TC),
+    dict(op="tcgen05", select=(".fence::after_thread_sync",), operands=0, **_TC),
+    dict(op="tcgen05", select=(".wait::ld",), groups=_SA, required=("sync", "aligned"), operands=0, **_TC),
+    dict(op="tcgen05", select=(".wait::st",), groups=_SA, required=("sync", "aligned"), operands=0, **_TC),
+]
+
+# --- register counts by shape (the `count=` rules) -----------------------------------------
+
+_SHAPE = re.compile(r"\.m(\d+)n(\d+)k(\d+)$")
+
+
+def shape_of(modifiers):
+    for m in modifiers:
+        found = _SHAPE.match(m)
+        if found:
+            return tuple(int(x) for x in found.groups())
+    return None
+
+
+WIDE_ACCUMULATORS = {".f32", ".s32", ".f64"}
+"""Accumulator types that take one 32-bit register per element pair (wgmma: N/2 registers)."""
+
+
+def wgmma_d(modifiers):
+    """wgmma m64nNk*: d holds N/2 registers for .f32/.s32 accumulators, N/4 for .f16."""
+    shape = shape_of(modifiers)
+    types = [m for m in modifiers if m in (".f16", ".f32", ".s32", ".bf16", ".tf32", ".e4m3", ".e5m2",
+                                           ".s8", ".u8", ".b1")]
+    if not shape or not types:
+        return None
+    n, dtype = shape[1], types[0]
+    if dtype in (".f32", ".s32"):
+        return 0, n // 2, f"m64n{n}k{shape[2]} with {dtype} accumulators needs N/2 = {n // 2} registers in d"
+    if dtype == ".f16":
+        return 0, n // 4, f"m64n{n}k{shape[2]} with .f16 accumulators needs N/4 = {n // 4} registers in d"
+    return None
+
+
+def mma_d(modifiers):
+    """mma.sync: registers in d by shape and accumulator type."""
+    shape = shape_of(modifiers)
+    types = [m for m in modifiers if m in (".f16", ".f32", ".s32", ".f64", ".bf16")]
+    if not shape or not types:
+        return None
+    m, n, k = shape
+    dtype = types[0]
+    table = {
+        (16, 8, ".f32"): 4, (16, 8, ".s32"): 4, (16, 8, ".f16"): 2, (16, 8, ".f64"): 4,
+        (8, 8, ".f64"): 2,
+    }
+    if (m, n) == (8, 8) and k == 4 and dtype in (".f32", ".f16"):
+        want = 8 if dtype == ".f32" else 4
+    elif (m, n) == (8, 8) and dtype == ".s32":
+        want = 2
+    else:
+        want = table.get((m, n, dtype))
+    if want is None:
+        return None
+    return 0, want, f"m{m}n{n}k{k} with {dtype} accumulators needs {want} registers in d"
+
+
+_LDMATRIX = {(".m8n8", ".x1"): 1, (".m8n8", ".x2"): 2, (".m8n8", ".x4"): 4,
+             (".m16n16", ".x1"): 2, (".m16n16", ".x2"): 4,
+             (".m8n16", ".x1"): 1, (".m8n16", ".x2"): 2, (".m8n16", ".x4"): 4,
+             (".m16n8", ".x1"): 1, (".m16n8", ".x2"): 2, (".m16n8", ".x4"): 4}
+
+
+def _matrix_count(modifiers, position, what):
+    shape = next((m for m in modifiers if m in (".m8n8", ".m16n16", ".m8n16", ".m16n8")), None)
+    num = next((m for m in modifiers if m in (".x1", ".x2", ".x4")), None)
+    want = _LDMATRIX.get((shape, num))
+    if want is None:
+        return None
+    return position, want, f"{shape[1:]}{num} needs {want} registers in {what}"
+
+
+def ldmatrix_d(modifiers):
+    return _matrix_count(modifiers, 0, "d")
+
+
+def stmatrix_s(modifiers):
+    return _matrix_count(modifiers, -1, "the source vector")
+
+
+_TC_SHAPE_REGS = {".32x32b": 1, ".16x64b": 1, ".16x128b": 2, ".16x256b": 4, ".16x32bx2": 1}
+
+
+def _tcgen05(modifiers, position, packed, what):
+    shape = next((m for m in modifiers if m in _TC_SHAPE_REGS), None)
+    num = next((m for m in modifiers if re.fullmatch(r"\.x\d+", m)), None)
+    if shape is None or num is None:
+        return None
+    # .pack::16b / .unpack::16b change what a register holds, not how many there are
+    want = _TC_SHAPE_REGS[shape] * int(num[2:])
+    return position, want, f"{shape[1:]}{num} moves {want} registers in {what}"
+
+
+def tcgen05_ld(modifiers):
+    return _tcgen05(modifiers, 0, ".pack::16b", "d")
+
+
+def tcgen05_st(modifiers):
+    return _tcgen05(modifiers, -1, ".unpack::16b", "the source vector")
+
+
+_WGMMA_K = {".f16": 16, ".bf16": 16, ".tf32": 8, ".e4m3": 32, ".e5m2": 32, ".s8": 32, ".u8": 32, ".b1": 256}
+
+
+def wgmma_shape(modifiers):
+    """wgmma m64nNkK: K is fixed by the A/B type, N is a multiple of 8 (of 16 for integer types) up to 256."""
+    shape = shape_of(modifiers)
+    types = [m for m in modifiers if m in _WGMMA_K or m in (".f32", ".s32")]
+    if not shape or len(types) < 2:
+        return None
+    m, n, k = shape
+    atype = types[1]
+    want_k = _WGMMA_K.get(atype)
+    sparse = ".sp" in modifiers
+    if want_k is not None and k != want_k * (2 if sparse else 1):
+        return f"m{m}n{n}k{k}: .{atype[1:]} inputs need K = {want_k * (2 if sparse else 1)}"
+    step = 16 if atype in (".s8", ".u8", ".b1") and n > 32 else 8
+    if m != 64 or not (8 <= n <= 256 and n % step == 0):
+        return f"m{m}n{n}k{k}: wgmma needs M = 64 and N a multiple of {step} from 8 to 256"
+    return None
+
+
+SHAPE_RULES = {"wgmma_shape": wgmma_shape}
+
+COUNT_RULES = {"wgmma_d": wgmma_d, "mma_d": mma_d, "ldmatrix_d": ldmatrix_d, "stmatrix_s": stmatrix_s,
+               "tcgen05_ld": tcgen05_ld, "tcgen05_st": tcgen05_st}

@@ -1,0 +1,190 @@
+"""Instruction knowledge as data: one validating loader for the family tables.
+
+Each family file (``memory.py``, ``async_copy.py``, ``sync.py``, ``matrix.py``,
+``arith.py``; one per group of PTX ISA chapter 9.7 sections) holds ``FORMS``: a
+list of plain dicts, one per instruction form::
+
+    dict(op="ld",                     # the opcode (first identifier)
+         select=(),                   # modifiers naming the form (mbarrier .init, cp .async .bulk ...)
+         groups={"space": ".global .shared ...", "type": T.LDST},  # allowed modifiers, by group
+         max={"type": 1},             # how many of one group may be written (default 1)
+         required=("type",),          # groups that must be written
+         operands=(2, 3),             # operand count range (a `d|p` pair is one operand)
+         addr=(1,),                   # operand positions that must be `[address]`
+         vector=(0,),                 # operand positions that must be `{vector}`
+         since="4.0", sm=20,          # minimum PTX ISA version and sm_XX
+         arch=None,                   # "a": an arch-specific target (sm_XXa / sm_XXf) needed;
+                                      #  or a tuple of the exact targets allowed
+         features={".v8": dict(since="8.8", sm=100)},  # per-modifier requirements
+         count="wgmma_d",             # name of a shape-dependent operand-size rule (matrix.COUNT_RULES)
+         shape="wgmma_shape")         # name of a shape-validity rule (matrix.SHAPE_RULES)
+
+A group entry starting with ``~`` is a regular expression for the whole modifier
+(``~\\.m64n\\d+k\\d+``). The loader checks every key, group reference and
+version string, so a typo in a table fails at import instead of hiding a rule.
+Modifiers are a bag (ptxas accepts most orders), so order is not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+_KEYS = {"op", "select", "groups", "max", "required", "operands", "addr", "vector", "since", "sm",
+         "arch", "features", "count", "shape", "doc"}
+_FEATURE_KEYS = {"since", "sm", "arch"}
+_VERSION = re.compile(r"^\d+\.\d+$")
+
+
+class SpecError(Exception):
+    """A family table is malformed."""
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """`8.0` / `09.00` -> (8, 0)."""
+    major, _, minor = text.strip().partition(".")
+    return int(major), int(minor or 0)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    since: tuple[int, int] | None = None
+    sm: int | None = None
+    arch: str | tuple[str, ...] | None = None
+
+
+@dataclass
+class Form:
+    op: str
+    select: tuple[str, ...]
+    groups: dict[str, frozenset[str]]
+    patterns: dict[str, tuple[re.Pattern, ...]]
+    max: dict[str, int]
+    required: tuple[str, ...]
+    operands: tuple[int, int]
+    addr: tuple[int, ...]
+    vector: tuple[int, ...]
+    requirement: Requirement
+    features: dict[str, Requirement]
+    count: str | None
+    shape: str | None
+    source: str
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def title(self) -> str:
+        return self.op + "".join(self.select)
+
+    def group_of(self, modifier: str) -> str | None:
+        """The group a modifier belongs to in this form, or None when it is unknown."""
+        if modifier in self._cache:
+            return self._cache[modifier]
+        found = None
+        for name, tokens in self.groups.items():
+            if modifier in tokens or any(p.fullmatch(modifier) for p in self.patterns.get(name, ())):
+                found = name
+                break
+        self._cache[modifier] = found
+        return found
+
+
+def _requirement(entry: dict, where: str) -> Requirement:
+    since = entry.get("since")
+    if since is not None and not _VERSION.match(since):
+        raise SpecError(f"{where}: bad version {since!r}")
+    sm = entry.get("sm")
+    if sm is not None and not isinstance(sm, int):
+        raise SpecError(f"{where}: sm must be an int")
+    arch = entry.get("arch")
+    if arch is not None and arch != "a" and not (isinstance(arch, tuple) and all(
+            re.fullmatch(r"sm_\d+[af]?", a) for a in arch)):
+        raise SpecError(f"{where}: arch must be 'a' or a tuple of sm_XX[a|f] names")
+    return Requirement(parse_version(since) if since else None, sm, arch)
+
+
+def _build(entry: dict, source: str) -> Form:
+    where = f"{source}: {entry.get('op')}{''.join(entry.get('select', ()))}"
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise SpecError(f"{where}: unknown keys {sorted(unknown)}")
+    if not isinstance(entry.get("op"), str):
+        raise SpecError(f"{where}: op missing")
+    groups: dict[str, frozenset[str]] = {}
+    patterns: dict[str, tuple[re.Pattern, ...]] = {}
+    for name, spec in entry.get("groups", {}).items():
+        words = spec.split() if isinstance(spec, str) else list(spec)
+        plain = [w for w in words if not w.startswith("~")]
+        for w in plain:
+            if not w.startswith("."):
+                raise SpecError(f"{where}: modifier {w!r} in group {name} lacks its dot")
+        groups[name] = frozenset(plain)
+        patterns[name] = tuple(re.compile(w[1:]) for w in words if w.startswith("~"))
+    for key in ("max",):
+        for name in entry.get(key, {}):
+            if name not in groups:
+                raise SpecError(f"{where}: {key} names unknown group {name!r}")
+    for name in entry.get("required", ()):
+        if name not in groups:
+            raise SpecError(f"{where}: required names unknown group {name!r}")
+    ops = entry.get("operands", (0, 0))
+    if isinstance(ops, int):
+        ops = (ops, ops)
+    if not (len(ops) == 2 and 0 <= ops[0] <= ops[1]):
+        raise SpecError(f"{where}: bad operand range {ops}")
+    features = {}
+    for token, req in entry.get("features", {}).items():
+        if set(req) - _FEATURE_KEYS:
+            raise SpecError(f"{where}: feature {token}: unknown keys {sorted(set(req) - _FEATURE_KEYS)}")
+        features[token] = _requirement(req, f"{where} feature {token}")
+    form = Form(op=entry["op"], select=tuple(entry.get("select", ())), groups=groups, patterns=patterns,
+                max=dict(entry.get("max", {})), required=tuple(entry.get("required", ())), operands=tuple(ops),
+                addr=tuple(entry.get("addr", ())), vector=tuple(entry.get("vector", ())),
+                requirement=_requirement(entry, where), features=features, count=entry.get("count"),
+                shape=entry.get("shape"), source=source)
+    from .matrix import COUNT_RULES, SHAPE_RULES
+
+    if form.count is not None and form.count not in COUNT_RULES:
+        raise SpecError(f"{where}: unknown count rule {form.count!r}")
+    if form.shape is not None and form.shape not in SHAPE_RULES:
+        raise SpecError(f"{where}: unknown shape rule {form.shape!r}")
+    for token in form.features:
+        if token not in form.select and form.group_of(token) is None:
+            raise SpecError(f"{where}: feature {token} is not an allowed modifier")
+    return form
+
+
+FAMILY_MODULES = ("memory", "async_copy", "sync", "matrix", "arith")
+
+
+@lru_cache(maxsize=None)
+def load() -> dict[str, list[Form]]:
+    """opcode -> its forms, most specific (longest select) first."""
+    import importlib
+
+    table: dict[str, list[Form]] = {}
+    seen = set()
+    for mod_name in FAMILY_MODULES:
+        mod = importlib.import_module(f"{__package__}.{mod_name}")
+        for entry in mod.FORMS:
+            form = _build(entry, mod_name)
+            key = (form.op, frozenset(form.select))
+            if key in seen:
+                raise SpecError(f"{mod_name}: duplicate form {form.title}")
+            seen.add(key)
+            table.setdefault(form.op, []).append(form)
+    for forms in table.values():
+        forms.sort(key=lambda f: -len(f.select))
+    return table
+
+
+def find_form(opcode: str, modifiers: tuple[str, ...]) -> tuple[list[Form] | None, Form | None]:
+    """(forms of the opcode or None when the opcode is unknown, the matching form or None)."""
+    forms = load().get(opcode)
+    if forms is None:
+        return None, None
+    mods = set(modifiers)
+    for form in forms:
+        if set(form.select) <= mods:
+            return forms, form
+    return forms, None

@@ -1,0 +1,57 @@
+"""Shared fixtures: where the PTX test inputs live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus" / "ptx"
+SHARED = ROOT.parent / "shared"
+EXTERNAL = SHARED / "corpus-external"
+PROBES = SHARED / "ptx-syntax-probes"
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+def ptx_files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.ptx")) if folder.is_dir() else []
+
+
+def corpus_files() -> list[Path]:
+    return ptx_files(CORPUS)
+
+
+def external_files() -> list[Path]:
+    return ptx_files(EXTERNAL)
+
+
+def probe_files() -> list[Path]:
+    return ptx_files(PROBES / "accepted") + ptx_files(PROBES / "generated")
+
+
+def file_id(path: Path) -> str:
+    for base in (CORPUS, EXTERNAL, PROBES):
+        try:
+            return str(path.relative_to(base))
+        except ValueError:
+            pass
+    return path.name
+
+
+def sample(files: list[Path], n: int) -> list[Path]:
+    """An even spread of n files by name across producers (deterministic)."""
+    if len(files) <= n:
+        return files
+    step = len(files) / n
+    return [files[int(i * step)] for i in range(n)]
+
+
+def needs(folder: Path):
+    return pytest.mark.skipif(not folder.is_dir(), reason=f"{folder} is not present on this machine")
+
+
+# Large inputs are time-consuming for the full grammar: tests pick by size.
+def small(files: list[Path], limit: int = 200_000) -> list[Path]:
+    return [f for f in files if os.path.getsize(f) <= limit]

@@ -1,0 +1,19 @@
+"""The PTX DSL: one PTX statement is one Python call. See directives.py (ptx),
+ops.py (instructions and declarations) and operands.py (operand values).
+
+Generated modules start with `from transpile.dsl import *`.
+"""
+
+from .directives import ptx
+from .errors import DSLError
+from .operands import (
+    addr, apply, args, cast, cond, expr, field, fimm, imm, index, neg, pair, paren, regn, secref,
+    sink, sreg, sym, unary,
+)
+from .ops import d, param, reg, regparam, var
+
+__all__ = [
+    "ptx", "reg", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink",
+    "expr", "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg",
+    "field", "secref", "DSLError",
+]

@@ -1,0 +1,226 @@
+"""`ptx`: the namespace of the DSL. Instructions are attribute chains (`ptx.add.s32`);
+directives, comments and layout are methods:
+
+    ptx.style(table, newline="\\n")      # the module's inferred formatting (first line)
+    ptx.comment(" text")  ptx.blank()  ptx.text("/* raw comment line */")  ptx.tail("  ")
+    ptx.version("9.0")  ptx.target("sm_90a")  ptx.address_size(64)
+    ptx.file(1, "k.cu")  ptx.loc(1, 5, 0)  ptx.pragma("nounroll")  ptx.alias("a", "b")
+    with ptx.entry("k", params=[param.u64("k_param_0")], visible=True, maxntid=(128, 1, 1)): ...
+    ptx.func("vprintf", params=[...], returns=[...], extern=True, body=False)
+    with ptx.block(): ...           with ptx.section(".debug_info"): ...
+    ptx.label("$L__BB0_1")  ptx.data.b8(1, 2, 3)  ptx.calltargets("f")
+    ptx.callprototype("_", returns=[...], params=[...])
+    ptx.end(newline=False)          # the file has no final newline
+"""
+
+from __future__ import annotations
+
+from ptxgrammar.tree import (
+    Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList, Loc,
+    ParamList, PerfDirective, Pragma, Section, SectionData, Target, Version,
+)
+
+from ..names import from_python
+from ..style import Style
+from . import recorder
+from .errors import DSLError
+from .ops import LINKAGE, insn, opcode
+from .operands import to_node
+
+
+def _s(v) -> str:
+    return v if v.__class__ is str else str(v)
+
+
+class _Opened:
+    """A `with` block: `{` was recorded on entry; `}` is recorded on exit."""
+
+    __slots__ = ("make", "kw")
+
+    def __init__(self, make, kw):
+        self.make, self.kw = make, kw
+
+    def __enter__(self):
+        stmt, container = self.make()
+        kw = self.kw
+        recorder.current().open(stmt, container, kw.get("fmt"), kw.get("indent"), kw.get("lead"))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            recorder.current().close(self.kw.get("close_indent"), self.kw.get("close_lead"))
+        return False
+
+
+class _Data:
+    """`ptx.data.b8(1, 2)` -> `.b8 1,2` inside a section."""
+
+    def __getattr__(self, ident):
+        if ident.startswith("__"):
+            raise AttributeError(ident)
+        directive = from_python(ident)
+
+        def data(*values, fmt=None, indent=None, lead=None):
+            nodes = tuple([to_node(v) for v in values])
+            return recorder.current().record(SectionData(directive, nodes), fmt, indent, lead)
+
+        setattr(self, ident, data)
+        return data
+
+
+class PTX:
+    """The `ptx` object of generated and hand-written modules."""
+
+    def __init__(self):
+        self.data = _Data()
+
+    def __getattr__(self, ident):
+        if ident.startswith("__"):
+            raise AttributeError(ident)
+        op = opcode(ident)
+        setattr(self, ident, op)
+        return op
+
+    insn = staticmethod(insn)
+
+    # --- layout -------------------------------------------------------------------
+
+    def style(self, table=None, newline="\n"):
+        rec = recorder.current()
+        rec.style = Style(table, newline)
+        rec.key_cache.clear()
+
+    def comment(self, text: str, indent: str | None = None, inline: str | None = None):
+        """A `//` comment line (indented like the next statement unless indent=)."""
+        rec = recorder.current()
+        if inline is not None:
+            rec.tail += inline + "//" + text
+        elif indent is None:
+            rec.add_line(("//", text))
+        else:
+            rec.add_line(indent + "//" + text)
+
+    def blank(self, spaces: str = ""):
+        """An empty line (or one holding only `spaces`)."""
+        recorder.current().add_line(spaces)
+
+    def text(self, line: str):
+        """A line of other trivia: a block-comment line, a `#` line marker."""
+        recorder.current().add_line(line)
+
+    def tail(self, text: str):
+        """Trivia at the end of the previous statement's line (trailing spaces, /* */)."""
+        recorder.current().tail += text
+
+    def end(self, newline: bool = True):
+        recorder.current().final_newline = newline
+
+    # --- module directives ---------------------------------------------------------
+
+    def _rec(self, stmt, fmt, indent, lead):
+        return recorder.current().record(stmt, fmt, indent, lead)
+
+    def version(self, number, fmt=None, indent=None, lead=None):
+        return self._rec(Version(_s(number)), fmt, indent, lead)
+
+    def target(self, *targets, fmt=None, indent=None, lead=None):
+        return self._rec(Target(tuple(targets)), fmt, indent, lead)
+
+    def address_size(self, size, fmt=None, indent=None, lead=None):
+        return self._rec(AddressSize(_s(size)), fmt, indent, lead)
+
+    def file(self, index, path: str, *extra, fmt=None, indent=None, lead=None):
+        return self._rec(File(_s(index), f'"{path}"', tuple(_s(e) for e in extra)), fmt, indent, lead)
+
+    def loc(self, file, line, column, function_name=None, offset=None, inlined_at=None,
+            fmt=None, indent=None, lead=None):
+        inl = None if inlined_at is None else tuple(_s(x) for x in inlined_at)
+        off = None if offset is None else _s(offset)
+        return self._rec(Loc(_s(file), _s(line), _s(column), function_name, off, inl), fmt, indent, lead)
+
+    def pragma(self, *strings, fmt=None, indent=None, lead=None):
+        return self._rec(Pragma(tuple(f'"{s}"' for s in strings)), fmt, indent, lead)
+
+    def alias(self, name, target, fmt=None, indent=None, lead=None):
+        return self._rec(Alias(name, target), fmt, indent, lead)
+
+    def label(self, name: str, fmt=None, indent=None, lead=None):
+        return self._rec(Label(name), fmt, indent, lead)
+
+    def calltargets(self, *labels, fmt=None, indent=None, lead=None):
+        return self._rec(LabelList(".calltargets", labels), fmt, indent, lead)
+
+    def branchtargets(self, *labels, fmt=None, indent=None, lead=None):
+        return self._rec(LabelList(".branchtargets", labels), fmt, indent, lead)
+
+    def callprototype(self, name, returns=None, params=None, fmt=None, indent=None, lead=None):
+        r = None if returns is None else ParamList(tuple(returns))
+        p = None if params is None else ParamList(tuple(params))
+        return self._rec(CallPrototype(r, name, p), fmt, indent, lead)
+
+    # --- functions, blocks, sections -----------------------------------------------
+
+    def _function(self, kind, name, params, returns, directives, body, kw):
+        fmt, indent, lead = kw.pop("fmt", None), kw.pop("indent", None), kw.pop("lead", None)
+        close = {k: kw.pop(k) for k in ("close_indent", "close_lead") if k in kw}
+        linkage, dirs = [], []
+        for k, v in kw.items():
+            if k in LINKAGE and v is True and not dirs:
+                linkage.append("." + k)
+            elif v is True:
+                dirs.append(PerfDirective("." + k))
+            elif v.__class__ is tuple:
+                dirs.append(PerfDirective("." + k, tuple(_s(x) for x in v)))
+            elif v.__class__ in (int, str):
+                dirs.append(PerfDirective("." + k, (_s(v),)))
+            else:
+                raise DSLError(f"{k}= takes True, an int or a tuple of ints")
+        if directives is not None:
+            dirs.extend(directives)
+
+        def make():
+            head = FunctionHead(
+                tuple(linkage), kind, None if returns is None else ParamList(tuple(returns)), name,
+                None if params is None else ParamList(tuple(params)), tuple(dirs))
+            block = Block(())
+            return Function(head, block), block
+
+        if not body:
+            head_stmt, _ = make()
+            return self._rec(Function(head_stmt.head, None), fmt, indent, lead)
+        return _Opened(make, {"fmt": fmt, "indent": indent, "lead": lead, **close})
+
+    def entry(self, name, params=None, returns=None, directives=None, body=True, **kw):
+        return self._function(".entry", name, params, returns, directives, body, kw)
+
+    def func(self, name, params=None, returns=None, directives=None, body=True, **kw):
+        return self._function(".func", name, params, returns, directives, body, kw)
+
+    def perf(self, name, *values):
+        return PerfDirective(name, tuple(_s(v) for v in values))
+
+    def head_pragma(self, *strings):
+        return Pragma(tuple(f'"{s}"' for s in strings))
+
+    def block(self, **kw):
+        def make():
+            b = Block(())
+            return b, b
+        return _Opened(make, kw)
+
+    def section(self, name, **kw):
+        def make():
+            s = Section(name, ())
+            return s, s
+        return _Opened(make, kw)
+
+    def block_open(self, fmt=None, indent=None, lead=None):
+        """A `{` without a `with` (for blocks nested deeper than Python allows)."""
+        b = Block(())
+        recorder.current().open(b, b, fmt, indent, lead)
+
+    def block_close(self, indent=None, lead=None):
+        recorder.current().close(indent, lead)
+
+
+ptx = PTX()

@@ -1,0 +1,168 @@
+"""Table-driven instruction and declaration calls: `ptx.ld.global_.nc.v4.b32(...)`.
+
+An attribute chain spells the dot-words (`transpile.names` maps them), checked
+against `isa_table`; each chain object is cached on its parent, so a repeated
+spelling costs plain attribute lookups. Calling the chain records the statement.
+"""
+
+from __future__ import annotations
+
+from ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Param, VarDecl
+
+from ..names import from_python, to_python
+from . import recorder
+from .errors import DSLError
+from .isa_table import MODIFIERS, OPCODES
+from .operands import Name, Neg, RegFile, init_node, to_node
+
+LINKAGE = ("visible", "extern", "weak", "common")
+
+
+def _guard(pred):
+    if pred.__class__ is Neg:
+        v, negated = pred.value, True
+    else:
+        v, negated = pred, False
+    if not isinstance(v, Name) or v.component is not None:
+        raise DSLError(f"pred= takes a predicate register (or ~register), not {pred!r}")
+    return Guard(v.name, negated)
+
+
+class Op:
+    """`ptx.add.s32`: an opcode and its modifiers so far."""
+
+    def __init__(self, opcode: str, modifiers: tuple):
+        self._opcode = opcode
+        self._modifiers = modifiers
+
+    def __getattr__(self, ident):
+        if ident.startswith("__"):
+            raise AttributeError(ident)
+        mod = from_python(ident)
+        if mod not in MODIFIERS:
+            raise DSLError(f"unknown instruction spelling {self._opcode}{''.join(self._modifiers)}{mod}: no modifier {mod}")
+        child = Op(self._opcode, (*self._modifiers, mod))
+        self.__dict__[ident] = child
+        return child
+
+    def __call__(self, *operands, pred=None, fmt=None, indent=None, lead=None):
+        try:
+            nodes = tuple([to_node(o) for o in operands])
+        except DSLError as e:
+            raise DSLError(f"{self._opcode}{''.join(self._modifiers)}: {e.message}") from None
+        guard = None if pred is None else _guard(pred)
+        return recorder.current().record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
+
+
+def opcode(ident: str) -> Op:
+    name = from_python(ident, dot=False)
+    if name not in OPCODES:
+        raise DSLError(f"unknown instruction spelling {name!r}: not a PTX opcode")
+    return Op(name, ())
+
+
+def insn(opcode_: str, modifiers=(), *operands, pred=None, fmt=None, indent=None, lead=None):
+    """The generic form for spellings outside the table: `insn("foo", (".bar",), r[1])`."""
+    return Op(opcode_, tuple(modifiers))(*operands, pred=pred, fmt=fmt, indent=indent, lead=lead)
+
+
+# --- declarations -------------------------------------------------------------------
+
+class _AlignCall:
+    def __init__(self, chain, kind):
+        self.chain, self.kind = chain, kind
+
+    def __call__(self, *values):
+        if self.kind == "align":
+            return self.chain._extend(Align(str(values[0])))
+        name = values[0]
+        return self.chain._extend(Attribute(name, tuple(str(v) for v in values[1:]) or None))
+
+
+class Decl:
+    """`var.global_.align(4).b32(...)`, `reg.b32(...)`, `param.u64(...)`: a space and attrs."""
+
+    def __init__(self, kind: str, space: str | None, attrs: tuple):
+        self._kind, self._space, self._attrs = kind, space, attrs
+
+    def _extend(self, attr):
+        return Decl(self._kind, self._space, (*self._attrs, attr))
+
+    def __getattr__(self, ident):
+        if ident.startswith("__"):
+            raise AttributeError(ident)
+        if ident in ("align", "attribute"):
+            return _AlignCall(self, ident)
+        if self._space is None:  # var.<space>
+            child = Decl(self._kind, from_python(ident), ())
+        else:
+            child = self._extend(from_python(ident))
+        self.__dict__[ident] = child
+        return child
+
+    def __call__(self, *args, **kw):
+        if self._kind == "param":
+            return self._param(*args, **kw)
+        return self._declare(*args, **kw)
+
+    def _param(self, name, dim=None, unsized=False):
+        space = ".reg" if self._space == ".reg" else ".param"
+        d = "" if unsized else (None if dim is None else str(dim))
+        return Param(space, self._attrs, name, d)
+
+    def _declare(self, *args, dims=(), init=None, fmt=None, indent=None, lead=None, **linkage_kw):
+        linkage = []
+        for k, v in linkage_kw.items():
+            if k not in LINKAGE or v is not True:
+                raise DSLError(f"unknown declaration keyword {k}=")
+            linkage.append("." + k)
+        decls, results = [], []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if isinstance(a, Declarator):
+                decls.append(a)
+                results.append(_value_for(a.name, None))
+                i += 1
+                continue
+            if a.__class__ is not str:
+                raise DSLError(f"a declarator is a name (str) or d(...), not {type(a).__name__}")
+            count = None
+            if i + 1 < len(args) and args[i + 1].__class__ is int:
+                count = args[i + 1]
+                i += 1
+            i += 1
+            decls.append(Declarator(a, None if count is None else str(count)))
+            results.append(_value_for(a, count))
+        if dims or init is not None:
+            if len(decls) != 1:
+                raise DSLError("dims=/init= need exactly one declarator; use d(...) for several")
+            dd = decls[0]
+            decls[0] = Declarator(dd.name, dd.count, _dims(dims), None if init is None else init_node(init))
+        stmt = VarDecl(tuple(linkage), self._space, self._attrs, tuple(decls))
+        recorder.current().record(stmt, fmt, indent, lead)
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def _dims(dims):
+    return tuple("" if d is None else str(d) for d in dims)
+
+
+def _value_for(name: str, count):
+    if count is not None:
+        return RegFile(name, count)
+    return Name(name)
+
+
+def d(name: str, count=None, dims=(), init=None) -> Declarator:
+    """One declarator of several: `var.global_.b32(d("a"), d("b", dims=(4,)))`."""
+    return Declarator(name, None if count is None else str(count), _dims(dims),
+                      None if init is None else init_node(init))
+
+
+reg = Decl("var", ".reg", ())
+var = Decl("var", None, ())
+param = Decl("param", ".param", ())
+regparam = Decl("param", ".reg", ())
+
+__all__ = ["Op", "opcode", "insn", "Decl", "reg", "var", "param", "regparam", "d", "to_python"]

@@ -1,0 +1,147 @@
+"""The recorder: collects statements as the DSL Python runs and fills in trivia.
+
+Each statement call builds its node with ``trivia=None``; ``record`` then gives
+every token the trivia the module's Style predicts for its position (see
+``transpile.style``), except positions named in the call's ``fmt={index: text}``
+(index into the statement's tokens, in source order). The statement's leading
+trivia is assembled from the pending ``tail``/comment/blank lines, the newline
+and the indent (``indent=`` overrides the predicted one; ``lead=`` gives the
+whole leading text for a statement that shares a line with the previous one).
+"""
+
+from __future__ import annotations
+
+from ptxgrammar.tree import Module
+
+from ..style import Style, flatten, position_keys, token_class
+
+
+class Recorder:
+    def __init__(self, style: Style | None = None):
+        self.style = style or Style()
+        self.module_items: list = []
+        self.stack: list = [self.module_items]
+        self.items = self.module_items
+        self.tail = ""
+        self.lines: list = []
+        self.at_start = True
+        self.final_newline = True
+        self.key_cache: dict = {}
+
+    # --- leading trivia ------------------------------------------------------------
+
+    def lead(self, indent: str) -> str:
+        nl = self.style.newline
+        if self.lines:
+            lines = [l if l.__class__ is str else indent + "//" + l[1] for l in self.lines]
+            self.lines = []
+        else:
+            lines = ()
+        if self.at_start:
+            self.at_start = False
+            text = "".join([l + nl for l in lines]) + indent
+        else:
+            text = self.tail + "".join([nl + l for l in lines]) + nl + indent
+        self.tail = ""
+        return text
+
+    def add_line(self, line) -> None:
+        self.lines.append(line)
+
+    # --- statements ----------------------------------------------------------------
+
+    def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
+        """Give `stmt` its trivia and append it to the open container."""
+        depth = len(self.stack) - 1
+        flat = flatten(stmt, [])
+        sig = (depth, *[(e[2], token_class(e[3])) for e in flat])
+        values = self.key_cache.get(sig)
+        if values is None:
+            predict = self.style.predict
+            keys = position_keys(flat, depth)
+            values = self.key_cache[sig] = [predict(k) for k in keys]
+        if lead is None:
+            lead = self.lead(values[0] if indent is None else indent)
+        elif self.at_start:
+            self.at_start = False
+        if fmt:
+            values = list(values)
+            for k, v in fmt.items():
+                values[k] = v
+        first = True
+        for (node, _, _, _), v in zip(flat, values):
+            if first:
+                v = lead
+                first = False
+            t = node.trivia
+            if t is None:
+                node.trivia = [v]
+            else:
+                t.append(v)
+        for e in flat:
+            n = e[0]
+            if n.trivia.__class__ is list:
+                n.trivia = tuple(n.trivia)
+        if append:
+            self.items.append(stmt)
+        return stmt
+
+    def open(self, stmt, container, fmt=None, indent=None, lead=None):
+        """Record a statement that opens `{` (function, block, section) and enter it."""
+        self.record(stmt, fmt, indent, lead)
+        self.stack.append((container, []))
+        self.items = self.stack[-1][1]
+
+    def close(self, indent=None, lead=None):
+        if len(self.stack) == 1:
+            from .errors import DSLError
+
+            raise DSLError("block_close() without an open block")
+        container, items = self.stack.pop()
+        self.items = self.stack[-1] if len(self.stack) == 1 else self.stack[-1][1]
+        depth = len(self.stack) - 1
+        if lead is None:
+            if indent is None:
+                indent = self.style.predict(("L", "}", depth))
+            lead = self.lead(indent)
+        container.items = tuple(items)
+        t = container.trivia
+        if t.__class__ is list:
+            t.append(lead)
+            container.trivia = tuple(t)
+        else:
+            container.trivia = (*t, lead)
+
+    def finish(self) -> Module:
+        from .errors import DSLError
+
+        if len(self.stack) != 1:
+            raise DSLError("a block is still open at the end of the module")
+        nl = self.style.newline
+        lines = [l if l.__class__ is str else "//" + l[1] for l in self.lines]
+        if self.at_start:
+            trailing = nl.join(lines) + (nl if self.final_newline and lines else "")
+        else:
+            trailing = self.tail + "".join([nl + l for l in lines]) + (nl if self.final_newline else "")
+        return Module(tuple(self.module_items), trailing)
+
+
+_current: list = [None]
+
+
+def current() -> Recorder:
+    rec = _current[0]
+    if rec is None:
+        rec = _current[0] = Recorder()
+    return rec
+
+
+def begin(style: Style | None = None) -> Recorder:
+    rec = _current[0] = Recorder(style)
+    return rec
+
+
+def end() -> Recorder:
+    rec = current()
+    _current[0] = None
+    return rec

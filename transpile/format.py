@@ -1,0 +1,92 @@
+"""Black-style layout of generated statements, without running black.
+
+The generator builds each statement as a small expression IR (`Call`,
+`Display`, `Kw`, atoms as str). `layout` writes it the way black's default
+`Mode()` would: one line when it fits in 88 columns; else split at the
+statement's last bracket with the arguments on one indented line; else one
+argument per line with a magic trailing comma, recursively. `black_format`
+is the one call to black (fixed Mode), used by tests and as a fallback.
+"""
+
+from __future__ import annotations
+
+LINE = 88
+
+
+class Call:
+    __slots__ = ("head", "items", "_flat")
+
+    def __init__(self, head: str, items: list):
+        self.head, self.items, self._flat = head, items, None
+
+    def flat(self) -> str:
+        if self._flat is None:
+            self._flat = self.head + "(" + ", ".join([i if i.__class__ is str else i.flat() for i in self.items]) + ")"
+        return self._flat
+
+
+class Display:
+    """A list, tuple or dict display (black always explodes these when split)."""
+
+    __slots__ = ("open", "close", "items", "_flat")
+
+    def __init__(self, open_: str, close: str, items: list):
+        self.open, self.close, self.items, self._flat = open_, close, items, None
+
+    def flat(self) -> str:
+        if self._flat is None:
+            inner = ", ".join([i if i.__class__ is str else i.flat() for i in self.items])
+            if self.open == "(" and len(self.items) == 1:
+                inner += ","
+            self._flat = self.open + inner + self.close
+        return self._flat
+
+
+class Kw:
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value):
+        self.name, self.value = name, value
+
+    def flat(self) -> str:
+        v = self.value
+        return self.name + "=" + (v if v.__class__ is str else v.flat())
+
+
+def flat(item) -> str:
+    return item if item.__class__ is str else item.flat()
+
+
+def layout(item, indent: str, prefix: str, trailer: str, out: list) -> None:
+    """Append the black-style lines of `prefix + item + trailer` at `indent`."""
+    s = flat(item)
+    if len(indent) + len(prefix) + len(s) + len(trailer) <= LINE or item.__class__ is str:
+        out.append(indent + prefix + s + trailer)
+        return
+    if item.__class__ is Kw:
+        layout(item.value, indent, prefix + item.name + "=", trailer, out)
+        return
+    if item.__class__ is Call:
+        head, open_, close, items, display = item.head, "(", ")", item.items, False
+    else:
+        head, open_, close, items, display = "", item.open, item.close, item.items, True
+    if not items:
+        out.append(indent + prefix + s + trailer)
+        return
+    inner = indent + "    "
+    out.append(indent + prefix + head + open_)
+    body = ", ".join([flat(i) for i in items])
+    if len(items) == 1 and not (display and open_ == "("):
+        layout(items[0], inner, "", "", out)
+    elif not display and len(inner) + len(body) <= LINE:
+        out.append(inner + body)
+    else:
+        for i in items:
+            layout(i, inner, "", ",", out)
+    out.append(indent + close + trailer)
+
+
+def black_format(source: str) -> str:
+    import black
+
+    return black.format_str(source, mode=black.Mode())

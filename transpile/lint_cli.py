@@ -1,0 +1,56 @@
+"""`ptx2py lint PATH...`: check PTX files (or folders of them) against the instruction tables.
+
+Prints `file:line:col: error: [rule-id] message`; exit 0 when clean, 1 on any violation,
+2 when a file does not parse (the parse error is printed)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def _files(paths):
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir():
+            yield from sorted(p.rglob("*.ptx"))
+        else:
+            yield p
+
+
+def run_lint(args) -> int:
+    from ptxgrammar import ParseError, read_ptx
+    import ptxgrammar
+
+    from transpile.lint import lint_module
+
+    status = 0
+    found_any = False
+    for path in _files(args.paths):
+        found_any = True
+        try:
+            text = read_ptx(str(path))
+            module = ptxgrammar.parse(text, str(path))
+        except ParseError as e:
+            print(str(e), file=sys.stderr)
+            status = 2
+            continue
+        except OSError as e:
+            print(f"{path}: error: {e.strerror}", file=sys.stderr)
+            status = 2
+            continue
+        for v in lint_module(module, str(path), strict=args.strict):
+            print(v)
+            if v.severity == "error" and status == 0:
+                status = 1
+    if not found_any:
+        print("error: no .ptx files found", file=sys.stderr)
+        return 2
+    return status
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("lint", help="check instructions against the PTX ISA tables")
+    p.add_argument("paths", nargs="+", help=".ptx files or folders")
+    p.add_argument("--strict", action="store_true", help="also note opcodes the tables do not know")
+    p.set_defaults(func=run_lint)

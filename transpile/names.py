@@ -1,0 +1,73 @@
+"""The reversible mapping between PTX dot-words and Python identifiers.
+
+A modifier or type is written as an attribute without its dot:
+`.global.nc.v4.b32` -> `.global_.nc.v4.b32`. Three rules make every PTX
+modifier a valid, reversible Python identifier:
+
+1. `::` becomes `__`           `.shared::cta`    -> `shared__cta`
+                               `.L2::cache_hint` -> `L2__cache_hint`
+2. a leading digit gets `_`    `.5d`             -> `_5d`
+3. a Python keyword gets `_`   `.global`         -> `global_`, `and` -> `and_`
+
+The reverse undoes them in the opposite order. A word the rules cannot map
+back to itself (it already contains `__`, starts with `_` + digit, ...) is not
+spelled as an attribute; the generator uses the generic `ptx.insn(...)` form.
+"""
+
+from __future__ import annotations
+
+import keyword
+from functools import lru_cache
+
+_KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+
+
+@lru_cache(maxsize=None)
+def to_python(word: str) -> str:
+    """`.shared::cta` -> `shared__cta` (a leading dot is dropped)."""
+    w = word[1:] if word.startswith(".") else word
+    w = w.replace("::", "__")
+    if w[:1].isdigit():
+        w = "_" + w
+    if w in _KEYWORDS:
+        w += "_"
+    return w
+
+
+@lru_cache(maxsize=None)
+def from_python(ident: str, dot: bool = True) -> str:
+    """`shared__cta` -> `.shared::cta` (with the dot unless dot=False)."""
+    w = ident
+    if w.endswith("_") and w[:-1] in _KEYWORDS:
+        w = w[:-1]
+    if w[:1] == "_" and w[1:2].isdigit():
+        w = w[1:]
+    w = w.replace("__", "::")
+    return "." + w if dot else w
+
+
+def reversible(word: str, dot: bool = True) -> bool:
+    """True when `word` survives PTX -> identifier -> PTX and is an identifier."""
+    ident = to_python(word)
+    return ident.isidentifier() and from_python(ident, dot) == word and not ident.startswith("__")
+
+
+def py_var(base: str, taken) -> str:
+    """A Python variable name for a register family: `%rd` -> `rd`, `%f` -> `f`."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in base.lstrip("%"))
+    if not name or name[0].isdigit():
+        name = "r_" + name
+    if name in _KEYWORDS or name in RESERVED:
+        name += "_"
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}_{n}"
+    return candidate
+
+
+# Names the generated module imports from transpile.dsl; register variables avoid them.
+RESERVED = frozenset(
+    "ptx reg var param regparam sreg sym regn imm fimm sink expr unary paren cast cond index "
+    "apply addr args pair neg comp d field secref perf print len range list tuple int str".split()
+)

@@ -44,10 +44,14 @@ def default_trivia(key) -> str:
         _, cls, depth = key
         return "" if depth == 0 or cls == "Label" else "\t"
     pc, pt, c, t = key
+    if t == "{" and c == "Block":
+        return "\n"
     if t == "." and c == pc and c in _TIGHT_DOT_OWNERS:
         return ""
+    if t == "[" and c != pc:
+        return " "
     if t in TIGHT_BEFORE or pt in TIGHT_AFTER:
-        return "\n" if (t == "{" and c == "Block") else ""
+        return ""
     if pt == "=" or t == "=":
         return " "
     return " "

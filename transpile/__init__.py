@@ -1,0 +1,78 @@
+"""PTX <-> Python.
+
+    source = ptx_to_python(text)          # DSL Python that rebuilds `text`
+    assert python_to_ptx(source) == text  # byte for byte
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .dsl.errors import DSLError
+
+__all__ = ["ptx_to_python", "python_to_ptx", "DSLError"]
+
+
+def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>") -> str:
+    """Parse PTX and write the DSL Python that rebuilds it exactly."""
+    from ptxgrammar import parse
+
+    from .generator import Generator, render
+
+    module = parse(text, filename)
+    gen = Generator(module)
+    stmts = gen.run()
+    if sugar:
+        stmts = sugar_hook(stmts, module, gen)
+    return render(stmts, gen.style)
+
+
+def sugar_hook(stmts, module, gen):
+    """Run `sugar.pipeline.apply(stmts, module=..., generator=...)` when it exists.
+
+    Contract: `apply` takes the Python-generation IR (a list of
+    `transpile.generator.PyStmt`, each an expression IR from
+    `transpile.format`) and returns a new list. Passes rewrite that IR only,
+    never PTX bytes or generated text, and must keep the round trip exact:
+    running the returned Python rebuilds the same module.
+    """
+    try:
+        from sugar import pipeline
+    except ImportError:
+        return stmts
+    apply = getattr(pipeline, "apply", None)
+    if apply is None:
+        return stmts
+    return apply(stmts, module=module, generator=gen)
+
+
+def python_to_ptx(source: str, filename: str = "<string>") -> str:
+    """Run DSL Python and emit the PTX it records (errors point at its lines)."""
+    from ptxgrammar import emit
+
+    from .dsl import recorder
+
+    recorder.begin()
+    try:
+        code = compile(source, filename, "exec")
+        namespace = {"__name__": "__ptx__", "__file__": filename}
+        exec(code, namespace)
+        module = recorder.current().finish()
+    except DSLError as e:
+        raise _located(e, filename, e.__traceback__) from None
+    except SyntaxError as e:
+        raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0) from None
+    except Exception as e:
+        raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__) from None
+    finally:
+        recorder.end()
+    return emit(module)
+
+
+def _located(err: DSLError, filename: str, tb) -> DSLError:
+    line = 0
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return DSLError(err.message, filename, line)

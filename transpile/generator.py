@@ -1,0 +1,516 @@
+"""PTX tree -> DSL Python: one call per statement, comment and blank line.
+
+Trivia that the module's Style predicts is left out; a statement whose tokens
+differ gets `fmt={token index: trivia}` (and `indent=`/`lead=` for its first
+token). The output is laid out in black's style by `format.layout`.
+
+The Python-generation IR is a list of `PyStmt` records (kind, expression IR
+from `transpile.format`, nesting); sugar passes transform that list, never
+the bytes (see `sugar_hook`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ptxgrammar.tree import (
+    Address, AddressSize, Alias, Align, Applied, Attribute, BinaryExpr, Block, CallPrototype, Cast,
+    Conditional, Declarator, File, FloatLiteral, Function, Indexed, InitField, InitList,
+    Instruction, IntLiteral, Label, LabelList, Loc, Negation, Param, Paren, ParenList,
+    PerfDirective, Pragma, PredPair, Register, Section, SectionData, SectionRef, Sink,
+    SpecialRegister, Symbol, Target, UnaryExpr, Vector, Version, VarDecl,
+)
+
+from .dsl.isa_table import MODIFIERS, OPCODES
+from .dsl.ops import LINKAGE
+from .format import Call, Display, Kw, layout
+from .names import py_var, reversible, to_python
+from .style import flatten, infer_style, position_keys, split_lead
+
+_COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
+_NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
+_MAX_WITH_DEPTH = 15
+
+
+def q(s: str) -> str:
+    """A Python string literal the way black writes it."""
+    r = repr(s)
+    if r[0] == "'" and '"' not in s:
+        return '"' + r[1:-1] + '"'
+    return r
+
+
+def lit(text: str) -> str:
+    """An integer spelling as Python: a plain int when canonical."""
+    if text.isdigit() and (text == "0" or text[0] != "0"):
+        return text
+    return f"imm({q(text)})"
+
+
+def word(text: str) -> str:
+    return text if text.isdigit() and (text == "0" or text[0] != "0") else q(text)
+
+
+class PyStmt:
+    """One line-level unit of generated Python: `expr` laid out at `depth`."""
+
+    __slots__ = ("expr", "depth", "prefix", "trailer", "explicit")
+
+    def __init__(self, expr, depth, prefix="", trailer="", explicit=None):
+        self.expr, self.depth, self.prefix, self.trailer, self.explicit = expr, depth, prefix, trailer, explicit
+
+
+class Generator:
+    def __init__(self, module, style=None):
+        self.module = module
+        self.style = style or infer_style(module)
+        self.nl = self.style.newline
+        self.out: list[PyStmt] = []
+        self.scopes: list[dict] = [{}]
+        self.at_start = True
+        self.statements = 0
+        self.explicit = 0
+        self.pydepth = 0
+
+    # --- driver ----------------------------------------------------------------------
+
+    def run(self) -> list:
+        self.items(self.module.items, 0)
+        self.trailing(self.module.trailing)
+        return self.out
+
+    def emit(self, expr, prefix="", trailer="", explicit=None):
+        self.out.append(PyStmt(expr, self.pydepth, prefix, trailer, explicit))
+
+    def items(self, items, depth):
+        for item in items:
+            self.statement(item, depth)
+
+    def statement(self, stmt, depth):
+        flat = flatten(stmt, [])
+        keys = position_keys(flat, depth)
+        predict = self.style.predict
+        fmt = {}
+        for k in range(1, len(flat)):
+            node, i = flat[k][0], flat[k][1]
+            t = node.trivia[i]
+            if t != predict(keys[k]):
+                fmt[k] = t
+        extra = self.lead_kwargs(flat[0][0].trivia[flat[0][1]], predict(keys[0]))
+        if fmt:
+            extra.append(Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt.items()])))
+        self.statements += 1
+        if extra:
+            self.explicit += 1
+        cls = stmt.__class__
+        getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+
+    def lead_kwargs(self, text, predicted_indent) -> list:
+        parts = split_lead(text, self.nl, self.at_start)
+        self.at_start = False
+        if parts is None:
+            return [Kw("lead", q(text))]
+        tail, lines, indent = parts
+        self.layout_calls(tail, lines, indent)
+        return [] if indent == predicted_indent else [Kw("indent", q(indent))]
+
+    def layout_calls(self, tail, lines, indent):
+        if tail:
+            m = _COMMENT.match(tail)
+            if m:
+                self.emit(Call("ptx.comment", [q(m.group(2)), Kw("inline", q(m.group(1)))]))
+            else:
+                self.emit(Call("ptx.tail", [q(tail)]))
+        for line in lines:
+            if not line.strip(" \t"):
+                self.emit(Call("ptx.blank", [q(line)] if line else []))
+                continue
+            m = _COMMENT.match(line)
+            if m:
+                args = [q(m.group(2))]
+                if m.group(1) != indent:
+                    args.append(Kw("indent", q(m.group(1))))
+                self.emit(Call("ptx.comment", args))
+            else:
+                self.emit(Call("ptx.text", [q(line)]))
+
+    def trailing(self, text):
+        nl = self.nl
+        if self.at_start:
+            if not text:
+                return
+            segs = text.split(nl)
+            tail = ""
+            lines = segs[:-1] if segs[-1] == "" else segs
+            final = segs[-1] == ""
+        else:
+            segs = text.split(nl)
+            tail = segs[0]
+            if len(segs) == 1:
+                lines, final = [], False
+            elif segs[-1] == "":
+                lines, final = segs[1:-1], True
+            else:
+                lines, final = segs[1:], False
+        self.layout_calls(tail, lines, "")
+        if not final:
+            self.emit(Call("ptx.end", [Kw("newline", "False")]))
+
+    def close(self, container, depth, make_kw=None):
+        text = container.trivia[-1]
+        parts = split_lead(text, self.nl, False)
+        if parts is None:
+            return [Kw("close_lead", q(text))]
+        tail, lines, indent = parts
+        self.layout_calls(tail, lines, indent)
+        pred = self.style.predict(("L", "}", depth))
+        return [] if indent == pred else [Kw("close_indent", q(indent))]
+
+    def nested(self, call: Call, container, depth, extra):
+        """`with call:` around the container's items (or block_open/close when deep)."""
+        if self.pydepth >= _MAX_WITH_DEPTH and call.head == "ptx.block":
+            self.emit(Call("ptx.block_open", extra))
+            self.scopes.append({})
+            self.items(container.items, depth + 1)
+            self.scopes.pop()
+            self.emit(Call("ptx.block_close", self._close_kw(container, depth)))
+            return
+        stmt = PyStmt(call, self.pydepth, "with ", ":")
+        self.out.append(stmt)
+        call.items.extend(extra)
+        self.pydepth += 1
+        self.scopes.append({})
+        start = len(self.out)
+        self.items(container.items, depth + 1)
+        close_kw = self._close_kw(container, depth)
+        self.scopes.pop()
+        if len(self.out) == start:
+            self.emit("pass")
+        self.pydepth -= 1
+        call.items.extend(close_kw)
+
+    def _close_kw(self, container, depth):
+        return self.close(container, depth)
+
+    # --- statements --------------------------------------------------------------------
+
+    def s_Instruction(self, s, depth, extra):
+        ops = [self.operand(o) for o in s.operands]
+        if s.guard is not None:
+            g = self.name_expr(s.guard.predicate, None)
+            ops.append(Kw("pred", ("~" if s.guard.negated else "") + g))
+        ops.extend(extra)
+        if s.opcode in OPCODES and reversible(s.opcode, dot=False) and all(
+                m in MODIFIERS and reversible(m) for m in s.modifiers):
+            head = "ptx." + ".".join([to_python(s.opcode), *[to_python(m) for m in s.modifiers]])
+            self.emit(Call(head, ops))
+        else:
+            mods = Display("(", ")", [q(m) for m in s.modifiers])
+            self.emit(Call("ptx.insn", [q(s.opcode), mods, *ops]))
+
+    def s_Label(self, s, depth, extra):
+        self.emit(Call("ptx.label", [q(s.name), *extra]))
+
+    def s_Version(self, s, depth, extra):
+        self.emit(Call("ptx.version", [q(s.number), *extra]))
+
+    def s_Target(self, s, depth, extra):
+        self.emit(Call("ptx.target", [*[q(t) for t in s.targets], *extra]))
+
+    def s_AddressSize(self, s, depth, extra):
+        self.emit(Call("ptx.address_size", [word(s.size), *extra]))
+
+    def s_File(self, s, depth, extra):
+        self.emit(Call("ptx.file", [word(s.index), q(s.path[1:-1]), *[word(e) for e in s.extra], *extra]))
+
+    def s_Loc(self, s, depth, extra):
+        a = [word(s.file), word(s.line), word(s.column)]
+        if s.function_name is not None:
+            a.append(Kw("function_name", q(s.function_name)))
+            if s.function_offset is not None:
+                a.append(Kw("offset", word(s.function_offset)))
+            a.append(Kw("inlined_at", Display("(", ")", [word(x) for x in s.inlined_at])))
+        self.emit(Call("ptx.loc", a + extra))
+
+    def s_Pragma(self, s, depth, extra):
+        self.emit(Call("ptx.pragma", [*[q(x[1:-1]) for x in s.strings], *extra]))
+
+    def s_Alias(self, s, depth, extra):
+        self.emit(Call("ptx.alias", [q(s.name), q(s.target), *extra]))
+
+    def s_LabelList(self, s, depth, extra):
+        self.emit(Call("ptx." + s.directive[1:], [*[q(x) for x in s.labels], *extra]))
+
+    def s_CallPrototype(self, s, depth, extra):
+        a = [q(s.name)]
+        if s.returns is not None:
+            a.append(Kw("returns", self.param_list(s.returns)))
+        if s.params is not None:
+            a.append(Kw("params", self.param_list(s.params)))
+        self.emit(Call("ptx.callprototype", a + extra))
+
+    def s_SectionData(self, s, depth, extra):
+        self.emit(Call("ptx.data." + to_python(s.directive), [*[self.operand(v) for v in s.values], *extra]))
+
+    def s_Block(self, s, depth, extra):
+        self.nested(Call("ptx.block", []), s, depth, extra)
+
+    def s_Section(self, s, depth, extra):
+        self.nested(Call("ptx.section", [q(s.name)]), s, depth, extra)
+
+    def s_Function(self, s, depth, extra):
+        h = s.head
+        a = [q(h.name)]
+        if h.params is not None:
+            a.append(Kw("params", self.param_list(h.params)))
+        if h.returns is not None:
+            a.append(Kw("returns", self.param_list(h.returns)))
+        kws = [Kw(l[1:], "True") for l in h.linkage]
+        plain = all(l[1:] in LINKAGE for l in h.linkage) and len(set(h.linkage)) == len(h.linkage)
+        dirs = []
+        for dnode in h.directives:
+            if dnode.__class__ is PerfDirective and dnode.name[1:].isidentifier() and dnode.name[1:] not in _FUNC_KW:
+                v = dnode.values
+                dirs.append(Kw(dnode.name[1:], "True" if not v else (word(v[0]) if len(v) == 1 else Display("(", ")", [word(x) for x in v]))))
+            else:
+                plain = False
+        names = [k.name for k in kws + dirs]
+        if not plain or len(set(names)) != len(names) or any(k.name in LINKAGE for k in dirs):
+            kws = []
+            a.append(Kw("directives", Display("[", "]", [self.head_directive(x) for x in h.directives])))
+            if h.linkage:
+                raise _Unsupported("function linkage")
+        else:
+            kws += dirs
+        a += kws
+        call = Call("ptx.entry" if h.kind == ".entry" else "ptx.func", a)
+        if s.body is None:
+            call.items.append(Kw("body", "False"))
+            call.items.extend(extra)
+            self.emit(call)
+            return
+        self.nested(call, s.body, depth, extra)
+
+    def head_directive(self, d):
+        if d.__class__ is PerfDirective:
+            return Call("ptx.perf", [q(d.name), *[word(v) for v in d.values]])
+        if d.__class__ is Pragma:
+            return Call("ptx.head_pragma", [q(x[1:-1]) for x in d.strings])
+        raise _Unsupported(type(d).__name__)
+
+    def param_list(self, pl):
+        return Display("[", "]", [self.param(p) for p in pl.params])
+
+    def param(self, p):
+        chain = self.attr_chain("param" if p.space == ".param" else "regparam", p.attrs)
+        a = [q(p.name)]
+        if p.dim == "":
+            a.append(Kw("unsized", "True"))
+        elif p.dim is not None:
+            a.append(Kw("dim", word(p.dim)))
+        return Call(chain, a)
+
+    def attr_chain(self, head, attrs):
+        out = head
+        for at in attrs:
+            if at.__class__ is str:
+                if not reversible(at) or at in ("align", "attribute"):
+                    raise _Unsupported(at)
+                out += "." + to_python(at)
+            elif at.__class__ is Align:
+                out += f".align({word(at.value)})"
+            elif at.__class__ is Attribute:
+                out += f".attribute({', '.join([q(at.name), *[q(x) for x in (at.args or ())]])})"
+        return out
+
+    def s_VarDecl(self, s, depth, extra):
+        decls = s.declarators
+        simple_reg = (s.space == ".reg" and not s.linkage and all(
+            d.__class__ is Declarator and not d.dims and d.init is None
+            and (d.count is None or lit(d.count) == d.count) for d in decls)
+            and all(a.__class__ is str for a in s.attrs))
+        space = "reg" if s.space == ".reg" else "var." + to_python(s.space)
+        if not reversible(s.space):
+            raise _Unsupported(s.space)
+        chain = self.attr_chain(space, s.attrs)
+        a = []
+        if simple_reg:
+            targets = []
+            scope = self.scopes[-1]
+            taken = {v[0] for sc in self.scopes for v in sc.values()}
+            for d in decls:
+                a.append(q(d.name))
+                if d.count is not None:
+                    a.append(d.count)
+                pyname = py_var(d.name, taken)
+                taken.add(pyname)
+                targets.append(pyname)
+                scope[d.name] = (pyname, None if d.count is None else int(d.count))
+            self.emit(Call(chain, a + extra), prefix=", ".join(targets) + " = ")
+            return
+        kw = [Kw(l[1:], "True") for l in s.linkage]
+        if any(l[1:] not in LINKAGE for l in s.linkage):
+            raise _Unsupported("linkage")
+        if len(decls) == 1:
+            d = decls[0]
+            a.append(q(d.name))
+            if d.count is not None:
+                a.append(word(d.count))
+            if d.dims:
+                a.append(Kw("dims", Display("(", ")", ["None" if x == "" else word(x) for x in d.dims])))
+            if d.init is not None:
+                a.append(Kw("init", self.init(d.init)))
+        else:
+            for d in decls:
+                b = [q(d.name)]
+                if d.count is not None:
+                    b.append(Kw("count", word(d.count)))
+                if d.dims:
+                    b.append(Kw("dims", Display("(", ")", ["None" if x == "" else word(x) for x in d.dims])))
+                if d.init is not None:
+                    b.append(Kw("init", self.init(d.init)))
+                a.append(Call("d", b))
+        self.emit(Call(chain, a + kw + extra))
+
+    def init(self, n):
+        if n.__class__ is InitList:
+            return Display("[", "]", [self.init(i) for i in n.items])
+        return self.operand(n)
+
+    # --- operands -------------------------------------------------------------------------
+
+    def name_expr(self, name, component):
+        for scope in reversed(self.scopes):
+            hit = scope.get(name)
+            if hit is not None and hit[1] is None:
+                return hit[0] + ("" if component is None else "." + component[1:])
+            m = _NUMBERED.match(name)
+            if m:
+                hit = scope.get(m.group(1))
+                idx = m.group(2)
+                if hit is not None and hit[1] is not None and (idx == "0" or idx[0] != "0") and int(idx) < hit[1]:
+                    return f"{hit[0]}[{idx}]" + ("" if component is None else "." + component[1:])
+        comp = [] if component is None else [q(component)]
+        if name[:1] == "%":
+            return Call("regn", [q(name), *comp]).flat()
+        return Call("sym", [q(name), *comp]).flat()
+
+    def operand(self, o):
+        cls = o.__class__
+        if cls is Register:
+            if o.component is not None and o.component[1:] not in _COMPONENTS:
+                return Call("regn", [q(o.name), q(o.component)]).flat()
+            return self.name_expr(o.name, o.component)
+        if cls is IntLiteral:
+            return lit(o.text)
+        if cls is Symbol:
+            if o.component is not None and o.component[1:] not in _COMPONENTS:
+                return Call("sym", [q(o.name), q(o.component)]).flat()
+            return self.name_expr(o.name, o.component)
+        if cls is SpecialRegister:
+            n = o.name[1:]
+            if n.isidentifier() and (o.component is None or o.component[1:] in _COMPONENTS):
+                return "sreg." + n + ("" if o.component is None else o.component)
+            return Call("regn", [q(o.name)] + ([] if o.component is None else [q(o.component)])).flat()
+        if cls is Address:
+            d = Display("[", "]", [self.addr_item(i) for i in o.items])
+            return d if o.suffix is None else Call("addr", [d, q(o.suffix)])
+        if cls is Vector:
+            return Display("(", ")", [self.operand(i) for i in o.items])
+        if cls is FloatLiteral:
+            return f"fimm({q(o.text)})"
+        if cls is UnaryExpr:
+            if o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text and o.operand.trivia == ("",):
+                return "-" + o.operand.text
+            return Call("unary", [q(o.op), self.operand(o.operand)])
+        if cls is Negation:
+            inner = self.operand(o.operand)
+            if inner.__class__ is str and (inner.isidentifier() or _SIMPLE_REG.match(inner)):
+                return "~" + inner
+            return Call("neg", [inner])
+        if cls is Sink:
+            return "sink"
+        if cls is PredPair:
+            return Call("pair", [self.operand(o.first), self.operand(o.second)])
+        if cls is ParenList:
+            return Call("args", [self.operand(i) for i in o.items])
+        if cls is BinaryExpr:
+            return Call("expr", [self.operand(o.left), q(o.op), self.operand(o.right)])
+        if cls is Paren:
+            return Call("paren", [self.operand(o.inner)])
+        if cls is Cast:
+            return Call("cast", [q(o.type), self.operand(o.operand)])
+        if cls is Conditional:
+            return Call("cond", [self.operand(o.condition), self.operand(o.then), self.operand(o.otherwise)])
+        if cls is Indexed:
+            return Call("index", [q(o.name), self.operand(o.index)])
+        if cls is Applied:
+            return Call("apply", [q(o.function), self.operand(o.argument)])
+        if cls is InitField:
+            return Call("field", [q(o.name), self.operand(o.value)])
+        if cls is SectionRef:
+            return Call("secref", [q(o.name)] + ([] if o.op is None else [q(o.op), word(o.offset)]))
+        if cls is InitList:
+            return self.init(o)
+        raise _Unsupported(cls.__name__)
+
+    def addr_item(self, i):
+        """`[%rd1+8]` -> `[rd[1] + 8]` when the offset is a plain (negated) int."""
+        if i.__class__ is BinaryExpr and i.op in ("+", "-") and i.left.__class__ in (Register, Symbol):
+            left = self.operand(i.left)
+            r = i.right
+            right = None
+            if r.__class__ is IntLiteral and lit(r.text) == r.text:
+                right = r.text
+            elif (i.op == "+" and r.__class__ is UnaryExpr and r.op == "-" and r.operand.__class__ is IntLiteral
+                  and lit(r.operand.text) == r.operand.text and r.operand.trivia == ("",)):
+                right = "-" + r.operand.text
+            if right is not None and left.__class__ is str:
+                return f"{left} {i.op} {right}"
+        return self.operand(i)
+
+
+_COMPONENTS = frozenset("xyzwrgba")
+_SIMPLE_REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
+_FUNC_KW = frozenset({"params", "returns", "directives", "body", "fmt", "indent", "lead", "close_indent",
+                      "close_lead", "name"})
+
+
+class _Unsupported(Exception):
+    pass
+
+
+HEADER = "from transpile.dsl import *  # noqa: F401,F403"
+
+
+def render(stmts: list, style) -> str:
+    lines = [HEADER, ""]
+    table = style.overrides()
+    st = []
+    if table:
+        st.append(Display("{", "}", [f"{_tuple(k)}: {q(v)}" for k, v in sorted(table.items(), key=repr)]))
+    if style.newline != "\n":
+        st.append(Kw("newline", q(style.newline)))
+    layout(Call("ptx.style", st), "", "", "", lines)
+    for s in stmts:
+        indent = "    " * s.depth
+        layout(s.expr, indent, s.prefix, s.trailer, lines)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _tuple(k):
+    return "(" + ", ".join(q(x) if x.__class__ is str else str(x) for x in k) + ")"
+
+
+def generate(module) -> tuple[str, Generator]:
+    gen = Generator(module)
+    stmts = gen.run()
+    return render(stmts, gen.style), gen
+
+
+def format_statistics(module) -> dict:
+    """{"statements": N, "explicit_format": M}: statements needing explicit trivia."""
+    gen = Generator(module)
+    gen.run()
+    return {"statements": gen.statements, "explicit_format": gen.explicit}

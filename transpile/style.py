@@ -43,7 +43,7 @@ def default_trivia(key) -> str:
     if key[0] == "L":
         _, cls, depth = key
         return "" if depth == 0 or cls == "Label" else "\t"
-    pc, pt, c, t = key
+    pc, pt, c, t = key[:4]
     if t == "{" and c == "Block":
         return "\n"
     if t == "." and c == pc and c in _TIGHT_DOT_OWNERS:
@@ -88,9 +88,15 @@ def position_keys(flat, depth: int) -> list:
     first = flat[0]
     keys = [("L", first[2] if first[0].__class__ is not Function else "Function", depth)]
     prev_cls, prev_t = first[2], token_class(first[3])
+    insn = first[0] if first[2] == "Instruction" else None
     for _, _, c, tok in flat[1:]:
         t = token_class(tok)
-        keys.append((prev_cls, prev_t, c, t))
+        if insn is not None and prev_cls == "Instruction" and c != "Instruction" and prev_t in ".w":
+            # the first operand: producers pad it by the instruction's spelling
+            keys.append((prev_cls, prev_t, c, t, insn.opcode + "".join(insn.modifiers)))
+            insn = None
+        else:
+            keys.append((prev_cls, prev_t, c, t))
         prev_cls, prev_t = c, t
     return keys
 

@@ -35,7 +35,7 @@ _PTX_FEATURES = [
     ("atomics", r"\batom\.|\bred\."),
     ("shuffle", r"\bshfl\.sync\b"),
     ("device-calls", r"^\s*call(\.uni)?\s"),
-    ("extern", r"^\s*\.extern\s"),
+    ("extern", r"^\s*\.extern\s+\.(func|global|const)\b"),
     ("fp8", r"\be4m3\b|\be5m2\b"),
     ("fp16", r"\.f16\b|\.f16x2\b"),
     ("bf16", r"\.bf16\b|\.bf16x2\b"),
@@ -113,8 +113,9 @@ def _update_manifest_locked(producer: str, records: list[dict]) -> None:
 
 
 def write_json(path: Path, obj) -> None:
+    """Write JSON keeping insertion order (argument / signature order matters for launch sidecars)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, indent=1, sort_keys=True) + "\n")
+    path.write_text(json.dumps(obj, indent=1) + "\n")
 
 
 def clean_dir(d: Path, pattern: str = "*") -> None:

@@ -11,7 +11,7 @@ whole leading text for a statement that shares a line with the previous one).
 
 from __future__ import annotations
 
-from ptxgrammar.tree import Module
+from ptxgrammar.tree import Instruction, Module
 
 from ..style import Style, flatten, position_keys, token_class
 
@@ -54,7 +54,8 @@ class Recorder:
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
         flat = flatten(stmt, [])
-        sig = (depth, *[(e[2], token_class(e[3])) for e in flat])
+        sig = (depth, stmt.name if stmt.__class__ is Instruction else None,
+               *[(e[2], token_class(e[3])) for e in flat])
         values = self.key_cache.get(sig)
         if values is None:
             predict = self.style.predict

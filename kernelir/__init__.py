@@ -1,6 +1,8 @@
 """kernelir: a small kernel IR (JSON), its loader/schema, fifteen problems with
-numpy references, and a CPU reference interpreter with GPU semantics."""
+numpy references, a CPU reference interpreter with GPU semantics, and a
+one-pass compiler to PTX through the ptx2py DSL (compiler.py)."""
 from . import ir
+from .compiler import CompileError, compile_kernel, compile_module, kernel_arguments
 from .interp import run_kernel
 from .ir import Expr, Kernel, Stmt
 from .load import IRError, SCHEMA_PATH, dump_kernel, load_kernel, schema
@@ -8,4 +10,5 @@ from .problems import NAMES as PROBLEM_NAMES, REFERENCES, load_problem, make_inp
 
 __all__ = ["ir", "Kernel", "Expr", "Stmt", "IRError", "load_kernel", "dump_kernel",
            "schema", "SCHEMA_PATH", "run_kernel", "PROBLEM_NAMES", "REFERENCES",
-           "load_problem", "make_inputs"]
+           "load_problem", "make_inputs", "CompileError", "compile_kernel",
+           "compile_module", "kernel_arguments"]

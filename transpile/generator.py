@@ -63,7 +63,8 @@ class PyStmt:
 class Generator:
     def __init__(self, module, style=None):
         self.module = module
-        self.style = style or infer_style(module)
+        self.memo: dict = {}
+        self.style = style or infer_style(module, memo=self.memo)
         self.nl = self.style.newline
         self.out: list[PyStmt] = []
         self.scopes: list[dict] = [{}]
@@ -87,8 +88,12 @@ class Generator:
             self.statement(item, depth)
 
     def statement(self, stmt, depth):
-        flat = flatten(stmt, [])
-        keys = position_keys(flat, depth)
+        hit = self.memo.get(id(stmt))
+        if hit is None:
+            flat = flatten(stmt, [])
+            keys = position_keys(flat, depth)
+        else:
+            flat, keys = hit
         predict = self.style.predict
         fmt = {}
         for k in range(1, len(flat)):
@@ -198,7 +203,9 @@ class Generator:
         ops = [self.operand(o) for o in s.operands]
         if s.guard is not None:
             g = self.name_expr(s.guard.predicate, None)
-            ops.append(Kw("pred", ("~" if s.guard.negated else "") + g))
+            if s.guard.negated:
+                g = "~" + g if g.__class__ is str else Call("neg", [g])
+            ops.append(Kw("pred", g))
         ops.extend(extra)
         if s.opcode in OPCODES and reversible(s.opcode, dot=False) and all(
                 m in MODIFIERS and reversible(m) for m in s.modifiers):
@@ -275,11 +282,10 @@ class Generator:
             else:
                 plain = False
         names = [k.name for k in kws + dirs]
+        if not (all(l[1:] in LINKAGE for l in h.linkage) and len(set(h.linkage)) == len(h.linkage)):
+            raise _Unsupported("function linkage")
         if not plain or len(set(names)) != len(names) or any(k.name in LINKAGE for k in dirs):
-            kws = []
             a.append(Kw("directives", Display("[", "]", [self.head_directive(x) for x in h.directives])))
-            if h.linkage:
-                raise _Unsupported("function linkage")
         else:
             kws += dirs
         a += kws
@@ -392,8 +398,8 @@ class Generator:
                     return f"{hit[0]}[{idx}]" + ("" if component is None else "." + component[1:])
         comp = [] if component is None else [q(component)]
         if name[:1] == "%":
-            return Call("regn", [q(name), *comp]).flat()
-        return Call("sym", [q(name), *comp]).flat()
+            return Call("regn", [q(name), *comp])
+        return Call("sym", [q(name), *comp])
 
     def operand(self, o):
         cls = o.__class__

@@ -30,12 +30,21 @@ TIGHT_AFTER = frozenset({"(", "[", "{", "@", "!", "|", "<", "-", "~"})
 _TIGHT_DOT_OWNERS = frozenset({"Instruction", "Register", "SpecialRegister", "Symbol", "Address"})
 
 
+_CLASS_CACHE: dict = {}
+
+
 def token_class(tok: str) -> str:
-    if tok in PUNCT:
-        return tok
-    if tok[0] == "." and len(tok) > 1:
-        return "."
-    return "w"
+    c = _CLASS_CACHE.get(tok)
+    if c is None:
+        if tok in PUNCT:
+            c = tok
+        elif tok[0] == "." and len(tok) > 1:
+            c = "."
+        else:
+            c = "w"
+        if len(_CLASS_CACHE) < 100000:
+            _CLASS_CACHE[tok] = c
+    return c
 
 
 def default_trivia(key) -> str:
@@ -154,8 +163,11 @@ def split_lead(text: str, nl: str, at_start: bool):
     return segs[0], segs[1:-1], segs[-1]
 
 
-def infer_style(module: Module, nl: str | None = None) -> Style:
-    """Count trivia per position key over the whole module; keep the most common."""
+def infer_style(module: Module, nl: str | None = None, memo: dict | None = None) -> Style:
+    """Count trivia per position key over the whole module; keep the most common.
+
+    `memo`, when given, receives id(statement) -> (flat, keys) for reuse.
+    """
     from ptxgrammar import emit  # noqa: F401  (documented dependency)
 
     if nl is None:
@@ -172,6 +184,8 @@ def infer_style(module: Module, nl: str | None = None) -> Style:
         for item in items:
             flat = flatten(item, [])
             keys = position_keys(flat, depth)
+            if memo is not None:
+                memo[id(item)] = (flat, keys)
             ind = lead_indent(flat[0][0].trivia[flat[0][1]])
             if ind is not None:
                 counts[keys[0]][ind] += 1

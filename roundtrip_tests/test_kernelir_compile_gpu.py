@@ -1,0 +1,25 @@
+"""The compiled problems on a real GPU (kernelir/gpu_check.py) against the numpy
+references. Runs with ``-m gpu``; skips cleanly without cuda-python or a GPU."""
+import pytest
+
+from kernelir import PROBLEM_NAMES
+from kernelir import gpu_check
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    cu = gpu_check.driver()
+    if cu is None:
+        pytest.skip("cuda-python is not installed")
+    try:
+        return gpu_check.GPU(cu)
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"no usable GPU: {e}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("sizes", ["test", "full"])
+@pytest.mark.parametrize("name", PROBLEM_NAMES)
+def test_problem_on_gpu(gpu, name, sizes):
+    ok, worst, _, _ = gpu_check.run_problem(gpu, name, sizes, gpu.target(), timing=False)
+    assert ok, f"{name} [{sizes}] differs from the reference (max abs err {worst:g})"

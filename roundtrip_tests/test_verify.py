@@ -43,7 +43,15 @@ def test_parse_ptxas_info():
 def test_parse_sass():
     text = ("\t\tFunction : k\n        /*0000*/                   MOV R1, c[0x0][0x28] ;\n"
             "        /*0010*/              @!P0 BRA 0x40 ;\n        /*0020*/                   LDG.E.128 R4, [R2.64] ;\n")
-    assert verify.parse_sass(text) == {"k": ["MOV", "BRA", "LDG.E.128"]}
+    assert verify.parse_sass(text) == {"k": ["MOV R1, c[0x0][0x28]", "@!P0 BRA 0x40", "LDG.E.128 R4, [R2.64]"]}
+    assert verify._mix(verify.parse_sass(text)["k"]) == {"MOV": 1, "BRA": 1, "LDG": 1}
+
+
+def test_an_operand_change_is_a_sass_difference():
+    base = ["MOV R1, R2", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "EXIT"]
+    edited = ["MOV R1, R2", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "EXIT"]
+    assert verify._changed_instructions(base, edited) == [
+        "- WARPGROUP.DEPBAR.LE gsb0, 0x1", "+ WARPGROUP.DEPBAR.LE gsb0, 0x0"]
 
 
 @needs_ptxas

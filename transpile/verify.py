@@ -15,6 +15,7 @@ back to `ptxas -v` figures and cubin bytes (the report says so).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
@@ -179,11 +180,13 @@ def parse_ptxas_info(stderr: str) -> dict[str, dict]:
     return kernels
 
 
-_SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+# `/*1050*/  @P0 WARPGROUP.DEPBAR.LE gsb0, 0x1 ;`: group 1 is the whole instruction (guard,
+# opcode, operands) without its address and encoding; group 2 its opcode.
+_SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+((?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)[^;]*?)\s*;")
 
 
 def parse_sass(text: str) -> dict[str, list[str]]:
-    """Kernel name -> SASS opcodes (with their modifiers) in order; cuobjdump or nvdisasm output."""
+    """Kernel name -> SASS instructions (guard, opcode, operands) in order; cuobjdump or nvdisasm output."""
     out: dict[str, list[str]] = {}
     current = None
     for line in text.splitlines():
@@ -195,7 +198,7 @@ def parse_sass(text: str) -> dict[str, list[str]]:
             continue
         m = _SASS_LINE.search(line)
         if m:
-            current.append(m.group(1))
+            current.append(" ".join(m.group(1).split()))
     return out
 
 
@@ -313,8 +316,18 @@ def _python_to_ptx_traced(source: str, filename: str) -> tuple[str, dict[int, in
 
 # --- comparison -----------------------------------------------------------------------------
 
-def _mix(ops: list[str]) -> Counter:
-    return Counter(op.split(".")[0] for op in ops)
+def _mix(instructions: list[str]) -> Counter:
+    """Opcode counts (without modifiers or guard)."""
+    return Counter(i.split()[1 if i.startswith("@") else 0].split(".")[0] for i in instructions)
+
+
+def _changed_instructions(base: list[str], edited: list[str], limit: int = 12) -> list[str]:
+    """The SASS lines that differ, as `- old` / `+ new` (at most `limit`)."""
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, edited, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out += [f"- {x}" for x in base[i1:i2]] + [f"+ {x}" for x in edited[j1:j2]]
+    return out[:limit]
 
 
 def compare(base: Assembly, edited: Assembly) -> dict:
@@ -328,7 +341,8 @@ def compare(base: Assembly, edited: Assembly) -> dict:
             bs, es = base.sass.get(name, []), edited.sass.get(name, [])
             bm, em = _mix(bs), _mix(es)
             entry["sass"] = {"base_count": len(bs), "edited_count": len(es), "identical": bs == es,
-                             "mix_diff": {op: em[op] - bm[op] for op in sorted(set(bm) | set(em)) if em[op] != bm[op]}}
+                             "mix_diff": {op: em[op] - bm[op] for op in sorted(set(bm) | set(em)) if em[op] != bm[op]},
+                             "changed": _changed_instructions(bs, es)}
         kernels[name] = entry
     same_figures = all(not k.get("changed") and k["base"] and k["edited"] for k in kernels.values())
     same_sass = None if base.sass is None or edited.sass is None else all(
@@ -413,6 +427,7 @@ def format_report(report: dict) -> str:
             else:
                 diff = ", ".join(f"{op} {d:+d}" for op, d in s["mix_diff"].items()) or "same mix, different order/operands"
                 lines.append(f"  SASS {s['base_count']} -> {s['edited_count']} instructions: {diff}")
+                lines += [f"    {line}" for line in s.get("changed", [])]
     verdict = ("identical SASS" if report["identical_sass"] else "SASS differs") if report["identical_sass"] is not None \
         else ("identical cubin" if report["identical_cubin"] else "cubin differs")
     lines.append(f"result: {verdict}; ptxas figures {'identical' if report['identical_figures'] else 'differ'}")

@@ -1,0 +1,85 @@
+"""ptx2py's whole PTX -> Python -> PTX loop against pyptx 0.1.1's ptx_to_python alone.
+
+    python benchmarks/bench_transpile.py [--repeat 3] [--files 12]
+
+For each of the 12 largest corpus files: ptx2py runs
+``python_to_ptx(ptx_to_python(text))`` and asserts byte identity; pyptx runs
+``pyptx.codegen.codegen.ptx_to_python(text, sugar=False)`` (one direction only).
+Reports per-file times (median of repeats), MB/s, the ratio pyptx/ptx2py
+(> 1 means ptx2py is faster) and their geometric mean over the files pyptx
+handles (files it fails on are reported and excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from common import geomean, largest_files, median_time, table
+
+import ptxgrammar
+from transpile import ptx_to_python, python_to_ptx
+
+
+def ptx2py_loop(text: str) -> str:
+    out = python_to_ptx(ptx_to_python(text, sugar=False))
+    assert out == text, "round trip is not byte-identical"
+    return out
+
+
+def phases(text: str) -> tuple[float, float, float]:
+    """(to Python, back to PTX) seconds of one loop, for the breakdown column."""
+    t0 = time.perf_counter()
+    src = ptx_to_python(text, sugar=False)
+    t1 = time.perf_counter()
+    python_to_ptx(src)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, len(src)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--files", type=int, default=12)
+    args = ap.parse_args()
+    from pyptx.codegen.codegen import ptx_to_python as pyptx_to_python
+
+    def peer_fn(text):
+        return pyptx_to_python(text, sugar=False)
+
+    rows, ratios, failures = [], [], []
+    ours_bytes = ours_time = peer_bytes = peer_time = 0.0
+    for path in largest_files(args.files):
+        text = ptxgrammar.read_ptx(path)
+        size = len(text.encode())
+        ours, result = median_time(ptx2py_loop, text, args.repeat)
+        if isinstance(result, Exception):
+            raise result
+        to_py, to_ptx, py_len = phases(text)
+        peer, presult = median_time(peer_fn, text, args.repeat)
+        ok = not isinstance(presult, Exception)
+        name = str(path.relative_to(path.parents[1]))
+        ours_bytes += size
+        ours_time += ours
+        if ok:
+            peer_bytes += size
+            peer_time += peer
+            ratios.append(peer / ours)
+        else:
+            failures.append(f"{name}: {type(presult).__name__}: {str(presult)[:100]}")
+        rows.append((name, f"{size / 1e6:.2f}", f"{ours * 1e3:.0f}", f"{to_py * 1e3:.0f}/{to_ptx * 1e3:.0f}",
+                     f"{py_len / 1e6:.2f}", f"{size / ours / 1e6:.2f}",
+                     f"{peer * 1e3:.0f}" if ok else "fails", f"{size / peer / 1e6:.2f}" if ok else "-",
+                     f"{peer / ours:.2f}x" if ok else "-"))
+    print(table(rows, ["file", "MB", "ptx2py loop ms", "to-py/to-ptx ms", "py MB", "ptx2py MB/s",
+                       "pyptx ms", "pyptx MB/s", "ratio"]))
+    for f in failures:
+        print("pyptx fails (excluded):", f)
+    print(f"\nptx2py PTX->Python->PTX: {ours_bytes / ours_time / 1e6:.2f} MB/s; "
+          f"pyptx PTX->Python: {peer_bytes / peer_time / 1e6:.2f} MB/s" if peer_time else "")
+    print(f"geometric mean ratio pyptx/ptx2py over {len(ratios)} files (median of {args.repeat}): "
+          f"{geomean(ratios):.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+"""The order of the sugar passes (the only place that knows it)."""
+
+from __future__ import annotations
+
+PASSES: list = []
+
+
+def apply(stmts, *, module=None, generator=None, passes=None):
+    from .ctx import Context
+
+    ctx = Context(module, generator)
+    for p in PASSES if passes is None else passes:
+        stmts = p.run(stmts, ctx)
+    return stmts

@@ -9,7 +9,9 @@ import sys
 import pytest
 
 import cli
-from conftest import PROBES, ROOT, corpus_files, sample
+from pathlib import Path
+
+from conftest import ROOT, corpus_files, sample
 
 GOOD = ".version 9.0\n.target sm_90\n.entry k() {\n\tret;\n}\n"
 BAD = ".version 9.0\n.target sm_90\n.entry k() {\n\tmov.u32 %r1, 10u;\n}\n"
@@ -59,9 +61,15 @@ def test_existing_output_is_not_clobbered_on_error(tmp_path):
     assert {p.name for p in tmp_path.iterdir()} == {"bad.ptx", "out.py"}   # no temp file left
 
 
-@pytest.mark.parametrize("path", sample(corpus_files(), 4) + [PROBES / "accepted" / "crlf_line_endings.ptx"],
-                         ids=lambda p: p.name)
+def crlf_file(tmp: Path) -> Path:
+    path = tmp / "crlf.ptx"
+    path.write_bytes(b".version 9.0\r\n.target sm_90\r\n.entry k()\r\n{\r\n\tret;\r\n}")
+    return path
+
+
+@pytest.mark.parametrize("path", sample(corpus_files(), 4) + [None], ids=lambda p: p.name if p else "crlf")
 def test_ptx2py_then_py2ptx_gives_the_same_bytes(path, tmp_path):
+    path = path or crlf_file(tmp_path)
     py = tmp_path / "k.py"
     ptx = tmp_path / "k.ptx"
     assert cli.ptx2py_main([str(path), "-o", str(py)]) == 0

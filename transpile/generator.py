@@ -25,7 +25,7 @@ from .dsl.isa_table import MODIFIERS, OPCODES
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, layout
 from .names import py_var, reversible, to_python
-from .style import flatten, infer_style, position_keys, split_lead
+from .style import flatten, infer_style, position_keys, shape_trivia, split_lead
 
 _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
@@ -64,6 +64,7 @@ class Generator:
     def __init__(self, module, style=None):
         self.module = module
         self.memo: dict = {}
+        self.preds: dict = {}
         self.style = style or infer_style(module, memo=self.memo)
         self.nl = self.style.newline
         self.out: list[PyStmt] = []
@@ -90,20 +91,24 @@ class Generator:
     def statement(self, stmt, depth):
         hit = self.memo.get(id(stmt))
         if hit is None:
-            flat = flatten(stmt, [])
-            keys = position_keys(flat, depth)
+            sig = [depth]
+            tv = []
+            shape_trivia(stmt, sig, tv)
+            sig = tuple(sig)
         else:
-            flat, keys = hit
-        predict = self.style.predict
-        fmt = {}
-        for k in range(1, len(flat)):
-            node, i = flat[k][0], flat[k][1]
-            t = node.trivia[i]
-            if t != predict(keys[k]):
-                fmt[k] = t
-        extra = self.lead_kwargs(flat[0][0].trivia[flat[0][1]], predict(keys[0]))
-        if fmt:
-            extra.append(Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt.items()])))
+            sig, tv = hit
+        preds = self.preds.get(sig)
+        if preds is None:
+            predict = self.style.predict
+            preds = self.preds[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth)]
+        lead = tv[0]
+        tv[0] = preds[0]
+        same = tv == preds
+        tv[0] = lead
+        extra = self.lead_kwargs(lead, preds[0])
+        if not same:
+            fmt = [f"{k}: {q(tv[k])}" for k in range(1, len(tv)) if tv[k] != preds[k]]
+            extra.append(Kw("fmt", Display("{", "}", fmt)))
         self.statements += 1
         if extra:
             self.explicit += 1

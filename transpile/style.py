@@ -166,13 +166,14 @@ def split_lead(text: str, nl: str, at_start: bool):
 def infer_style(module: Module, nl: str | None = None, memo: dict | None = None) -> Style:
     """Count trivia per position key over the whole module; keep the most common.
 
-    `memo`, when given, receives id(statement) -> (flat, keys) for reuse.
+    Statements are grouped by shape first (one dict update per statement); the
+    position keys are computed once per shape and the per-key counters once per
+    distinct (shape, trivia) pair. `memo`, when given, receives
+    id(statement) -> (shape, trivia list) for reuse by the generator.
     """
-    from ptxgrammar import emit  # noqa: F401  (documented dependency)
-
     if nl is None:
         nl = detect_newline(module)
-    counts: dict = defaultdict(Counter)
+    shapes: dict = {}
     at_start = [True]
 
     def lead_indent(text):
@@ -182,26 +183,52 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
 
     def visit_items(items, depth):
         for item in items:
-            flat = flatten(item, [])
-            keys = position_keys(flat, depth)
+            sig = [depth]
+            tv = []
+            shape_trivia(item, sig, tv)
+            sig = tuple(sig)
             if memo is not None:
-                memo[id(item)] = (flat, keys)
-            ind = lead_indent(flat[0][0].trivia[flat[0][1]])
-            if ind is not None:
-                counts[keys[0]][ind] += 1
-            for (node, i, _, _), key in zip(flat[1:], keys[1:]):
-                counts[key][node.trivia[i]] += 1
+                memo[id(item)] = (sig, tv)
+            t0 = tv[0]
+            tv[0] = lead_indent(t0)
+            key = tuple(tv)
+            tv[0] = t0
+            entry = shapes.get(sig)
+            if entry is None:
+                shapes[sig] = [item, {key: 1}]
+            else:
+                d = entry[1]
+                d[key] = d.get(key, 0) + 1
             inner = _inner_items(item)
             if inner is not None:
                 visit_items(inner[0].items if hasattr(inner[0], "items") else (), depth + 1)
                 close = inner[0]
                 ind = lead_indent(close.trivia[-1])
                 if ind is not None:
-                    counts[("L", "}", depth)][ind] += 1
+                    ck = (_CLOSE, depth)
+                    entry = shapes.get(ck)
+                    if entry is None:
+                        shapes[ck] = [None, {(ind,): 1}]
+                    else:
+                        entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
 
     visit_items(module.items, 0)
+    counts: dict = defaultdict(Counter)
+    for sig, (item, seen) in shapes.items():
+        if sig[0] is _CLOSE:
+            keys = [("L", "}", sig[1])]
+        else:
+            keys = position_keys(flatten(item, []), sig[0])
+        for tvt, c in seen.items():
+            if tvt[0] is not None:
+                counts[keys[0]][tvt[0]] += c
+            for k, v in zip(keys[1:], tvt[1:]):
+                counts[k][v] += c
     table = {k: c.most_common(1)[0][0] for k, c in counts.items()}
     return Style(table, nl)
+
+
+_CLOSE = object()
 
 
 def _inner_items(item):
@@ -226,3 +253,242 @@ def detect_newline(module: Module) -> str:
         if crlf + lf > 200:
             break
     return "\r\n" if crlf > lf else "\n"
+
+
+# --- statement shapes: the fast path -------------------------------------------------
+#
+# A statement's *shape* (``shape_key``) is a hashable signature that fixes its
+# flattened (owner class, token class) sequence, its depth and, for an
+# instruction, its spelling -- so it fixes every position key. Statements repeat
+# in few shapes, so keys, predictions and counts are computed once per shape;
+# per statement only the signature and the trivia list (in ``flatten`` order)
+# are gathered, by specialised walkers for the hot node classes and a generic
+# walker over ``_parts()`` for the rest.
+
+from ptxgrammar.tree import (  # noqa: E402
+    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Register, SpecialRegister, Symbol,
+    UnaryExpr, Vector,
+)
+
+_BLOCK, _SECTION, _END, _INSN, _ADDR, _VEC, _BIN, _UN = (object() for _ in range(8))
+_LEAVES = (Register, SpecialRegister, Symbol, IntLiteral, FloatLiteral)
+_LEAF_MARK = {c: object() for c in _LEAVES}
+_LEAF_MARK_C = {c: object() for c in _LEAVES}   # with a component
+_CC = _CLASS_CACHE
+
+
+def _tc(tok):
+    c = _CC.get(tok)
+    return c if c is not None else token_class(tok)
+
+
+def _leaf_text(n):
+    return n.text if n.__class__ is IntLiteral or n.__class__ is FloatLiteral else n.name
+
+
+def shape_trivia(node, sig: list, tv: list) -> None:
+    """Append `node`'s shape signature to `sig` and its trivia (flatten order) to `tv`."""
+    cls = node.__class__
+    mark = _LEAF_MARK.get(cls)
+    if mark is not None:
+        if cls is IntLiteral or cls is FloatLiteral:
+            sig.append(mark)
+            sig.append(_tc(node.text))
+            tv.append(node.trivia[0])
+            return
+        comp = node.component
+        name = node.name
+        if comp is None:
+            sig.append(mark)
+            sig.append(_tc(name))
+            tv.append(node.trivia[0])
+        else:
+            sig.append(_LEAF_MARK_C[cls])
+            sig.append(_tc(name))
+            sig.append(_tc(comp))
+            tv.extend(node.trivia)
+        return
+    if cls is Instruction:
+        t = node.trivia
+        g = node.guard
+        mods = node.modifiers
+        ops = node.operands
+        sig.append(_INSN)
+        if g is None:
+            sig.append(None)
+            h = 1 + len(mods)
+        else:
+            sig.append((g.negated, _tc(g.predicate)))
+            h = (3 if g.negated else 2) + 1 + len(mods)
+        sig.append(node.opcode)
+        sig.append(mods)
+        sig.append(len(ops))
+        tv.extend(t[:h])
+        j = h - 1
+        for o in ops:
+            if j >= h:
+                tv.append(t[j])
+            shape_trivia(o, sig, tv)
+            j += 1
+        tv.append(t[-1])
+        return
+    if cls is Address or cls is Vector:
+        t = node.trivia
+        items = node.items
+        n = len(items)
+        if cls is Address:
+            sig.append(_ADDR)
+            sig.append(node.suffix)
+        else:
+            sig.append(_VEC)
+        sig.append(n)
+        tv.append(t[0])
+        for j, o in enumerate(items):
+            if j:
+                tv.append(t[j])
+            shape_trivia(o, sig, tv)
+        tv.append(t[n if n else 1])
+        if cls is Address and node.suffix is not None:
+            tv.append(t[-1])
+        return
+    if cls is BinaryExpr:
+        sig.append(_BIN)
+        sig.append(node.op)
+        shape_trivia(node.left, sig, tv)
+        tv.append(node.trivia[0])
+        shape_trivia(node.right, sig, tv)
+        return
+    if cls is UnaryExpr:
+        sig.append(_UN)
+        sig.append(node.op)
+        tv.append(node.trivia[0])
+        shape_trivia(node.operand, sig, tv)
+        return
+    if cls is Block:
+        sig.append(_BLOCK)
+        tv.append(node.trivia[0])
+        return
+    if cls is Section:
+        sig.append(_SECTION)
+        sig.append(_tc(node.name))
+        tv.extend(node.trivia[:3])
+        return
+    sig.append(cls)
+    t = node.trivia
+    i = 0
+    for p in node._parts():
+        if p.__class__ is str:
+            sig.append(_tc(p))
+            tv.append(t[i])
+            i += 1
+        else:
+            shape_trivia(p, sig, tv)
+    sig.append(_END)
+
+
+def shape_of(node, sig: list) -> None:
+    """Like `shape_trivia` without the trivia (for hand-built nodes, trivia=None)."""
+    cls = node.__class__
+    mark = _LEAF_MARK.get(cls)
+    if mark is not None:
+        if cls is IntLiteral or cls is FloatLiteral:
+            sig.append(mark)
+            sig.append(_tc(node.text))
+            return
+        comp = node.component
+        if comp is None:
+            sig.append(mark)
+            sig.append(_tc(node.name))
+        else:
+            sig.append(_LEAF_MARK_C[cls])
+            sig.append(_tc(node.name))
+            sig.append(_tc(comp))
+        return
+    if cls is Instruction:
+        g = node.guard
+        sig.append(_INSN)
+        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
+        sig.append(node.opcode)
+        sig.append(node.modifiers)
+        ops = node.operands
+        sig.append(len(ops))
+        for o in ops:
+            shape_of(o, sig)
+        return
+    if cls is Address or cls is Vector:
+        if cls is Address:
+            sig.append(_ADDR)
+            sig.append(node.suffix)
+        else:
+            sig.append(_VEC)
+        sig.append(len(node.items))
+        for o in node.items:
+            shape_of(o, sig)
+        return
+    if cls is BinaryExpr:
+        sig.append(_BIN)
+        sig.append(node.op)
+        shape_of(node.left, sig)
+        shape_of(node.right, sig)
+        return
+    if cls is UnaryExpr:
+        sig.append(_UN)
+        sig.append(node.op)
+        shape_of(node.operand, sig)
+        return
+    if cls is Block:
+        sig.append(_BLOCK)
+        return
+    if cls is Section:
+        sig.append(_SECTION)
+        sig.append(_tc(node.name))
+        return
+    sig.append(cls)
+    for p in node._parts():
+        if p.__class__ is str:
+            sig.append(_tc(p))
+        else:
+            shape_of(p, sig)
+    sig.append(_END)
+
+
+def assign_trivia(node, vals, pos: int) -> int:
+    """Set the trivia of a hand-built `node` (and its children) from `vals[pos:]`, in
+    flatten order; returns the next position. A Block/Section gets its `{` trivia only
+    (the recorder adds the `}` trivia when it closes)."""
+    cls = node.__class__
+    if cls in _LEAF_MARK:
+        n = 1 if (cls is IntLiteral or cls is FloatLiteral or node.component is None) else 2
+        node.trivia = tuple(vals[pos:pos + n])
+        return pos + n
+    if cls is Instruction:
+        g = node.guard
+        h = 1 + len(node.modifiers) + (0 if g is None else (3 if g.negated else 2))
+        t = list(vals[pos:pos + h])
+        pos += h
+        first = True
+        for o in node.operands:
+            if first:
+                first = False
+            else:
+                t.append(vals[pos])
+                pos += 1
+            pos = assign_trivia(o, vals, pos)
+        t.append(vals[pos])
+        node.trivia = tuple(t)
+        return pos + 1
+    if cls is Block:
+        node.trivia = (vals[pos],)
+        return pos + 1
+    if cls is Section:
+        node.trivia = tuple(vals[pos:pos + 3])
+        return pos + 3
+    t = []
+    for p in node._parts():
+        if p.__class__ is str:
+            t.append(vals[pos])
+            pos += 1
+        else:
+            pos = assign_trivia(p, vals, pos)
+    node.trivia = tuple(t)
+    return pos

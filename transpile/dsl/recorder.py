@@ -11,9 +11,9 @@ whole leading text for a statement that shares a line with the previous one).
 
 from __future__ import annotations
 
-from ptxgrammar.tree import Instruction, Module
+from ptxgrammar.tree import Module
 
-from ..style import Style, flatten, position_keys, token_class
+from ..style import Style, assign_trivia, flatten, position_keys, shape_of
 
 
 class Recorder:
@@ -53,36 +53,28 @@ class Recorder:
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
-        flat = flatten(stmt, [])
-        sig = (depth, stmt.name if stmt.__class__ is Instruction else None,
-               *[(e[2], token_class(e[3])) for e in flat])
+        sig = [depth]
+        shape_of(stmt, sig)
+        sig = tuple(sig)
         values = self.key_cache.get(sig)
         if values is None:
             predict = self.style.predict
-            keys = position_keys(flat, depth)
-            values = self.key_cache[sig] = [predict(k) for k in keys]
+            values = self.key_cache[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth)]
         if lead is None:
             lead = self.lead(values[0] if indent is None else indent)
         elif self.at_start:
             self.at_start = False
+        values = values.copy()
+        values[0] = lead
         if fmt:
-            values = list(values)
+            n = len(values)
             for k, v in fmt.items():
+                if k.__class__ is not int or not 0 <= k < n or v.__class__ is not str:
+                    from .errors import DSLError
+
+                    raise DSLError(f"fmt= maps token indexes 0..{n - 1} to trivia strings, not {k!r}: {v!r}")
                 values[k] = v
-        first = True
-        for (node, _, _, _), v in zip(flat, values):
-            if first:
-                v = lead
-                first = False
-            t = node.trivia
-            if t is None:
-                node.trivia = [v]
-            else:
-                t.append(v)
-        for e in flat:
-            n = e[0]
-            if n.trivia.__class__ is list:
-                n.trivia = tuple(n.trivia)
+        assign_trivia(stmt, values, 0)
         if append:
             self.items.append(stmt)
         return stmt

@@ -8,23 +8,11 @@ output file is written atomically (temp file + os.replace), never partially.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
+
+from cli import write_atomic
 
 EXIT_OK, EXIT_INPUT = 0, 2
-
-
-def _write_atomic(path: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".compile-ir-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def cmd_compile_ir(args) -> int:
@@ -52,7 +40,7 @@ def cmd_compile_ir(args) -> int:
         sys.stdout.write(text)
     else:
         try:
-            _write_atomic(args.output, text)
+            write_atomic(args.output, text)
         except OSError as e:
             print(f"{args.output}: error: {e}", file=sys.stderr)
             return EXIT_INPUT

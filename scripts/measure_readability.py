@@ -1,8 +1,10 @@
-"""Readability of `--sugar` output per producer.
+"""Readability of `--sugar` output per producer (and, with --check, its exactness).
 
 For every corpus file with at least MIN_INSNS instructions: (non-blank,
 non-comment lines of the sugar Python) / (PTX instruction count). Prints the
-median per producer (and the file count). `--plain` measures without sugar.
+median per producer and the file count. `--plain` measures without sugar.
+`--check` also runs every file (any size) PTX -> sugar Python -> PTX and
+black, and prints the byte-identical and black-stable counts.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 import statistics
 import sys
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,40 +31,65 @@ def code_lines(src: str) -> int:
     return n
 
 
-def instruction_count(text: str) -> int:
+def one(job):
+    path, sugar, check, min_insns = job
+    import transpile
     from ptxgrammar import parse
     from ptxgrammar.tree import Instruction
 
-    return sum(1 for n in parse(text).walk() if n.__class__ is Instruction)
+    text = Path(path).read_bytes().decode("latin-1")
+    n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
+    if n < min_insns and not check:
+        return path, n, None, None, None
+    try:
+        src = transpile.ptx_to_python(text, sugar=sugar)
+    except Exception as e:  # noqa: BLE001
+        return path, n, None, False, f"generate: {e}"
+    r = code_lines(src) / max(n, 1)
+    ok = black_ok = None
+    if check:
+        try:
+            ok = transpile.python_to_ptx(src) == text
+        except Exception as e:  # noqa: BLE001
+            return path, n, r, False, f"run: {e}"
+        import black
 
-
-def ratio(text: str, sugar: bool = True) -> tuple[float, int]:
-    import transpile
-
-    n = instruction_count(text)
-    src = transpile.ptx_to_python(text, sugar=sugar)
-    return code_lines(src) / max(n, 1), n
+        black_ok = black.format_str(src, mode=black.Mode()) == src
+    return path, n, r, ok, black_ok
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--plain", action="store_true", help="measure the output without sugar")
+    ap.add_argument("--check", action="store_true", help="also check byte identity and black on all files")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
+    ap.add_argument("-j", type=int, default=None)
     ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx")])
     args = ap.parse_args(argv)
+    files = [str(f) for folder in args.folders for f in sorted(Path(folder).rglob("*.ptx"))]
     per = defaultdict(list)
-    for folder in args.folders:
-        for f in sorted(Path(folder).rglob("*.ptx")):
-            text = f.read_bytes().decode("latin-1")
-            if instruction_count(text) < args.min:
-                continue
-            r, _ = ratio(text, sugar=not args.plain)
-            per[f.parent.name].append((r, f.name))
+    total = same = black_same = 0
+    bad = []
+    with ProcessPoolExecutor(args.j) as ex:
+        for path, n, r, ok, black_ok in ex.map(one, [(f, not args.plain, args.check, args.min) for f in files],
+                                               chunksize=2):
+            if args.check:
+                total += 1
+                same += ok is True
+                black_same += black_ok is True
+                if ok is not True or black_ok is not True:
+                    bad.append((path, ok, black_ok))
+            if r is not None and n >= args.min:
+                per[Path(path).parent.name].append(r)
     print(f"{'producer':10} {'files':>5} {'median':>7}  {'min':>6} {'max':>6}")
     for prod in sorted(per):
-        rs = [r for r, _ in per[prod]]
+        rs = per[prod]
         print(f"{prod:10} {len(rs):5d} {statistics.median(rs):7.3f}  {min(rs):6.3f} {max(rs):6.3f}")
-    return 0
+    if args.check:
+        print(f"byte-identical: {same}/{total}  black-stable: {black_same}/{total}")
+        for b in bad[:20]:
+            print("  FAIL", *b)
+    return 0 if not bad else 1
 
 
 if __name__ == "__main__":

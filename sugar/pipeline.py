@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-PASSES: list = []
+from . import debugdata, inline_asm, srcloc
+
+PASSES: list = [inline_asm, srcloc, debugdata]
 
 
 def apply(stmts, *, module=None, generator=None, passes=None):

@@ -266,8 +266,8 @@ def detect_newline(module: Module) -> str:
 # walker over ``_parts()`` for the rest.
 
 from ptxgrammar.tree import (  # noqa: E402
-    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Register, SpecialRegister, Symbol,
-    UnaryExpr, Vector,
+    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Register, SectionData,
+    SpecialRegister, Symbol, UnaryExpr, Vector,
 )
 
 _BLOCK, _SECTION, _END, _INSN, _ADDR, _VEC, _BIN, _UN = (object() for _ in range(8))
@@ -492,3 +492,120 @@ def assign_trivia(node, vals, pos: int) -> int:
             pos = assign_trivia(p, vals, pos)
     node.trivia = tuple(t)
     return pos
+
+
+_INT_MARK = _LEAF_MARK[IntLiteral]
+
+
+def shape_nodes(node, sig: list, nodes: list) -> None:
+    """`shape_of`, also listing the nodes visited (the order `trivia_plan` follows)."""
+    cls = node.__class__
+    nodes.append(node)
+    mark = _LEAF_MARK.get(cls)
+    if mark is not None:
+        if cls is IntLiteral:
+            sig.append(mark)
+            c = _CC.get(node.text)
+        elif cls is FloatLiteral:
+            sig.append(mark)
+            c = _CC.get(node.text)
+        else:
+            comp = node.component
+            if comp is None:
+                sig.append(mark)
+            else:
+                sig.append(_LEAF_MARK_C[cls])
+                c = _CC.get(comp)
+                sig.append(c if c is not None else token_class(comp))
+            c = _CC.get(node.name)
+        if c is None:
+            c = token_class(_leaf_text(node))
+        sig.append(c)
+        return
+    if cls is Instruction:
+        g = node.guard
+        sig.append(_INSN)
+        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
+        sig.append(node.opcode)
+        sig.append(node.modifiers)
+        ops = node.operands
+        sig.append(len(ops))
+        for o in ops:
+            shape_nodes(o, sig, nodes)
+        return
+    if cls is SectionData:
+        sig.append(SectionData)
+        sig.append(node.directive)
+        values = node.values
+        sig.append(len(values))
+        for o in values:
+            if o.__class__ is IntLiteral:
+                nodes.append(o)
+                sig.append(_INT_MARK)
+                c = _CC.get(o.text)
+                sig.append(c if c is not None else token_class(o.text))
+            else:
+                shape_nodes(o, sig, nodes)
+        return
+    if cls is Address or cls is Vector:
+        if cls is Address:
+            sig.append(_ADDR)
+            sig.append(node.suffix)
+        else:
+            sig.append(_VEC)
+        sig.append(len(node.items))
+        for o in node.items:
+            shape_nodes(o, sig, nodes)
+        return
+    if cls is BinaryExpr:
+        sig.append(_BIN)
+        sig.append(node.op)
+        shape_nodes(node.left, sig, nodes)
+        shape_nodes(node.right, sig, nodes)
+        return
+    if cls is UnaryExpr:
+        sig.append(_UN)
+        sig.append(node.op)
+        shape_nodes(node.operand, sig, nodes)
+        return
+    if cls is Block:
+        sig.append(_BLOCK)
+        return
+    if cls is Section:
+        sig.append(_SECTION)
+        sig.append(_tc(node.name))
+        return
+    sig.append(cls)
+    for p in node._parts():
+        if p.__class__ is str:
+            c = _CC.get(p)
+            sig.append(c if c is not None else token_class(p))
+        else:
+            shape_nodes(p, sig, nodes)
+    sig.append(_END)
+
+
+def trivia_plan(stmt, nodes: list) -> list:
+    """For each node of `nodes` (as `shape_nodes` lists them): the flatten positions
+    of its tokens, as a callable values -> trivia tuple (an int for a single token)."""
+    from operator import itemgetter
+
+    where: dict = {}
+    for pos, (node, _, _, _) in enumerate(flatten(stmt, [])):
+        where.setdefault(id(node), []).append(pos)
+    plan = []
+    for n in nodes:
+        idx = where.get(id(n), [])
+        plan.append(idx[0] if len(idx) == 1 else (itemgetter(*idx) if len(idx) > 1 else None))
+    return plan
+
+
+def apply_plan(nodes: list, plan: list, values: list) -> None:
+    """Give each node its trivia tuple from `values` (flatten order) by `plan`."""
+    for n, g in zip(nodes, plan):
+        if g.__class__ is int:
+            n.trivia = (values[g],)
+        elif g is None:
+            n.trivia = ()
+        else:
+            n.trivia = g(values)

@@ -17,3 +17,7 @@ __all__ = [
     "expr", "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg",
     "field", "secref", "DSLError",
 ]
+
+from .structured import *  # noqa: E402,F401,F403  (--sugar constructs)
+from .structured import __all__ as _structured_all  # noqa: E402
+__all__ += _structured_all

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ptxgrammar.tree import Module
 
-from ..style import Style, assign_trivia, flatten, position_keys, shape_of
+from ..style import Style, apply_plan, flatten, position_keys, shape_nodes, trivia_plan
 
 
 class Recorder:
@@ -54,12 +54,15 @@ class Recorder:
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
         sig = [depth]
-        shape_of(stmt, sig)
+        nodes = []
+        shape_nodes(stmt, sig, nodes)
         sig = tuple(sig)
-        values = self.key_cache.get(sig)
-        if values is None:
+        hit = self.key_cache.get(sig)
+        if hit is None:
             predict = self.style.predict
-            values = self.key_cache[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth)]
+            hit = self.key_cache[sig] = (
+                [predict(k) for k in position_keys(flatten(stmt, []), depth)], trivia_plan(stmt, nodes))
+        values, plan = hit
         if lead is None:
             lead = self.lead(values[0] if indent is None else indent)
         elif self.at_start:
@@ -74,7 +77,7 @@ class Recorder:
 
                     raise DSLError(f"fmt= maps token indexes 0..{n - 1} to trivia strings, not {k!r}: {v!r}")
                 values[k] = v
-        assign_trivia(stmt, values, 0)
+        apply_plan(nodes, plan, values)
         if append:
             self.items.append(stmt)
         return stmt

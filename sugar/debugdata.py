@@ -1,0 +1,93 @@
+"""Runs of `.b8` rows in a section (DWARF data) -> one `data_b8("hex rows", notes=...)` call.
+
+Each row's bytes are one space-separated hex group; LLVM's per-row comments
+(`// DW_TAG_...`, written at a fixed column) travel in `notes="row:text|..."`.
+Other rows (`.b32 .debug_abbrev`, `.b64 $L__tmp3`) stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ptxgrammar.tree import SectionData
+from transpile.dsl.structured import line_text, pad_to
+
+from transpile.generator import q
+
+from .ir import Call, Kw, is_call, kwargs, stmt, taken_names, unq
+
+NAMES = ("data_b8",)
+MIN_ROWS = 3
+
+
+def _bytes(s):
+    """The row's values when it is a plain `ptx.data.b8(<ints 0..255>)`, else None."""
+    if not is_call(s, "ptx.data.b8") or not s.expr.items:
+        return None
+    vals = []
+    for a in s.expr.items:
+        if a.__class__ is not str or not a.isdigit() or (a[0] == "0" and a != "0") or int(a) > 255:
+            return None
+        vals.append(int(a))
+    return vals
+
+
+def _note(s):
+    if s is None or not is_call(s, "ptx.comment", 2):
+        return None
+    kw = kwargs(s.expr)
+    if set(kw) != {"inline"}:
+        return None
+    text, pad = unq(s.expr.items[0]), unq(kw["inline"])
+    if text is None or pad is None or "|" in text or "\n" in text or "\r" in text:
+        return None
+    return text, pad
+
+
+def run(stmts, ctx):
+    if taken_names(stmts) & set(NAMES):
+        return stmts
+    nodes = [x for x in ctx.module.walk() if x.__class__ is SectionData]
+    idx = [k for k, s in enumerate(stmts) if s.expr.__class__ is Call and s.expr.head.startswith("ptx.data.")]
+    if len(nodes) != len(idx) or not idx:
+        return stmts
+    node_of = dict(zip(idx, nodes))
+    cols = Counter()
+    for k in idx:
+        c = _note(stmts[k + 1] if k + 1 < len(stmts) else None)
+        if c is not None and _bytes(stmts[k]) is not None:
+            cols[len(line_text(node_of[k])) + len(c[1])] += 1
+    column = cols.most_common(1)[0][0] if cols else 40
+    out = []
+    k, n = 0, len(stmts)
+    while k < n:
+        rows, notes, j = [], [], k
+        while j < n and j in node_of and stmts[j].depth == stmts[k].depth:
+            vals = _bytes(stmts[j])
+            if vals is None:
+                break
+            rows.append(vals)
+            j += 1
+            c = _note(stmts[j] if j < n else None)
+            if c is not None:
+                if c[1] != pad_to(line_text(node_of[j - 1]), column):
+                    rows.pop()
+                    j -= 1
+                    break
+                notes.append(f"{len(rows) - 1}:{c[0]}")
+                j += 1
+        if len(rows) >= MIN_ROWS:
+            hexrows = " ".join(bytes(r).hex() for r in rows)
+            items = ['"' + hexrows + '"']
+            if notes:
+                items.append(Kw("notes", q("|".join(notes))))
+            if column != 40 and notes:
+                items.append(Kw("col", str(column)))
+            if len(items) == 1:
+                items.append(Kw("notes", '""'))
+            out.append(stmt(Call("data_b8", items), stmts[k].depth))
+            k = j
+            continue
+        out.append(stmts[k])
+        k += 1
+    return out

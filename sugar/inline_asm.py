@@ -1,0 +1,44 @@
+"""`// begin inline asm` / instruction / blank / `// end inline asm` -> `asm.<insn>(...)`
+(one instruction) or `with inline_asm():` (several)."""
+
+from __future__ import annotations
+
+from .ir import Call, is_call, is_insn, stmt, taken_names
+
+BEGIN, END = '" begin inline asm"', '" end inline asm"'
+NAMES = ("asm", "inline_asm")
+
+
+def _is(s, text):
+    return is_call(s, "ptx.comment", 1) and s.expr.items[0] == text
+
+
+def run(stmts, ctx):
+    if taken_names(stmts) & set(NAMES):
+        return stmts
+    out = []
+    i, n = 0, len(stmts)
+    while i < n:
+        s = stmts[i]
+        if _is(s, BEGIN):
+            j = i + 1
+            while j < n and stmts[j].depth == s.depth and not stmts[j].prefix and not stmts[j].trailer \
+                    and not _is(stmts[j], BEGIN) and not is_call(stmts[j], "ptx.blank"):
+                j += 1
+            body = stmts[i + 1:j]
+            if (body and j + 1 < n and is_call(stmts[j], "ptx.blank", 0) and stmts[j].depth == s.depth
+                    and _is(stmts[j + 1], END) and stmts[j + 1].depth == s.depth
+                    and all(b.depth == s.depth for b in body)):
+                if len(body) == 1 and is_insn(body[0]) and body[0].expr.head.startswith("ptx."):
+                    b = body[0]
+                    out.append(stmt(Call("asm." + b.expr.head[4:], b.expr.items), b.depth))
+                else:
+                    out.append(stmt(Call("inline_asm", []), s.depth, "with ", ":"))
+                    for b in body:
+                        b.depth += 1
+                        out.append(b)
+                i = j + 2
+                continue
+        out.append(s)
+        i += 1
+    return out

@@ -1,0 +1,73 @@
+"""Helpers over the Python-generation IR (`PyStmt`, `Call`, `Display`, `Kw`, atoms)."""
+
+from __future__ import annotations
+
+from transpile.dsl.directives import PTX
+from transpile.format import Call, Display, Kw
+from transpile.generator import PyStmt
+
+_DIRECTIVES = frozenset(n for n in dir(PTX) if not n.startswith("_")) | {"data"}
+
+
+def head(s) -> str | None:
+    e = s.expr
+    return e.head if e.__class__ is Call else None
+
+
+def is_insn(s) -> bool:
+    """A plain instruction call (`ptx.add.s32(...)`, `ptx.insn(...)`), not a `with`/assignment."""
+    e = s.expr
+    if e.__class__ is not Call or s.prefix or s.trailer:
+        return False
+    h = e.head
+    if h.startswith("asm."):
+        h = "ptx." + h[4:]
+    if not h.startswith("ptx."):
+        return False
+    first = h[4:].split(".", 1)[0].split("(", 1)[0]
+    return first == "insn" or first not in _DIRECTIVES
+
+
+def is_call(s, name: str, nargs: int | None = None) -> bool:
+    e = s.expr
+    return (e.__class__ is Call and e.head == name and not s.prefix and not s.trailer
+            and (nargs is None or len(e.items) == nargs))
+
+
+def kwargs(call) -> dict:
+    return {i.name: i.value for i in call.items if i.__class__ is Kw}
+
+
+def positional(call) -> list:
+    return [i for i in call.items if i.__class__ is not Kw]
+
+
+def stmt(expr, depth, prefix="", trailer="") -> PyStmt:
+    return PyStmt(expr, depth, prefix, trailer)
+
+
+def unq(atom: str) -> str | None:
+    """The value of a Python string literal atom written by `generator.q` (else None)."""
+    if atom.__class__ is not str or len(atom) < 2 or atom[0] not in "\"'" or atom[-1] != atom[0]:
+        return None
+    import ast
+
+    try:
+        v = ast.literal_eval(atom)
+    except (ValueError, SyntaxError):
+        return None
+    return v if v.__class__ is str else None
+
+
+def taken_names(stmts) -> set:
+    """Every identifier the generated code binds (register families and such)."""
+    out = set()
+    for s in stmts:
+        if s.prefix.endswith(" = "):
+            for n in s.prefix[:-3].split(","):
+                out.add(n.strip())
+    return out
+
+
+__all__ = ["Call", "Display", "Kw", "PyStmt", "head", "is_insn", "is_call", "kwargs", "positional",
+           "stmt", "unq", "taken_names"]

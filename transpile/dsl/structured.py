@@ -1,0 +1,193 @@
+"""Readable constructs of `--sugar` Python. Each one records exactly the
+statements (and comment lines) the plain DSL would, so the bytes are the same:
+
+    srcmap(38)                      # .loc lines carry `// file.py:L:C` at column 38
+    at(1, 262, 26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
+    asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
+    with inline_asm(): ...          # several instructions in one inline asm block
+    at(1, 5, 0).asm.bar.sync(0)     # prefixes compose
+    data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
+    with ptx.loop("$L__BB0_3"): ... # label + body (+ the branch the body ends with)
+    labels({"bb3": "$L__BB0_3"})    # readable names; `L.bb3` is sym("$L__BB0_3")
+    names({"n_elements": "add_kernel_param_3"})   # parameter/global aliases
+
+`acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
+`{...}` vector operand.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ptxgrammar.tree import File, IntLiteral, SectionData
+
+from ..style import flatten
+from . import recorder
+from .directives import ptx
+from .errors import DSLError
+
+
+# --- shared helpers -------------------------------------------------------------------
+
+
+def line_text(stmt) -> str:
+    """The text of a recorded statement's own line (from its indent to its last token)."""
+    flat = flatten(stmt, [])
+    node, i, _, tok = flat[0]
+    parts = [node.trivia[i].rsplit("\n", 1)[-1], tok]
+    for node, i, _, tok in flat[1:]:
+        parts.append(node.trivia[i])
+        parts.append(tok)
+    return "".join(parts)
+
+
+def pad_to(line: str, column: int) -> str:
+    """The spaces LLVM puts between a statement and its `//` comment."""
+    return " " * (column - len(line)) if len(line) < column else " "
+
+
+def _state(rec) -> dict:
+    st = rec.__dict__.get("_sugar")
+    if st is None:
+        st = rec.__dict__["_sugar"] = {"srccol": None, "files": None}
+    return st
+
+
+def source_name(path: str) -> str:
+    """What LLVM writes for a `.file` path in `// name:line:col`: its base name."""
+    return os.path.basename(path)
+
+
+def _files(rec, st) -> dict:
+    files = st["files"]
+    if files is None:
+        files = st["files"] = {}
+    if not files or rec.module_items and len(files) < sum(1 for x in rec.module_items if x.__class__ is File):
+        for x in rec.module_items:
+            if x.__class__ is File:
+                files[x.index] = source_name(x.path[1:-1])
+    return files
+
+
+# --- source locations ---------------------------------------------------------------------
+
+
+def srcmap(column: int) -> None:
+    """From here on, `at(...)` also writes LLVM's `// file:line:col` comment at `column`."""
+    _state(recorder.current())["srccol"] = column
+
+
+def loc_comment(file: str, line: str, column: str, files: dict):
+    name = files.get(str(file))
+    return None if name is None else f" {name}:{line}:{column}"
+
+
+def _record_loc(args, kw):
+    stmt = ptx.loc(*args, **kw)
+    rec = recorder.current()
+    st = _state(rec)
+    col = st["srccol"]
+    if col is not None:
+        text = loc_comment(stmt.file, stmt.line, stmt.column, _files(rec, st))
+        if text is None:
+            raise DSLError(f"at(): no .file {stmt.file} for the source comment")
+        rec.tail += pad_to(line_text(stmt), col) + "//" + text
+
+
+def _asm_begin():
+    ptx.comment(" begin inline asm")
+
+
+def _asm_end():
+    ptx.blank()
+    ptx.comment(" end inline asm")
+
+
+class _Bound:
+    """An instruction chain (`ptx.add.s32`) that runs the prefix's actions around the call."""
+
+    __slots__ = ("_prefix", "_target")
+
+    def __init__(self, prefix, target):
+        self._prefix, self._target = prefix, target
+
+    def __getattr__(self, ident):
+        if ident.startswith("__"):
+            raise AttributeError(ident)
+        return _Bound(self._prefix, getattr(self._target, ident))
+
+    def __call__(self, *args, **kw):
+        for f in self._prefix.before:
+            f()
+        r = self._target(*args, **kw)
+        for f in self._prefix.after:
+            f()
+        return r
+
+
+class Prefix:
+    """What goes around one instruction: `.loc`, inline-asm markers."""
+
+    __slots__ = ("before", "after")
+
+    def __init__(self, before=(), after=()):
+        self.before, self.after = before, after
+
+    @property
+    def asm(self):
+        return Prefix(self.before + (_asm_begin,), (_asm_end,) + self.after)
+
+    def __getattr__(self, ident):
+        if ident.startswith("__"):
+            raise AttributeError(ident)
+        return _Bound(self, getattr(ptx, ident))
+
+
+def at(file, line, column, **kw) -> Prefix:
+    """`.loc file line column` (and its derived comment under `srcmap`) before the instruction."""
+    return Prefix((lambda: _record_loc((file, line, column), kw),))
+
+
+asm = Prefix().asm
+
+
+class inline_asm:
+    """`with inline_asm():` the `// begin inline asm` ... `// end inline asm` bracket."""
+
+    def __enter__(self):
+        _asm_begin()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            _asm_end()
+        return False
+
+
+# --- section data -------------------------------------------------------------------------
+
+
+def _parse_notes(notes: str) -> dict:
+    out = {}
+    if not notes:
+        return out
+    for item in notes.split("|"):
+        k, _, text = item.partition(":")
+        out[int(k)] = text
+    return out
+
+
+def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
+    """Rows of `.b8` byte data: `rows` is hex, one space-separated group per row;
+    `notes` is `row:comment|...` (each written at column `col` as `//comment`)."""
+    rec = recorder.current()
+    note = _parse_notes(notes)
+    for k, group in enumerate(rows.split(" ")):
+        data = bytes.fromhex(group)
+        stmt = rec.record(SectionData(".b8", tuple([IntLiteral(str(b)) for b in data])))
+        text = note.get(k)
+        if text is not None:
+            rec.tail += pad_to(line_text(stmt), col) + "//" + text
+
+
+__all__ = ["srcmap", "at", "asm", "inline_asm", "data_b8"]

@@ -44,8 +44,11 @@ def geomean(values) -> float:
 
 
 def peak_rss_mb(code: str) -> float:
-    """Peak resident memory (MB) of a fresh Python process running `code`."""
-    probe = code + "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    """Peak resident memory (MB) of a fresh Python process running `code`.
+
+    Read from VmHWM: ru_maxrss of a forked child can report the parent's peak."""
+    probe = code + ("\nprint(next(int(l.split()[1]) for l in open('/proc/self/status')"
+                    " if l.startswith('VmHWM')))")
     out = subprocess.run([sys.executable, "-c", probe], check=True, cwd=ROOT, capture_output=True, text=True)
     return int(out.stdout.split()[-1]) / 1024
 

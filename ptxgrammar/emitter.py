@@ -1,7 +1,18 @@
-"""The one printer: a tree back to PTX text, from structure alone."""
+"""The one printer: a tree back to PTX text, from structure alone.
+
+`_emit_into` walks `_parts()` and writes each token after its trivia. The hot
+node classes (instructions, plain operands, addresses, vectors, section data)
+have specialised writers that append the same tokens in the same order
+without building the parts tuple; every other class, and any node without
+trivia, takes the generic walk.
+"""
 
 from __future__ import annotations
 
+from .tree import (
+    Address, Block, FloatLiteral, Instruction, IntLiteral, Register, SectionData, SpecialRegister,
+    Symbol, Vector,
+)
 from .tree.base import Node
 
 
@@ -15,6 +26,10 @@ def emit(node: Node) -> str:
 
 
 def _emit_into(node, out: list) -> None:
+    fast = _FAST.get(node.__class__)
+    if fast is not None and node.trivia is not None:
+        fast(node, out)
+        return
     trivia = node.trivia
     if trivia is None:
         trivia = default_trivia(node)
@@ -26,6 +41,128 @@ def _emit_into(node, out: list) -> None:
             i += 1
         else:
             _emit_into(part, out)
+
+
+def _operand(o, out: list) -> None:
+    c = o.__class__
+    t = o.trivia
+    if t is not None:
+        if c is Register or c is Symbol or c is SpecialRegister:
+            if o.component is None:
+                out.append(t[0])
+                out.append(o.name)
+                return
+        elif c is IntLiteral or c is FloatLiteral:
+            out.append(t[0])
+            out.append(o.text)
+            return
+    _emit_into(o, out)
+
+
+def _name(node, out: list) -> None:
+    t = node.trivia
+    out.append(t[0])
+    out.append(node.name)
+    if node.component is not None:
+        out.append(t[1])
+        out.append(node.component)
+
+
+def _literal(node, out: list) -> None:
+    out.append(node.trivia[0])
+    out.append(node.text)
+
+
+def _instruction(node, out: list) -> None:
+    t = node.trivia
+    i = 0
+    g = node.guard
+    if g is not None:
+        for p in g._parts():
+            out.append(t[i])
+            out.append(p)
+            i += 1
+    out.append(t[i])
+    out.append(node.opcode)
+    i += 1
+    for m in node.modifiers:
+        out.append(t[i])
+        out.append(m)
+        i += 1
+    first = True
+    for o in node.operands:
+        if first:
+            first = False
+        else:
+            out.append(t[i])
+            out.append(",")
+            i += 1
+        _operand(o, out)
+    out.append(t[i])
+    out.append(";")
+
+
+def _list(node, out: list, open_: str, close: str) -> int:
+    t = node.trivia
+    out.append(t[0])
+    out.append(open_)
+    i = 1
+    first = True
+    for o in node.items:
+        if first:
+            first = False
+        else:
+            out.append(t[i])
+            out.append(",")
+            i += 1
+        _operand(o, out)
+    out.append(t[i])
+    out.append(close)
+    return i + 1
+
+
+def _address(node, out: list) -> None:
+    i = _list(node, out, "[", "]")
+    if node.suffix is not None:
+        out.append(node.trivia[i])
+        out.append(node.suffix)
+
+
+def _vector(node, out: list) -> None:
+    _list(node, out, "{", "}")
+
+
+def _section_data(node, out: list) -> None:
+    t = node.trivia
+    out.append(t[0])
+    out.append(node.directive)
+    i = 1
+    first = True
+    for o in node.values:
+        if first:
+            first = False
+        else:
+            out.append(t[i])
+            out.append(",")
+            i += 1
+        _operand(o, out)
+
+
+def _block(node, out: list) -> None:
+    t = node.trivia
+    out.append(t[0])
+    out.append("{")
+    for item in node.items:
+        _emit_into(item, out)
+    out.append(t[1])
+    out.append("}")
+
+
+_FAST = {
+    Register: _name, SpecialRegister: _name, Symbol: _name, IntLiteral: _literal,
+    FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
+    SectionData: _section_data, Block: _block,
+}
 
 
 def default_trivia(node) -> tuple[str, ...]:

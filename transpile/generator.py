@@ -262,7 +262,10 @@ class Generator:
         self.emit(Call("ptx.callprototype", a + extra))
 
     def s_SectionData(self, s, depth, extra):
-        self.emit(Call("ptx.data." + to_python(s.directive), [*[self.operand(v) for v in s.values], *extra]))
+        values = _byte_run(s) if s.directive == ".b8" else None
+        if values is None:
+            values = [self.operand(v) for v in s.values]
+        self.emit(Call("ptx.data." + to_python(s.directive), [*values, *extra]))
 
     def s_Block(self, s, depth, extra):
         self.nested(Call("ptx.block", []), s, depth, extra)
@@ -481,6 +484,28 @@ class Generator:
         return self.operand(i)
 
 
+def _byte_run(s):
+    """`.b8 95,90,78` -> `[*b"_ZN"]`: a run of plain decimal bytes as one bytes literal
+    (unpacked into the call's int arguments); None when a value is anything else."""
+    vals = s.values
+    if len(vals) < 4:
+        return None
+    out = bytearray()
+    for v in vals:
+        if v.__class__ is not IntLiteral:
+            return None
+        t = v.text
+        n = _BYTE.get(t)
+        if n is None:
+            return None
+        out.append(n)
+    data = bytes(out)
+    if b"'" in data or b'"' in data:
+        return None
+    return ["*b\"" + repr(data)[2:-1] + "\""]
+
+
+_BYTE = {str(i): i for i in range(256)}
 _COMPONENTS = frozenset("xyzwrgba")
 _SIMPLE_REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
 _FUNC_KW = frozenset({"params", "returns", "directives", "body", "fmt", "indent", "lead", "close_indent",

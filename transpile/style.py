@@ -42,7 +42,7 @@ def token_class(tok: str) -> str:
             c = "."
         else:
             c = "w"
-        if len(_CLASS_CACHE) < 100000:
+        if len(_CLASS_CACHE) < 1000000:
             _CLASS_CACHE[tok] = c
     return c
 
@@ -324,13 +324,17 @@ def shape_trivia(node, sig: list, tv: list) -> None:
         sig.append(mods)
         sig.append(len(ops))
         tv.extend(t[:h])
-        j = h - 1
-        for o in ops:
-            if j >= h:
-                tv.append(t[j])
-            shape_trivia(o, sig, tv)
-            j += 1
+        _operands(ops, t, h, sig, tv)
         tv.append(t[-1])
+        return
+    if cls is SectionData:
+        t = node.trivia
+        values = node.values
+        sig.append(SectionData)
+        sig.append(node.directive)
+        sig.append(len(values))
+        tv.append(t[0])
+        _operands(values, t, 1, sig, tv)
         return
     if cls is Address or cls is Vector:
         t = node.trivia
@@ -343,10 +347,7 @@ def shape_trivia(node, sig: list, tv: list) -> None:
             sig.append(_VEC)
         sig.append(n)
         tv.append(t[0])
-        for j, o in enumerate(items):
-            if j:
-                tv.append(t[j])
-            shape_trivia(o, sig, tv)
+        _operands(items, t, 1, sig, tv)
         tv.append(t[n if n else 1])
         if cls is Address and node.suffix is not None:
             tv.append(t[-1])
@@ -386,119 +387,35 @@ def shape_trivia(node, sig: list, tv: list) -> None:
     sig.append(_END)
 
 
-def shape_of(node, sig: list) -> None:
-    """Like `shape_trivia` without the trivia (for hand-built nodes, trivia=None)."""
-    cls = node.__class__
-    mark = _LEAF_MARK.get(cls)
-    if mark is not None:
-        if cls is IntLiteral or cls is FloatLiteral:
-            sig.append(mark)
-            sig.append(_tc(node.text))
-            return
-        comp = node.component
-        if comp is None:
-            sig.append(mark)
-            sig.append(_tc(node.name))
+def _operands(ops, t, h, sig, tv) -> None:
+    """A comma-separated operand list whose commas are trivia t[h], t[h+1], ..."""
+    j = h - 1
+    cc = _CC
+    for o in ops:
+        if j >= h:
+            tv.append(t[j])
+        j += 1
+        oc = o.__class__
+        if oc is IntLiteral:
+            sig.append(_INT_MARK)
+            c = cc.get(o.text)
+            sig.append(c if c is not None else token_class(o.text))
+            tv.append(o.trivia[0])
+        elif (oc is Register or oc is SpecialRegister or oc is Symbol) and o.component is None:
+            sig.append(_LEAF_MARK[oc])
+            c = cc.get(o.name)
+            sig.append(c if c is not None else token_class(o.name))
+            tv.append(o.trivia[0])
         else:
-            sig.append(_LEAF_MARK_C[cls])
-            sig.append(_tc(node.name))
-            sig.append(_tc(comp))
-        return
-    if cls is Instruction:
-        g = node.guard
-        sig.append(_INSN)
-        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
-        sig.append(node.opcode)
-        sig.append(node.modifiers)
-        ops = node.operands
-        sig.append(len(ops))
-        for o in ops:
-            shape_of(o, sig)
-        return
-    if cls is Address or cls is Vector:
-        if cls is Address:
-            sig.append(_ADDR)
-            sig.append(node.suffix)
-        else:
-            sig.append(_VEC)
-        sig.append(len(node.items))
-        for o in node.items:
-            shape_of(o, sig)
-        return
-    if cls is BinaryExpr:
-        sig.append(_BIN)
-        sig.append(node.op)
-        shape_of(node.left, sig)
-        shape_of(node.right, sig)
-        return
-    if cls is UnaryExpr:
-        sig.append(_UN)
-        sig.append(node.op)
-        shape_of(node.operand, sig)
-        return
-    if cls is Block:
-        sig.append(_BLOCK)
-        return
-    if cls is Section:
-        sig.append(_SECTION)
-        sig.append(_tc(node.name))
-        return
-    sig.append(cls)
-    for p in node._parts():
-        if p.__class__ is str:
-            sig.append(_tc(p))
-        else:
-            shape_of(p, sig)
-    sig.append(_END)
-
-
-def assign_trivia(node, vals, pos: int) -> int:
-    """Set the trivia of a hand-built `node` (and its children) from `vals[pos:]`, in
-    flatten order; returns the next position. A Block/Section gets its `{` trivia only
-    (the recorder adds the `}` trivia when it closes)."""
-    cls = node.__class__
-    if cls in _LEAF_MARK:
-        n = 1 if (cls is IntLiteral or cls is FloatLiteral or node.component is None) else 2
-        node.trivia = tuple(vals[pos:pos + n])
-        return pos + n
-    if cls is Instruction:
-        g = node.guard
-        h = 1 + len(node.modifiers) + (0 if g is None else (3 if g.negated else 2))
-        t = list(vals[pos:pos + h])
-        pos += h
-        first = True
-        for o in node.operands:
-            if first:
-                first = False
-            else:
-                t.append(vals[pos])
-                pos += 1
-            pos = assign_trivia(o, vals, pos)
-        t.append(vals[pos])
-        node.trivia = tuple(t)
-        return pos + 1
-    if cls is Block:
-        node.trivia = (vals[pos],)
-        return pos + 1
-    if cls is Section:
-        node.trivia = tuple(vals[pos:pos + 3])
-        return pos + 3
-    t = []
-    for p in node._parts():
-        if p.__class__ is str:
-            t.append(vals[pos])
-            pos += 1
-        else:
-            pos = assign_trivia(p, vals, pos)
-    node.trivia = tuple(t)
-    return pos
+            shape_trivia(o, sig, tv)
 
 
 _INT_MARK = _LEAF_MARK[IntLiteral]
 
 
 def shape_nodes(node, sig: list, nodes: list) -> None:
-    """`shape_of`, also listing the nodes visited (the order `trivia_plan` follows)."""
+    """The shape signature of a (hand-built) node, as `shape_trivia` writes it, without
+    reading trivia; also lists the nodes visited (the order `trivia_plan` follows)."""
     cls = node.__class__
     nodes.append(node)
     mark = _LEAF_MARK.get(cls)
@@ -511,13 +428,14 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
             c = _CC.get(node.text)
         else:
             comp = node.component
-            if comp is None:
-                sig.append(mark)
-            else:
+            c = _CC.get(node.name)
+            if comp is not None:
                 sig.append(_LEAF_MARK_C[cls])
+                sig.append(c if c is not None else token_class(node.name))
                 c = _CC.get(comp)
                 sig.append(c if c is not None else token_class(comp))
-            c = _CC.get(node.name)
+                return
+            sig.append(mark)
         if c is None:
             c = token_class(_leaf_text(node))
         sig.append(c)

@@ -1,7 +1,8 @@
-"""`ptx2py verify BASE.ptx EDITED.{py,ptx} [--run] [--json F]`.
+"""`ptx2py verify BASE.ptx EDITED.{py,ptx} [--run [--repeat N] [--warmup N] [--rtol R] [--atol A]] [--json F]`.
 
 Exit 0 when both assemble (differences are reported, not failures; with --run, a run whose
-outputs differ exits 1), 1 when the edited module does not assemble, 2 on input/tool errors."""
+outputs differ (or that fails to launch) exits 1; --run prints a table of both kernels' median
+times), 1 when the edited module does not assemble, 2 on input/tool errors."""
 
 from __future__ import annotations
 
@@ -35,10 +36,15 @@ def run_verify(args) -> int:
     if args.run and report.get("ok"):
         from .gpu_run import run_pair
 
-        run = run_pair(args.base, report_edited_ptx(args.edited, report))
+        from .gpu_run import format_table
+
+        run = run_pair(args.base, report_edited_ptx(args.edited, report), repeat=args.repeat,
+                       warmup=args.warmup, rtol=args.rtol, atol=args.atol)
         report["run"] = run
+        if run.get("kernels"):
+            print(format_table(run["kernels"]))
         print(run["message"])
-        if run.get("status") == "mismatch":
+        if run.get("status") in ("mismatch", "error"):
             code = EXIT_FAIL
     if args.json:
         report.pop("edited_ptx", None)
@@ -58,5 +64,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("base", help="the original .ptx")
     p.add_argument("edited", help="the edited .ptx or DSL .py")
     p.add_argument("--run", action="store_true", help="also launch both on a GPU (sidecar JSON in corpus/launch)")
+    p.add_argument("--repeat", type=int, default=50, help="with --run: timed launches per kernel (median; default 50)")
+    p.add_argument("--warmup", type=int, default=5, help="with --run: untimed launches first (default 5)")
+    p.add_argument("--rtol", type=float, help="with --run: compare outputs within this relative tolerance "
+                   "instead of bit for bit")
+    p.add_argument("--atol", type=float, help="with --run: ... and this absolute tolerance")
     p.add_argument("--json", help="write the report to this file")
     p.set_defaults(func=run_verify)

@@ -25,7 +25,7 @@ from .dsl.isa_table import MODIFIERS, OPCODES
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, layout
 from .names import py_var, reversible, to_python
-from .style import flatten, infer_style, position_keys, shape_trivia, split_lead
+from .style import SAME_LINE, asm_context, flatten, infer_style, position_keys, shape_trivia, split_lead
 
 _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
@@ -73,6 +73,8 @@ class Generator:
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
+        self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
+        self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
 
     # --- driver ----------------------------------------------------------------------
 
@@ -91,16 +93,20 @@ class Generator:
     def statement(self, stmt, depth):
         hit = self.memo.get(id(stmt))
         if hit is None:
-            sig = [depth]
             tv = []
+            sig = [depth, None]
             shape_trivia(stmt, sig, tv)
+            self.asm = asm_context(tv[0], self.asm)
+            if self.asm:
+                sig[1] = self.prev_lead
             sig = tuple(sig)
         else:
             sig, tv = hit
+            self.asm = sig[1] is not None
         preds = self.preds.get(sig)
         if preds is None:
             predict = self.style.predict
-            preds = self.preds[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth)]
+            preds = self.preds[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])]
         lead = tv[0]
         tv[0] = preds[0]
         same = tv == preds
@@ -119,8 +125,10 @@ class Generator:
         parts = split_lead(text, self.nl, self.at_start)
         self.at_start = False
         if parts is None:
-            return [Kw("lead", q(text))]
+            self.prev_lead = SAME_LINE + text
+            return [] if predicted_indent == SAME_LINE + text else [Kw("lead", q(text))]
         tail, lines, indent = parts
+        self.prev_lead = indent
         self.layout_calls(tail, lines, indent)
         return [] if indent == predicted_indent else [Kw("indent", q(indent))]
 
@@ -168,12 +176,13 @@ class Generator:
 
     def close(self, container, depth, make_kw=None):
         text = container.trivia[-1]
+        self.asm = asm_context(text, self.asm)
+        pred = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
         parts = split_lead(text, self.nl, False)
         if parts is None:
-            return [Kw("close_lead", q(text))]
+            return [] if pred == SAME_LINE + text else [Kw("close_lead", q(text))]
         tail, lines, indent = parts
         self.layout_calls(tail, lines, indent)
-        pred = self.style.predict(("L", "}", depth))
         return [] if indent == pred else [Kw("close_indent", q(indent))]
 
     def nested(self, call: Call, container, depth, extra):

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import statistics
 import subprocess
@@ -467,10 +466,11 @@ def host_array(plan: ArgPlan, rng):
         if dt == "fp8e5":
             return np.full(n, 0x3C, np.uint8)
         return np.ones(n, store)
-    if init == "randint":
-        return rng.integers(0, 256, n).astype(store)
     if dt in ("fp8e4nv", "fp8e5"):
-        return _fp8_bytes(rng, n, dt)
+        return _fp8_bytes(rng, n, dt)       # any random init: finite fp8 values
+    if init == "randint":
+        x = rng.integers(0, 256, n)         # non-negative: kernels index with x % NBINS
+        return _to_bf16_bits(x.astype(np.float32)) if dt == "bf16" else x.astype(store)
     if init == "rand":
         x = rng.random(n, dtype=np.float32)
     elif init == "randn":
@@ -582,14 +582,15 @@ def lower_ptx_version(text: str, isa: tuple[int, int]) -> str:
     return re.sub(r"^(\s*\.version\s+)\d+\.\d+", rf"\g<1>{isa[0]}.{isa[1]}", text, count=1, flags=re.M)
 
 
-def assemble_cubin(ptx: str, gpu_name: str) -> tuple[bytes, str]:
-    """ptx -> cubin with the first ptxas new enough for its .version (transpile.verify search)."""
+def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
+    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (transpile.verify)."""
     from .verify import find_ptxas
 
-    tool, found = find_ptxas(_ptx_version(ptx))
     if tool is None:
-        raise RuntimeError("no ptxas supports PTX ISA %s; found: %s" % (
-            _ptx_version(ptx), "; ".join(t.describe() for t in found) or "none"))
+        tool, found = find_ptxas(_ptx_version(ptx))
+        if tool is None:
+            raise RuntimeError("no ptxas supports PTX ISA %s; found: %s" % (
+                _ptx_version(ptx), "; ".join(t.describe() for t in found) or "none"))
     with tempfile.TemporaryDirectory(prefix="ptx2py-run-") as d:
         src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
         src.write_text(ptx)
@@ -666,7 +667,7 @@ class Gpu:
         `jit-lowered` (the driver JIT after lowering `.version` to the driver's ISA).
         Returns (module, method, note)."""
         errors = []
-        methods = [method] if method else ["ptxas", "jit", "jit-lowered"]
+        methods = [method] if method else ["ptxas", "jit", "ptxas-lowered", "jit-lowered"]
         for m in methods:
             try:
                 if m == "ptxas":
@@ -675,6 +676,9 @@ class Gpu:
                     return self._load_image(cubin), m, f"{tool}, --gpu-name {gpu}"
                 if m == "jit":
                     return self._load_image(ptx.encode()), m, "driver JIT"
+                if m == "ptxas-lowered":
+                    module, note = self._load_lowered_cubin(ptx)
+                    return module, m, note
                 if m == "jit-lowered":
                     isa = driver_ptx_isa(self.driver_version)
                     return (self._load_image(lower_ptx_version(ptx, isa).encode()), m,
@@ -685,6 +689,28 @@ class Gpu:
             except Exception as e:  # noqa: BLE001 - try the next method
                 errors.append(f"{m}: {type(e).__name__}: {e}")
         raise CudaError("could not load the module: " + " | ".join(errors))
+
+    def _load_lowered_cubin(self, ptx: str):
+        """Older ptxas releases first (no newer than the driver where possible), the PTX's
+        `.version` lowered to what each accepts: a cubin an older driver can load."""
+        from .verify import find_ptxas_all
+
+        gpu = gpu_name_for(_ptx_target(ptx), self.cc)
+        drv = (self.driver_version // 1000, (self.driver_version % 1000) // 10)
+        tools = sorted((t for t in find_ptxas_all() if t.release), key=lambda t: t.release)
+        tools = [t for t in tools if t.release <= drv] or tools
+        errors = []
+        for t in tools:
+            try:
+                text = ptx
+                v = _ptx_version(ptx)
+                if v and v > t.max_ptx:
+                    text = lower_ptx_version(ptx, t.max_ptx)
+                cubin, desc = assemble_cubin(text, gpu, t)
+                return self._load_image(cubin), f"{desc}, --gpu-name {gpu}, .version {_ptx_version(text)}"
+            except Exception as e:  # noqa: BLE001
+                errors.append(f"{t.path}: {e}")
+        raise CudaError("; ".join(errors) or "no ptxas found")
 
     def function(self, module, name: str):
         return self.ck(self.cu.cuModuleGetFunction(module, name.encode()))

@@ -5,7 +5,10 @@ excluded) gets a *position key*:
 
 - the statement's first token: ``("L", statement class, depth)``; its trivia is
   split into comment/blank-line calls, a newline and the *indent*, and the
-  style stores the usual indent;
+  style stores the usual indent (or ``SAME_LINE`` + the text, for statements
+  that usually share the previous statement's line, as in one-line inline asm);
+- inside a ``// begin inline asm`` ... ``// end inline asm`` region every key is
+  prefixed with ``"asm"`` and falls back to the key outside the region;
 - every other token: ``(previous token's owner class, previous token's class,
   owner class, token class)``, where a token's class is the punctuation itself,
   ``.`` for a dot-word or ``w`` for a word (name, number).
@@ -49,6 +52,8 @@ def token_class(tok: str) -> str:
 
 def default_trivia(key) -> str:
     """The fallback rule: one space between words, none around punctuation."""
+    if key[0] == "asm":
+        key = key[1:]
     if key[0] == "L":
         _, cls, depth = key
         return "" if depth == 0 or cls == "Label" else "\t"
@@ -92,18 +97,35 @@ def flatten(stmt, out: list) -> list:
     return out
 
 
-def position_keys(flat, depth: int) -> list:
-    """The key of every token in `flat` (index 0 is the statement lead)."""
+def position_keys(flat, depth: int, asm=None) -> list:
+    """The key of every token in `flat` (index 0 is the statement lead).
+
+    Inside a `// begin inline asm` ... `// end inline asm` region (verbatim user
+    asm with its own spacing) every key is prefixed with "asm"; such a key falls
+    back to the same key outside the region. `asm` is None/False outside, True or
+    the previous statement's L value (appended to the lead key) inside.
+    """
+    if asm is not False and asm is not None:
+        keys = [("asm", *k) for k in position_keys(flat, depth)]
+        if asm is not True:  # the previous statement's L value: asm blocks keep their own layout
+            keys[0] = (*keys[0], asm)
+        return keys
     first = flat[0]
     keys = [("L", first[2] if first[0].__class__ is not Function else "Function", depth)]
     prev_cls, prev_t = first[2], token_class(first[3])
     insn = first[0] if first[2] == "Instruction" else None
+    decl = first[0] if first[2] == "VarDecl" else None
     for _, _, c, tok in flat[1:]:
         t = token_class(tok)
         if insn is not None and prev_cls == "Instruction" and c != "Instruction" and prev_t in ".w":
             # the first operand: producers pad it by the instruction's spelling
             keys.append((prev_cls, prev_t, c, t, insn.opcode + "".join(insn.modifiers)))
             insn = None
+        elif decl is not None and prev_cls == "VarDecl" and c == "Declarator":
+            # the first declarator: padded by state space and by `<N>` counts (nvcc)
+            d0 = decl.declarators[0] if decl.declarators else None
+            keys.append((prev_cls, prev_t, c, t, decl.space + ("<>" if d0 is not None and d0.count is not None else "")))
+            decl = None
         else:
             keys.append((prev_cls, prev_t, c, t))
         prev_cls, prev_t = c, t
@@ -130,22 +152,40 @@ class Style:
         except KeyError:
             value = self.table.get(key)
             if value is None:
-                value = default_trivia(key)
-                if key[0] == "L" and key[2] > 1:  # nested blocks: the depth-1 indent
-                    value = self.predict(("L", key[1], 1))
+                value = self.fallback(key)
             self.cache[key] = value
             return value
 
+    def fallback(self, key) -> str:
+        """What `key` predicts when the table lacks it."""
+        if key[0] == "asm":
+            if key[1] == "L" and len(key) == 5:
+                return self.predict(key[:4])
+            return self.predict(key[1:])
+        if key[0] == "L" and key[2] > 1:  # nested blocks: the depth-1 indent
+            return self.predict(("L", key[1], 1))
+        return default_trivia(key)
+
     def overrides(self) -> dict:
         """The table entries that differ from the fallback rule (what the module records)."""
-        out = {}
-        for k, v in self.table.items():
-            fallback = default_trivia(k)
-            if k[0] == "L" and k[2] > 1:
-                fallback = self.table.get(("L", k[1], 1), default_trivia(("L", k[1], 1)))
-            if v != fallback:
-                out[k] = v
-        return out
+        return {k: v for k, v in self.table.items() if v != self.fallback(k)}
+
+
+_ASM_BEGIN = "begin inline asm"
+_ASM_END = "end inline asm"
+
+
+def asm_context(text: str, state: bool) -> bool:
+    """Whether a statement led by `text` is inside an inline-asm region, given the
+    state before it: the last `begin inline asm` / `end inline asm` in `text` decides."""
+    if "inline asm" not in text:
+        return state
+    b = text.rfind(_ASM_BEGIN)
+    e = text.rfind(_ASM_END)
+    return b > e if b >= 0 or e >= 0 else state
+
+
+SAME_LINE = "\x00"  # an L-key value SAME_LINE + text: the statement shares the previous line
 
 
 def split_lead(text: str, nl: str, at_start: bool):
@@ -175,22 +215,29 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
         nl = detect_newline(module)
     shapes: dict = {}
     at_start = [True]
+    asm = [False]
+    prev = [""]  # the previous statement's L value
 
     def lead_indent(text):
         parts = split_lead(text, nl, at_start[0])
         at_start[0] = False
-        return None if parts is None else parts[2]
+        return SAME_LINE + text if parts is None else parts[2]
 
     def visit_items(items, depth):
         for item in items:
-            sig = [depth]
             tv = []
+            sig = [depth, None]
             shape_trivia(item, sig, tv)
+            a = asm[0] = asm_context(tv[0], asm[0])
+            t0 = tv[0]
+            ind = lead_indent(t0)
+            if a:
+                sig[1] = prev[0]
+            prev[0] = ind
             sig = tuple(sig)
             if memo is not None:
                 memo[id(item)] = (sig, tv)
-            t0 = tv[0]
-            tv[0] = lead_indent(t0)
+            tv[0] = ind
             key = tuple(tv)
             tv[0] = t0
             entry = shapes.get(sig)
@@ -203,9 +250,10 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             if inner is not None:
                 visit_items(inner[0].items if hasattr(inner[0], "items") else (), depth + 1)
                 close = inner[0]
+                a = asm[0] = asm_context(close.trivia[-1], asm[0])
                 ind = lead_indent(close.trivia[-1])
                 if ind is not None:
-                    ck = (_CLOSE, depth)
+                    ck = (_CLOSE, depth, a)
                     entry = shapes.get(ck)
                     if entry is None:
                         shapes[ck] = [None, {(ind,): 1}]
@@ -216,9 +264,9 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     counts: dict = defaultdict(Counter)
     for sig, (item, seen) in shapes.items():
         if sig[0] is _CLOSE:
-            keys = [("L", "}", sig[1])]
+            keys = [("asm", "L", "}", sig[1]) if sig[2] else ("L", "}", sig[1])]
         else:
-            keys = position_keys(flatten(item, []), sig[0])
+            keys = position_keys(flatten(item, []), sig[0], sig[1])
         for tvt, c in seen.items():
             if tvt[0] is not None:
                 counts[keys[0]][tvt[0]] += c

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ptxgrammar.tree import Module
 
-from ..style import Style, apply_plan, flatten, position_keys, shape_nodes, trivia_plan
+from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, shape_nodes, trivia_plan
 
 
 class Recorder:
@@ -27,6 +27,8 @@ class Recorder:
         self.at_start = True
         self.final_newline = True
         self.key_cache: dict = {}
+        self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
+        self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
 
     # --- leading trivia ------------------------------------------------------------
 
@@ -45,6 +47,22 @@ class Recorder:
         self.tail = ""
         return text
 
+    def lead_for(self, predicted: str) -> str:
+        """Leading trivia from a predicted L value: an indent, or SAME_LINE + the text
+        of a statement sharing the previous line (only when nothing is pending)."""
+        if predicted[:1] != SAME_LINE:
+            self.prev_lead = predicted
+            return self.lead(predicted)
+        if self.at_start or self.lines or self.tail:
+            self.prev_lead = ""
+            return self.lead("")
+        self.prev_lead = predicted
+        return predicted[1:]
+
+    def pending_text(self) -> str:
+        """The pending tail and comment lines, for finding inline-asm markers."""
+        return "\n".join([self.tail, *[l if l.__class__ is str else l[1] for l in self.lines]])
+
     def add_line(self, line) -> None:
         self.lines.append(line)
 
@@ -53,7 +71,11 @@ class Recorder:
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
-        sig = [depth]
+        if lead is not None:
+            self.asm = asm_context(lead, self.asm)
+        elif self.lines or self.tail:
+            self.asm = asm_context(self.pending_text(), self.asm)
+        sig = [depth, self.prev_lead if self.asm else None]
         nodes = []
         shape_nodes(stmt, sig, nodes)
         sig = tuple(sig)
@@ -61,12 +83,15 @@ class Recorder:
         if hit is None:
             predict = self.style.predict
             hit = self.key_cache[sig] = (
-                [predict(k) for k in position_keys(flatten(stmt, []), depth)], trivia_plan(stmt, nodes))
+                [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])],
+                trivia_plan(stmt, nodes))
         values, plan = hit
         if lead is None:
-            lead = self.lead(values[0] if indent is None else indent)
-        elif self.at_start:
-            self.at_start = False
+            lead = self.lead_for(values[0] if indent is None else indent)
+        else:
+            self.prev_lead = SAME_LINE + lead
+            if self.at_start:
+                self.at_start = False
         values = values.copy()
         values[0] = lead
         if fmt:
@@ -96,10 +121,18 @@ class Recorder:
         container, items = self.stack.pop()
         self.items = self.stack[-1] if len(self.stack) == 1 else self.stack[-1][1]
         depth = len(self.stack) - 1
+        if lead is not None:
+            self.asm = asm_context(lead, self.asm)
+        elif self.lines or self.tail:
+            self.asm = asm_context(self.pending_text(), self.asm)
         if lead is None:
             if indent is None:
-                indent = self.style.predict(("L", "}", depth))
-            lead = self.lead(indent)
+                indent = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
+            saved = self.prev_lead  # a `}` is not a statement: it leaves prev_lead alone
+            lead = self.lead_for(indent)
+            self.prev_lead = saved
+        elif self.at_start:
+            self.at_start = False
         container.items = tuple(items)
         t = container.trivia
         if t.__class__ is list:

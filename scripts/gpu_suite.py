@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""The whole GPU suite in one script (under 5 minutes on one H200):
+
+  (a) corpus kernels with launch sidecars: the original PTX against its own PTX -> Python -> PTX
+      round trip (transpile.python_to_ptx(transpile.ptx_to_python(text))); outputs must match
+      (bitwise, except where a kernel's float atomics make the result order-dependent: a stated
+      tolerance);
+  (b) the worked example: corpus/ptx/triton/matmul_tma_fp16_sm90.ptx against
+      examples/worked_matmul/matmul_edited.ptx (wgmma.wait_group 1 -> 0); outputs must be
+      identical; both timed;
+  (c) kernelir.gpu_check: the 15 compiled IR problems against their numpy references.
+
+    python scripts/gpu_suite.py [--repeat 50] [--warmup 5] [--only SUBSTR ...] [--skip-ir]
+                                [--plan-only] [--json results.json]
+
+Exit 0 when everything passes, 77 when there is no GPU / cuda-python (says why), 1 on any
+failure. --plan-only does all the host-side work (round trips, argument plans, TMA descriptor
+requests) without a GPU and exits 0/1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from transpile import gpu_run, ptx_to_python, python_to_ptx  # noqa: E402
+
+SKIP = 77
+CORPUS = ROOT / "corpus" / "ptx"
+WORKED_BASE = CORPUS / "triton" / "matmul_tma_fp16_sm90.ptx"
+WORKED_EDITED = ROOT / "examples" / "worked_matmul" / "matmul_edited.ptx"
+
+# (PTX path under corpus/ptx, kernel (None: every sidecar kernel), rtol, atol, why a tolerance)
+ROUND_TRIP = [
+    ("nvcc/elementwise.sm_90a.ptx", "vector_add", None, None, ""),
+    ("nvcc/reduce.sm_90a.ptx", "shared_tree_max", None, None, ""),
+    ("nvcc/reduce.sm_90a.ptx", "histogram256", None, None, "integer atomics: order-independent"),
+    ("nvcc/reduce.sm_90a.ptx", "dot_double", 1e-9, 0.0, "fp64 atomicAdd per warp: order-dependent"),
+    ("nvcc/scan_softmax.sm_90a.ptx", "rmsnorm_half", None, None, ""),
+    ("triton/add_fp16_sm90.ptx", None, None, None, ""),
+    ("triton/softmax_fp32_b1024_w4_sm90.ptx", None, None, None, ""),
+    ("triton/layernorm_fp16_b1024_w4_sm90.ptx", None, None, None, ""),
+    ("triton/row_reduce_fp32_sm90.ptx", None, None, None, ""),
+    ("triton/histogram_i32_sm90.ptx", None, None, None, "integer atomics: order-independent"),
+    ("triton/matmul_fp16_128x128x64_w8s3_sm90.ptx", None, None, None, ""),
+    ("triton/matmul_tma_fp16_sm90.ptx", None, None, None, "host TMA descriptors + WGMMA"),
+    ("triton/matmul_devdesc_fp16_sm90.ptx", None, None, None, "on-device descriptors: global scratch"),
+    ("triton/attn_fwd_fp16_d64_w4_sm90.ptx", None, None, None, ""),
+    ("pallas/softmax_f32_1024_sm90.ptx", None, None, None, ""),
+    ("pallas/matmul_f16_64x64x32_sm90.ptx", None, None, None, ""),
+]
+
+
+def cases(only):
+    out = []
+    for rel, kernel, rtol, atol, note in ROUND_TRIP:
+        label = f"rt {rel.split('/')[-1].removesuffix('.ptx')}" + (f":{kernel}" if kernel else "")
+        out.append(dict(kind="roundtrip", label=label, base=CORPUS / rel, kernel=kernel, rtol=rtol, atol=atol,
+                        note=note))
+    out.append(dict(kind="worked", label="worked matmul_tma wait_group 1->0", base=WORKED_BASE,
+                    edited=WORKED_EDITED, kernel=None, rtol=None, atol=None, note="docs/worked_example.md"))
+    if only:
+        out = [c for c in out if any(s in c["label"] for s in only)]
+    return out
+
+
+def edited_text(case) -> tuple[str, str]:
+    base = case["base"].read_text()
+    if case["kind"] == "worked":
+        return base, case["edited"].read_text()
+    return base, python_to_ptx(ptx_to_python(base, filename=str(case["base"])))
+
+
+def plan_case(case) -> str:
+    """Host-side checks for a case (no GPU): sidecar, entry params, argument plans, TMA requests."""
+    base, edited = edited_text(case)
+    side = gpu_run.sidecar_for(str(case["base"]))
+    if side is None:
+        raise RuntimeError(f"no sidecar for {case['base']}")
+    specs = [s for s in gpu_run.kernel_specs(json.loads(side.read_text()))
+             if case["kernel"] in (None, s["kernel"])]
+    if not specs:
+        raise RuntimeError(f"sidecar {side.name} has no kernel {case['kernel']}")
+    notes = []
+    for spec in specs:
+        e = gpu_run.entry_info(base, spec["kernel"])
+        plans = gpu_run.plan_arguments(e, spec)
+        gpu_run.launch_request(spec, e)
+        ed = gpu_run.entry_info(edited, spec["kernel"])
+        if [p.size for p in ed.params] != [p.size for p in e.params]:
+            raise RuntimeError("edited parameter list differs")
+        metas = spec.get("tensordesc_meta") or []
+        for p in plans:
+            if p.role == "tensormap":
+                bad = gpu_run.check_tensor_map_request(
+                    gpu_run.tensor_map_request(p, metas[p.value] if metas else None, 1 << 20))
+                if bad:
+                    raise RuntimeError(f"{p.arg}: {bad}")
+        notes.append(f"{spec['kernel']}: {len(plans)} params")
+    same = "byte-identical text" if base == edited else "text differs"
+    return f"{'; '.join(notes)}; {same}"
+
+
+def run_case(case, gpu, args) -> list[dict]:
+    base, edited = edited_text(case)
+    res = gpu_run.run_pair(str(case["base"]), edited, base_ptx=base, kernel=case["kernel"], repeat=args.repeat,
+                           warmup=args.warmup, rtol=case["rtol"], atol=case["atol"])
+    rows = []
+    for r in res.get("kernels") or [{"kernel": case["kernel"], "status": res["status"],
+                                     "error": res["message"]}]:
+        r = dict(r)
+        r["label"] = case["label"] if case["kernel"] or len(res.get("kernels", [])) <= 1 \
+            else f"{case['label']}:{r['kernel']}"
+        r["identical_text"] = base == edited
+        r["tolerance"] = res.get("tolerance")
+        rows.append(r)
+    return rows
+
+
+def run_ir(args) -> tuple[list[str], list[str]]:
+    from kernelir import PROBLEM_NAMES
+    from kernelir import gpu_check
+
+    gpu = gpu_check.GPU(gpu_check.driver())
+    target = gpu.target()
+    failed, lines = [], []
+    lines.append(f"{'problem':16} {'sizes':5} {'ok':4} {'max abs err':>12} {'ptx2py ms':>10} {'torch ms':>9}")
+    for name in PROBLEM_NAMES:
+        for sz in ("test", "full"):
+            try:
+                ok, worst, ours, theirs = gpu_check.run_problem(gpu, name, sz, target, not args.no_time)
+            except Exception as e:  # noqa: BLE001 - report every problem
+                lines.append(f"{name:16} {sz:5} ERROR {type(e).__name__}: {e}")
+                failed.append(f"{name}[{sz}]")
+                continue
+            if not ok:
+                failed.append(f"{name}[{sz}]")
+            fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
+            lines.append(f"{name:16} {sz:5} {'yes' if ok else 'NO':4} {worst:12.3g} {fmt(ours):>10} {fmt(theirs):>9}")
+    return lines, failed
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--only", nargs="*", help="run only the cases whose label contains one of these")
+    ap.add_argument("--skip-ir", action="store_true", help="skip (c), the kernelir problems")
+    ap.add_argument("--no-time", action="store_true", help="(c): no timing")
+    ap.add_argument("--plan-only", action="store_true", help="host-side checks only; no GPU needed")
+    ap.add_argument("--json", help="write all rows here")
+    args = ap.parse_args(argv)
+    t0 = time.monotonic()
+    todo = cases(args.only)
+
+    if args.plan_only:
+        failed = 0
+        for c in todo:
+            try:
+                print(f"{c['label']:44} ok   {plan_case(c)}")
+            except Exception as e:  # noqa: BLE001
+                failed += 1
+                print(f"{c['label']:44} FAIL {type(e).__name__}: {e}")
+        print(f"plan-only: {len(todo) - failed}/{len(todo)} cases planned ({time.monotonic() - t0:.1f} s)")
+        return 1 if failed else 0
+
+    why = gpu_run.skip_reason()
+    if why:
+        print(f"skip: {why}")
+        return SKIP
+    gpu = gpu_run.get_gpu()
+    print(f"device: {gpu.name} (sm_{gpu.cc[0]}{gpu.cc[1]}), driver {gpu.driver_version}, "
+          f"repeat {args.repeat}, warmup {args.warmup}")
+    rows, failures = [], []
+    for c in todo:
+        t = time.monotonic()
+        try:
+            got = run_case(c, gpu, args)
+        except Exception as e:  # noqa: BLE001 - report, keep going
+            traceback.print_exc()
+            got = [{"label": c["label"], "status": "error", "error": f"{type(e).__name__}: {e}"}]
+        for r in got:
+            r["seconds"] = round(time.monotonic() - t, 2)
+            rows.append(r)
+            if r.get("status") != "match":
+                failures.append(f"{r['label']}: {r.get('error') or r.get('mismatches')}")
+            print(f"  {r['label']}: {r.get('status')} ({r['seconds']} s"
+                  + (f", {r['load']}" if r.get("load") else "") + ")", flush=True)
+    print()
+    print("(a) round trips, (b) worked example")
+    print(gpu_run.format_table(rows))
+    ir_lines = []
+    if not args.skip_ir:
+        print()
+        print("(c) kernelir problems vs numpy")
+        try:
+            ir_lines, ir_failed = run_ir(args)
+        except Exception as e:  # noqa: BLE001
+            ir_lines, ir_failed = [f"ERROR {type(e).__name__}: {e}"], ["kernelir.gpu_check"]
+        print("\n".join(ir_lines))
+        failures += [f"kernelir {n}" for n in ir_failed]
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "kernelir": ir_lines, "failures": failures},
+                                              indent=1, default=str))
+    print()
+    print(f"total {time.monotonic() - t0:.1f} s")
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    print("all GPU checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

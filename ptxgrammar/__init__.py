@@ -8,6 +8,7 @@ from .emitter import emit
 from .errors import ParseError
 from .parser import parse, parse_file, parse_full, read_ptx
 from .tree import *  # noqa: F401,F403  (the node types are part of the API)
-from .tree import NODE_CLASSES
+from .tree import NODE_CLASSES, Comment, LineMarker, Whitespace, split_trivia
 
-__all__ = ["parse", "parse_file", "parse_full", "read_ptx", "emit", "ParseError", *NODE_CLASSES]
+__all__ = ["parse", "parse_file", "parse_full", "read_ptx", "emit", "ParseError", "split_trivia",
+           "Comment", "LineMarker", "Whitespace", *NODE_CLASSES]

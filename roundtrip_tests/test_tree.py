@@ -136,3 +136,21 @@ def test_unknown_instructions_parse_through_the_generic_shape():
     inst = ptxgrammar.parse(src).functions[0].body.items[0]
     assert inst.opcode == "frobnicate" and inst.modifiers == (".async", ".shared::cluster", ".x17", ".b4096")
     assert ptxgrammar.emit(ptxgrammar.parse(src)) == src
+
+
+@pytest.mark.parametrize("path", sample(small(corpus_files(), 300_000), 10) + sample(probe_files(), 10), ids=file_id)
+def test_trivia_splits_into_typed_parts_that_join_back(path):
+    from ptxgrammar import Comment, LineMarker, Whitespace, split_trivia
+
+    module = ptxgrammar.parse(ptxgrammar.read_ptx(path))
+    for node in module.walk():
+        for text in (node.trivia or ()) + ((module.trailing,) if node is module else ()):
+            parts = split_trivia(text)
+            assert "".join(p.text for p in parts) == text
+            assert all(isinstance(p, (Whitespace, Comment, LineMarker)) for p in parts)
+
+
+def test_comments_before_a_statement_are_typed():
+    fn = ptxgrammar.parse(KERNEL).functions[0]
+    assert [c.body for c in fn.head.comments] == [" .globl\tk"]
+    assert ptxgrammar.parse(KERNEL).items[0].comments[1].body == " a comment with 12 digits"

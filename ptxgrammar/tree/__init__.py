@@ -1,6 +1,7 @@
 """The typed, lossless PTX tree. Every node owns the trivia before its tokens."""
 
 from .base import Node, joined
+from .trivia import Comment, LineMarker, Whitespace, comments, split_trivia
 from .operands import (
     Address, Applied, BinaryExpr, Cast, Conditional, FloatLiteral, Indexed, IntLiteral,
     Negation, Operand, Paren, ParenList, PredPair, Register, Sink, SpecialRegister, Symbol,

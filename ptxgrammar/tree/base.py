@@ -52,6 +52,14 @@ class Node:
         return first.leading
 
 
+    @property
+    def comments(self):
+        """The comments written before the node's first token (typed, see trivia.py)."""
+        from .trivia import comments
+
+        return comments(self.leading)
+
+
 def node(cls):
     """Decorator: a slotted dataclass node that compares by value."""
     return dataclasses.dataclass(slots=True, eq=True, repr=True)(cls)

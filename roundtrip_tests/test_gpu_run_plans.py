@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from transpile import gpu_run as g
+from transpile import gpu_plan as g
+from transpile import gpu_run
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH = ROOT / "corpus" / "launch"
@@ -222,13 +223,13 @@ def test_scalar_bytes():
 
 
 def test_gpu_name_and_version_lowering():
-    assert g.gpu_name_for("sm_90a", (9, 0)) == "sm_90a"
-    assert g.gpu_name_for("sm_80", (9, 0)) == "sm_90"
+    assert gpu_run.gpu_name_for("sm_90a", (9, 0)) == "sm_90a"
+    assert gpu_run.gpu_name_for("sm_80", (9, 0)) == "sm_90"
     with pytest.raises(g.PlanError):
-        g.gpu_name_for("sm_100a", (9, 0))
-    assert g.driver_ptx_isa(12080) == (8, 7) and g.driver_ptx_isa(13000) == (9, 0)
+        gpu_run.gpu_name_for("sm_100a", (9, 0))
+    assert gpu_run.driver_ptx_isa(12080) == (8, 7) and gpu_run.driver_ptx_isa(13000) == (9, 0)
     text = "//\n.version 9.4\n.target sm_90a\n"
-    assert g.lower_ptx_version(text, (8, 7)) == "//\n.version 8.7\n.target sm_90a\n"
+    assert gpu_run.lower_ptx_version(text, (8, 7)) == "//\n.version 8.7\n.target sm_90a\n"
 
 
 # ------------------------------------------------------------------ a session on a fake GPU
@@ -273,7 +274,7 @@ def test_session_packs_parameters(stem):
     side = LAUNCH / f"{stem}.json"
     spec = g.kernel_specs(json.loads(side.read_text()))[0]
     fake = FakeGpu()
-    s = g.Session(fake, _ptx(side, spec), spec)
+    s = gpu_run.Session(fake, _ptx(side, spec), spec)
     assert s.base_addr % 64 == 0 and len(s.kparams) == len(s.plans)
     for p, addr in zip(s.plans, s.kparams):
         assert addr % p.align == 0
@@ -305,9 +306,9 @@ def test_driver_calls_accept_their_arguments():
     library the call must fail on loading the driver (the arguments converted), never with a
     TypeError; with a driver and no GPU, with a CUDA error."""
     cu = pytest.importorskip("cuda.bindings.driver")
-    if g.skip_reason() is None:
+    if gpu_run.skip_reason() is None:
         pytest.skip("a GPU is present: the gpu-marked tests cover the real calls")
-    gpu = object.__new__(g.Gpu)
+    gpu = object.__new__(gpu_run.Gpu)
     gpu.cu, gpu.cc, gpu.smem_optin, gpu.driver_version = cu, (9, 0), 232448, 13000
     req = g.tensor_map_request({"name": "a", "dtype": "fp16", "shape": [256, 256], "strides": [256, 1],
                                 "block_shape": [128, 64]},
@@ -346,10 +347,10 @@ def test_driver_calls_accept_their_arguments():
 
 
 def test_run_pair_skips_without_gpu():
-    if g.skip_reason() is None:
+    if gpu_run.skip_reason() is None:
         pytest.skip("a GPU is present")
     base = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
-    res = g.run_pair(str(base), base.read_text(), repeat=3, rtol=1e-3)
+    res = gpu_run.run_pair(str(base), base.read_text(), repeat=3, rtol=1e-3)
     assert res["status"] == "skipped" and res["message"].startswith("--run skipped:")
 
 
@@ -357,5 +358,5 @@ def test_format_table():
     rows = [{"label": "k", "status": "match", "bitwise": True, "max_abs": 0.0, "max_rel": 0.0,
              "base_ms": 0.5, "edited_ms": 0.25, "ratio": 0.5},
             {"kernel": "j", "status": "error", "error": "CudaError: boom"}]
-    t = g.format_table(rows).splitlines()
+    t = gpu_run.format_table(rows).splitlines()
     assert "base ms" in t[0] and "identical" in t[1] and "0.500" in t[1] and "boom" in t[2]

@@ -1,0 +1,106 @@
+"""Pieces shared by the lowering modules: the error type, compile-time
+constants, and integer folding."""
+from __future__ import annotations
+
+from transpile.dsl import fimm, imm
+
+from . import ir
+from .tables import (bf16_bits, f16_bits, f32_hex)
+
+FLOAT = ("f32", "f16", "bf16")
+HALF = ("f16", "bf16")
+INT = ("s32", "u32")
+ONES = imm("0xffffffff")
+
+
+class CompileError(ValueError):
+    """IR the compiler cannot lower correctly; ``path`` names the node."""
+
+    def __init__(self, path: str, message: str, node=None):
+        self.path, self.message = path, message
+        where = path if node is None else f"{path} ({_describe(node)})"
+        self.where = where
+        super().__init__(f"{where}: {message}")
+
+
+def _describe(node) -> str:
+    kind = type(node).__name__
+    for attr in ("op", "fn", "name"):
+        v = getattr(node, attr, None)
+        if isinstance(v, str) and attr != "name" or (attr == "name" and isinstance(node, ir.Builtin)):
+            return f"{kind} {v}"
+    return kind
+
+
+class Imm:
+    """A compile-time constant: ``value`` is an int (ints, pred) or the float
+    value already rounded to ``dtype``."""
+
+    __slots__ = ("dtype", "value")
+
+    def __init__(self, dtype, value):
+        self.dtype, self.value = dtype, value
+
+    def f32(self):
+        return fimm(f32_hex(float(self.value)))
+
+    def operand(self):
+        dt = self.dtype
+        if dt == "f32":
+            return self.f32()
+        if dt == "f16":
+            return imm("0x%04X" % f16_bits(self.value))
+        if dt == "bf16":
+            return imm("0x%04X" % bf16_bits(self.value))
+        if dt == "pred":
+            return int(bool(self.value))
+        return int(self.value)
+
+
+
+
+def _static(v):
+    return v if isinstance(v, int) else None
+
+
+def _opnd(v):
+    return v.operand() if isinstance(v, Imm) else v
+
+
+def _wrap(v, dt):
+    v &= 0xFFFFFFFF
+    if dt == "s32" and v >= 1 << 31:
+        v -= 1 << 32
+    return v
+
+
+def _fold(op, a, b, dt):
+    if op == "add":
+        return _wrap(a + b, dt)
+    if op == "sub":
+        return _wrap(a - b, dt)
+    if op == "mul":
+        return _wrap(a * b, dt)
+    if op == "min":
+        return min(a, b)
+    if op == "max":
+        return max(a, b)
+    if op in ("div", "mod") and b != 0:
+        q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+        return _wrap(q if op == "div" else a - q * b, dt)
+    return None
+
+
+def _sign(e):
+    """True if e is provably positive (ntid/nctaid, positive literals, their
+    sums and products), else None (decided at run time)."""
+    if isinstance(e, ir.Lit):
+        try:
+            return True if float(e.value) > 0 else None
+        except (TypeError, ValueError):
+            return None
+    if isinstance(e, ir.Builtin) and e.name.split(".")[0] in ("ntid", "nctaid"):
+        return True
+    if isinstance(e, ir.Binary) and e.op in ("add", "mul", "max"):
+        return True if _sign(e.a) and _sign(e.b) else None
+    return None

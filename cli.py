@@ -91,15 +91,20 @@ def cmd_check(args) -> int:
         result["folder"] = str(folder)
         results.append(result)
         if not result["ok"]:
-            print(f"{path}: FAIL {result['stage']}: {result.get('error', '')}", file=sys.stderr)
+            print(f"{path}: FAIL at {result['stage']}: {result.get('error', '')}", file=sys.stderr)
     print_summary(results)
     if args.json:
         write_atomic(args.json, json.dumps({"files": results, "summary": summarize(results)}, indent=1))
     return EXIT_OK if all(r["ok"] for r in results) else EXIT_FAIL
 
 
+STAGE_NAMES = {"ptx": "parse->emit", "python": "PTX->Python->PTX", "sugar": "--sugar PTX->Python->PTX"}
+
+
 def summarize(results) -> dict:
-    by_folder = defaultdict(lambda: {"files": 0, "ok": 0, "bytes": 0, "statements": 0, "explicit": 0})
+    """Per folder: files, bytes, per-stage pass counts, explicit-formatting share."""
+    by_folder: dict = defaultdict(lambda: {"files": 0, "ok": 0, "bytes": 0, "statements": 0, "explicit": 0,
+                                           "stages": defaultdict(lambda: [0, 0])})
     for r in results:
         s = by_folder[r["folder"]]
         s["files"] += 1
@@ -107,20 +112,25 @@ def summarize(results) -> dict:
         s["bytes"] += r.get("bytes", 0)
         s["statements"] += r.get("statements", 0)
         s["explicit"] += r.get("explicit_format", 0)
+        for stage in STAGE_NAMES:
+            if r.get(stage) is not None:
+                s["stages"][stage][0] += r[stage]
+                s["stages"][stage][1] += 1
     for s in by_folder.values():
         s["explicit_share"] = s["explicit"] / s["statements"] if s["statements"] else 0.0
+        s["stages"] = {k: {"passed": v[0], "run": v[1]} for k, v in s["stages"].items()}
     return dict(by_folder)
 
 
 def print_summary(results) -> None:
     for folder, s in sorted(summarize(results).items()):
-        line = f"{folder}: {s['ok']}/{s['files']} ok, {s['bytes'] / 1e6:.2f} MB"
+        stages = ", ".join(f"{STAGE_NAMES[k]} {v['passed']}/{v['run']}" for k, v in s["stages"].items())
+        line = f"{folder}: {s['ok']}/{s['files']} ok ({stages}), {s['bytes'] / 1e6:.2f} MB"
         if s["statements"]:
             line += f", explicit formatting on {100 * s['explicit_share']:.2f}% of statements"
         print(line)
-    total = len(results)
     good = sum(r["ok"] for r in results)
-    print(f"total: {good}/{total} files round-trip")
+    print(f"total: {good}/{len(results)} files pass every stage")
 
 
 # --- ptx2py FILE / py2ptx FILE --------------------------------------------------------

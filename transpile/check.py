@@ -1,41 +1,53 @@
-"""`ptx2py check`: the round trip of one file, stage by stage, as a result record."""
+"""`ptx2py check`: the round trips of one file, stage by stage, as a result record.
+
+Stages: `ptx` (parse -> emit), `python` (PTX -> Python -> PTX) and, when asked,
+`sugar` (the same with --sugar). Each is True (byte-identical), False, or None
+(not run because an earlier stage failed or it was not asked for).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+STAGES = ("ptx", "python", "sugar")
+
 
 def check_file(path: Path, *, python_stage: bool = True, sugar: bool = False) -> dict:
-    """parse -> emit (and PTX -> Python -> PTX) on one file; never raises on bad input."""
+    """Every asked-for round trip on one file; never raises on bad input."""
     from ptxgrammar import ParseError, emit, parse, read_ptx
 
-    result = {"file": str(path), "ok": False, "stage": "read"}
+    result: dict = {"file": str(path), "ok": False, **dict.fromkeys(STAGES)}
+    stage = "ptx"
     try:
         text = read_ptx(path)
         result["bytes"] = len(text)
-        result["stage"] = "parse"
         module = parse(text, str(path))
-        result["stage"] = "emit"
-        if emit(module) != text:
-            result["error"] = "parse -> emit is not byte-identical"
-            return result
-        if python_stage:
-            result["stage"] = "python"
-            from transpile import ptx_to_python, python_to_ptx
-            from transpile.generator import format_statistics
+        result["ptx"] = emit(module) == text
+        if not result["ptx"]:
+            return _failed(result, "ptx", "parse -> emit is not byte-identical")
+        from transpile import ptx_to_python, python_to_ptx
+        from transpile.generator import format_statistics
 
-            for use_sugar in (False, True) if sugar else (False,):
-                source = ptx_to_python(text, sugar=use_sugar, filename=str(path))
-                if python_to_ptx(source) != text:
-                    result["error"] = f"PTX -> Python{' --sugar' if use_sugar else ''} -> PTX is not byte-identical"
-                    return result
+        for stage, wanted in (("python", python_stage), ("sugar", sugar)):
+            if not wanted:
+                continue
+            source = ptx_to_python(text, sugar=stage == "sugar", filename=str(path))
+            result[stage] = python_to_ptx(source) == text
+            if not result[stage]:
+                return _failed(result, stage, f"PTX -> Python{' --sugar' if stage == 'sugar' else ''} -> PTX "
+                                              "is not byte-identical")
+        if python_stage:
             result.update(format_statistics(module))
     except ParseError as e:
-        result["error"] = str(e).splitlines()[0]
-        return result
+        return _failed(result, stage, str(e).splitlines()[0])
     except Exception as e:  # a crash is a failed check, reported, not a traceback
-        result["error"] = f"{type(e).__name__}: {e}"
-        return result
-    result["stage"] = "done"
+        return _failed(result, stage, f"{type(e).__name__}: {e}")
     result["ok"] = True
+    return result
+
+
+def _failed(result: dict, stage: str, error: str) -> dict:
+    result[stage] = False
+    result["stage"] = stage
+    result["error"] = error
     return result

@@ -47,13 +47,11 @@ def _note(s):
 def run(stmts, ctx):
     if taken_names(stmts) & set(NAMES):
         return stmts
-    nodes = [x for x in ctx.module.walk() if x.__class__ is SectionData]
-    idx = [k for k, s in enumerate(stmts) if s.expr.__class__ is Call and s.expr.head.startswith("ptx.data.")]
-    if len(nodes) != len(idx) or not idx:
+    node_of = {k: ctx.node[id(s)] for k, s in enumerate(stmts) if id(s) in ctx.node and s.expr.head.startswith("ptx.data.")}
+    if not node_of:
         return stmts
-    node_of = dict(zip(idx, nodes))
     cols = Counter()
-    for k in idx:
+    for k in node_of:
         c = _note(stmts[k + 1] if k + 1 < len(stmts) else None)
         if c is not None and _bytes(stmts[k]) is not None:
             cols[len(line_text(node_of[k])) + len(c[1])] += 1

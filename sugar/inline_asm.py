@@ -29,9 +29,10 @@ def run(stmts, ctx):
             if (body and j + 1 < n and is_call(stmts[j], "ptx.blank", 0) and stmts[j].depth == s.depth
                     and _is(stmts[j + 1], END) and stmts[j + 1].depth == s.depth
                     and all(b.depth == s.depth for b in body)):
-                if len(body) == 1 and is_insn(body[0]) and body[0].expr.head.startswith("ptx."):
+                h = body[0].expr.head if len(body) == 1 and is_insn(body[0]) else ""
+                if h.startswith("ptx.") or h.startswith("at("):
                     b = body[0]
-                    out.append(stmt(Call("asm." + b.expr.head[4:], b.expr.items), b.depth))
+                    out.append(stmt(Call("asm." + (h[4:] if h.startswith("ptx.") else h), b.expr.items), b.depth))
                 else:
                     out.append(stmt(Call("inline_asm", []), s.depth, "with ", ":"))
                     for b in body:

@@ -22,6 +22,8 @@ def is_insn(s) -> bool:
     h = e.head
     if h.startswith("asm."):
         h = "ptx." + h[4:]
+    if h.startswith("at(") or h.startswith("ptx.at("):
+        return True
     if not h.startswith("ptx."):
         return False
     first = h[4:].split(".", 1)[0].split("(", 1)[0]

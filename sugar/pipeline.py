@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from . import debugdata, inline_asm, srcloc
+from . import debugdata, inline_asm, ranges, repeat, srcloc
 
-PASSES: list = [inline_asm, srcloc, debugdata]
+PASSES: list = [srcloc, inline_asm, srcloc, debugdata, ranges, repeat]
 
 
 def apply(stmts, *, module=None, generator=None, passes=None):
     from .ctx import Context
 
-    ctx = Context(module, generator)
+    ctx = Context(module, generator, stmts)
     for p in PASSES if passes is None else passes:
         stmts = p.run(stmts, ctx)
     return stmts

@@ -25,7 +25,7 @@ from .dsl.isa_table import MODIFIERS, OPCODES
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, layout
 from .names import py_var, reversible, to_python
-from .style import SAME_LINE, asm_context, flatten, infer_style, position_keys, shape_trivia, split_lead
+from .style import SAME_LINE, asm_context, gc_paused, flatten, infer_style, position_keys, prev_tag, shape_trivia, split_lead
 
 _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
@@ -65,10 +65,16 @@ class Generator:
         self.module = module
         self.memo: dict = {}
         self.preds: dict = {}
-        self.style = style or infer_style(module, memo=self.memo)
+        if style is None:
+            with gc_paused():
+                style = infer_style(module, memo=self.memo)
+        self.style = style
         self.nl = self.style.newline
         self.out: list[PyStmt] = []
         self.scopes: list[dict] = [{}]
+        self.names: dict = {}  # (name, component, scope depth, decls) -> operand expression
+        self.decls = 0
+        self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
         self.at_start = True
         self.statements = 0
         self.explicit = 0
@@ -79,8 +85,9 @@ class Generator:
     # --- driver ----------------------------------------------------------------------
 
     def run(self) -> list:
-        self.items(self.module.items, 0)
-        self.trailing(self.module.trailing)
+        with gc_paused():
+            self.items(self.module.items, 0)
+            self.trailing(self.module.trailing)
         return self.out
 
     def emit(self, expr, prefix="", trailer="", explicit=None):
@@ -97,12 +104,11 @@ class Generator:
             sig = [depth, None]
             shape_trivia(stmt, sig, tv)
             self.asm = asm_context(tv[0], self.asm)
-            if self.asm:
-                sig[1] = self.prev_lead
+            sig[1] = (self.asm, self.prev_lead)
             sig = tuple(sig)
         else:
             sig, tv = hit
-            self.asm = sig[1] is not None
+            self.asm = sig[1][0]
         preds = self.preds.get(sig)
         if preds is None:
             predict = self.style.predict
@@ -112,6 +118,7 @@ class Generator:
         same = tv == preds
         tv[0] = lead
         extra = self.lead_kwargs(lead, preds[0])
+        self.prev_lead = prev_tag(stmt, self.asm, self.prev_lead)
         if not same:
             fmt = [f"{k}: {q(tv[k])}" for k in range(1, len(tv)) if tv[k] != preds[k]]
             extra.append(Kw("fmt", Display("{", "}", fmt)))
@@ -221,9 +228,15 @@ class Generator:
                 g = "~" + g if g.__class__ is str else Call("neg", [g])
             ops.append(Kw("pred", g))
         ops.extend(extra)
-        if s.opcode in OPCODES and reversible(s.opcode, dot=False) and all(
-                m in MODIFIERS and reversible(m) for m in s.modifiers):
-            head = "ptx." + ".".join([to_python(s.opcode), *[to_python(m) for m in s.modifiers]])
+        hk = (s.opcode, s.modifiers)
+        head = self.heads.get(hk, 0)
+        if head == 0:
+            head = None
+            if s.opcode in OPCODES and reversible(s.opcode, dot=False) and all(
+                    m in MODIFIERS and reversible(m) for m in s.modifiers):
+                head = "ptx." + ".".join([to_python(s.opcode), *[to_python(m) for m in s.modifiers]])
+            self.heads[hk] = head
+        if head is not None:
             self.emit(Call(head, ops))
         else:
             mods = Display("(", ")", [q(m) for m in s.modifiers])
@@ -246,11 +259,11 @@ class Generator:
 
     def s_Loc(self, s, depth, extra):
         a = [word(s.file), word(s.line), word(s.column)]
-        if s.function_name is not None:
-            a.append(Kw("function_name", q(s.function_name)))
+        if s.function_name is not None:  # positional: locs are most of a -lineinfo module
+            a.append(q(s.function_name))
+            a.append(Display("(", ")", [word(x) for x in s.inlined_at]))
             if s.function_offset is not None:
                 a.append(Kw("offset", word(s.function_offset)))
-            a.append(Kw("inlined_at", Display("(", ")", [word(x) for x in s.inlined_at])))
         self.emit(Call("ptx.loc", a + extra))
 
     def s_Pragma(self, s, depth, extra):
@@ -369,6 +382,7 @@ class Generator:
                 taken.add(pyname)
                 targets.append(pyname)
                 scope[d.name] = (pyname, None if d.count is None else int(d.count))
+                self.decls += 1  # name_expr's cache keys on the declarations so far
             self.emit(Call(chain, a + extra), prefix=", ".join(targets) + " = ")
             return
         kw = [Kw(l[1:], "True") for l in s.linkage]
@@ -403,6 +417,15 @@ class Generator:
     # --- operands -------------------------------------------------------------------------
 
     def name_expr(self, name, component):
+        key = (name, component, len(self.scopes), self.decls)
+        hit = self.names.get(key)
+        if hit is None:
+            hit = self.names[key] = self._name_expr(name, component)
+        if hit.__class__ is not str:  # a fresh Call: passes may edit the IR they get
+            return Call(hit.head, list(hit.items))
+        return hit
+
+    def _name_expr(self, name, component):
         for scope in reversed(self.scopes):
             hit = scope.get(name)
             if hit is not None and hit[1] is None:

@@ -7,15 +7,23 @@ excluded) gets a *position key*:
   split into comment/blank-line calls, a newline and the *indent*, and the
   style stores the usual indent (or ``SAME_LINE`` + the text, for statements
   that usually share the previous statement's line, as in one-line inline asm);
-- inside a ``// begin inline asm`` ... ``// end inline asm`` region every key is
-  prefixed with ``"asm"`` and falls back to the key outside the region;
 - every other token: ``(previous token's owner class, previous token's class,
   owner class, token class)``, where a token's class is the punctuation itself,
   ``.`` for a dot-word or ``w`` for a word (name, number).
 
+Context refines the keys: inside a ``// begin inline asm`` ... ``// end inline
+asm`` region every key is prefixed with ``"asm"`` (user asm has its own
+spacing); the lead key also records the previous statement (``prev_tag``: its
+class, or opcode in asm, and its lead), so one-line asm blocks and label/blank
+layouts are predicted; a ``call``'s tokens and a body-less function head have
+their own owner names (their multi-line layouts differ); the first operand /
+declarator key carries the spelling / state space. Every refined key falls back
+to the coarser one (``Style.fallback``), so the table records only what differs.
+
 ``infer_style(module)`` counts the trivia seen at each key and keeps the most
-common; ``Style.predict(key)`` answers for any key (a fallback rule covers keys
-the module never used, e.g. for hand-written DSL code). The generator gives an
+common (grouping statements by shape first: see ``shape_trivia``);
+``Style.predict(key)`` answers for any key (a fallback rule covers keys the
+module never used, e.g. for hand-written DSL code). The generator gives an
 explicit format argument only where a token's trivia differs from the
 prediction, and the DSL fills in the predictions, so both sides share
 ``flatten`` and ``Style``.
@@ -23,17 +31,32 @@ prediction, and the DSL fills in the predictions, so both sides share
 
 from __future__ import annotations
 
+import gc
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 
 from ptxgrammar.tree import Block, Function, Module, Section
 
 PUNCT = frozenset(",;{}()[]<>=+-|@!:?*/%&^~")
 TIGHT_BEFORE = frozenset({",", ";", ")", "]", ":", "|", "<", ">", "[", "(", "}"})
 TIGHT_AFTER = frozenset({"(", "[", "{", "@", "!", "|", "<", "-", "~"})
-_TIGHT_DOT_OWNERS = frozenset({"Instruction", "Register", "SpecialRegister", "Symbol", "Address"})
+_TIGHT_DOT_OWNERS = frozenset({"Instruction", "call", "Register", "SpecialRegister", "Symbol", "Address"})
 
 
 _CLASS_CACHE: dict = {}
+
+
+@contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while building a large acyclic structure
+    (trees, statement lists): its full passes cost more than the work otherwise."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def token_class(tok: str) -> str:
@@ -55,7 +78,7 @@ def default_trivia(key) -> str:
     if key[0] == "asm":
         key = key[1:]
     if key[0] == "L":
-        _, cls, depth = key
+        cls, depth = key[1], key[2]
         return "" if depth == 0 or cls == "Label" else "\t"
     pc, pt, c, t = key[:4]
     if t == "{" and c == "Block":
@@ -97,39 +120,63 @@ def flatten(stmt, out: list) -> list:
     return out
 
 
-def position_keys(flat, depth: int, asm=None) -> list:
+def position_keys(flat, depth: int, ctx=None) -> list:
     """The key of every token in `flat` (index 0 is the statement lead).
 
-    Inside a `// begin inline asm` ... `// end inline asm` region (verbatim user
-    asm with its own spacing) every key is prefixed with "asm"; such a key falls
-    back to the same key outside the region. `asm` is None/False outside, True or
-    the previous statement's L value (appended to the lead key) inside.
+    `ctx` is None or (asm, prev): inside a `// begin inline asm` ...
+    `// end inline asm` region (verbatim user asm with its own spacing) every key
+    is prefixed with "asm" and falls back to the same key outside the region;
+    `prev` (see `prev_tag`) is appended to the lead key, which falls back to the
+    lead key without it.
     """
-    if asm is not False and asm is not None:
-        keys = [("asm", *k) for k in position_keys(flat, depth)]
-        if asm is not True:  # the previous statement's L value: asm blocks keep their own layout
-            keys[0] = (*keys[0], asm)
-        return keys
+    if ctx is not None:
+        asm, prev = ctx
+        keys = position_keys(flat, depth)
+        keys[0] = (*keys[0], prev)
+        return [("asm", *k) for k in keys] if asm else keys
     first = flat[0]
-    keys = [("L", first[2] if first[0].__class__ is not Function else "Function", depth)]
+    stmt = first[0]
+    keys = [("L", first[2] if stmt.__class__ is not Function else "Function", depth)]
+    insn = stmt if first[2] == "Instruction" else None
+    decl = stmt if first[2] == "VarDecl" else None
+    rename = None
+    if insn is not None and insn.opcode == "call":
+        # call sequences have their own multi-line layout; the return list is not the args
+        rename = {"Instruction": "call"}
+        if insn.operands and insn.operands[0].__class__.__name__ == "ParenList":
+            rename[id(insn.operands[0])] = "ParenList0"
+    elif stmt.__class__ is Function and stmt.body is None:
+        rename = {"FunctionHead": "FunctionDecl"}
     prev_cls, prev_t = first[2], token_class(first[3])
-    insn = first[0] if first[2] == "Instruction" else None
-    decl = first[0] if first[2] == "VarDecl" else None
-    for _, _, c, tok in flat[1:]:
+    if rename:
+        prev_cls = rename.get(prev_cls, prev_cls)
+    owner = "call" if rename and "Instruction" in rename else "Instruction"
+    for node, _, c, tok in flat[1:]:
         t = token_class(tok)
-        if insn is not None and prev_cls == "Instruction" and c != "Instruction" and prev_t in ".w":
+        if rename:
+            c = rename.get(id(node), rename.get(c, c))
+        if insn is not None and prev_cls == owner and c != owner and prev_t in ".w":
             # the first operand: producers pad it by the instruction's spelling
             keys.append((prev_cls, prev_t, c, t, insn.opcode + "".join(insn.modifiers)))
             insn = None
         elif decl is not None and prev_cls == "VarDecl" and c == "Declarator":
-            # the first declarator: padded by state space and by `<N>` counts (nvcc)
+            # the first declarator: padded by state space, `<N>` counts and depth (nvcc)
             d0 = decl.declarators[0] if decl.declarators else None
-            keys.append((prev_cls, prev_t, c, t, decl.space + ("<>" if d0 is not None and d0.count is not None else "")))
+            keys.append((prev_cls, prev_t, c, t,
+                         decl.space + ("<>" if d0 is not None and d0.count is not None else "") + str(depth)))
             decl = None
         else:
             keys.append((prev_cls, prev_t, c, t))
         prev_cls, prev_t = c, t
     return keys
+
+
+def prev_tag(stmt, asm: bool, lval: str) -> str:
+    """What the next statement's lead key records of `stmt`: its class (its opcode in
+    inline asm) and its L value (indent, or SAME_LINE + text)."""
+    if asm and stmt.__class__ is Instruction:
+        return stmt.opcode + ":" + lval
+    return stmt.__class__.__name__ + ":" + lval
 
 
 def statement_class(stmt) -> str:
@@ -162,6 +209,8 @@ class Style:
             if key[1] == "L" and len(key) == 5:
                 return self.predict(key[:4])
             return self.predict(key[1:])
+        if key[0] == "L" and len(key) == 4:  # the lead after a given previous statement
+            return self.predict(key[:3])
         if key[0] == "L" and key[2] > 1:  # nested blocks: the depth-1 indent
             return self.predict(("L", key[1], 1))
         return default_trivia(key)
@@ -216,7 +265,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     shapes: dict = {}
     at_start = [True]
     asm = [False]
-    prev = [""]  # the previous statement's L value
+    prev = [""]  # the previous statement's prev_tag
 
     def lead_indent(text):
         parts = split_lead(text, nl, at_start[0])
@@ -231,9 +280,8 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             a = asm[0] = asm_context(tv[0], asm[0])
             t0 = tv[0]
             ind = lead_indent(t0)
-            if a:
-                sig[1] = prev[0]
-            prev[0] = ind
+            sig[1] = (a, prev[0])
+            prev[0] = prev_tag(item, a, ind)
             sig = tuple(sig)
             if memo is not None:
                 memo[id(item)] = (sig, tv)
@@ -252,13 +300,12 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
                 close = inner[0]
                 a = asm[0] = asm_context(close.trivia[-1], asm[0])
                 ind = lead_indent(close.trivia[-1])
-                if ind is not None:
-                    ck = (_CLOSE, depth, a)
-                    entry = shapes.get(ck)
-                    if entry is None:
-                        shapes[ck] = [None, {(ind,): 1}]
-                    else:
-                        entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
+                ck = (_CLOSE, depth, a)
+                entry = shapes.get(ck)
+                if entry is None:
+                    shapes[ck] = [None, {(ind,): 1}]
+                else:
+                    entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
 
     visit_items(module.items, 0)
     counts: dict = defaultdict(Counter)
@@ -268,8 +315,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
         else:
             keys = position_keys(flatten(item, []), sig[0], sig[1])
         for tvt, c in seen.items():
-            if tvt[0] is not None:
-                counts[keys[0]][tvt[0]] += c
+            counts[keys[0]][tvt[0]] += c
             for k, v in zip(keys[1:], tvt[1:]):
                 counts[k][v] += c
     table = {k: c.most_common(1)[0][0] for k, c in counts.items()}
@@ -496,22 +542,14 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
         sig.append(node.modifiers)
         ops = node.operands
         sig.append(len(ops))
-        for o in ops:
-            shape_nodes(o, sig, nodes)
+        _operand_nodes(ops, sig, nodes)
         return
     if cls is SectionData:
         sig.append(SectionData)
         sig.append(node.directive)
         values = node.values
         sig.append(len(values))
-        for o in values:
-            if o.__class__ is IntLiteral:
-                nodes.append(o)
-                sig.append(_INT_MARK)
-                c = _CC.get(o.text)
-                sig.append(c if c is not None else token_class(o.text))
-            else:
-                shape_nodes(o, sig, nodes)
+        _operand_nodes(values, sig, nodes)
         return
     if cls is Address or cls is Vector:
         if cls is Address:
@@ -520,8 +558,7 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
         else:
             sig.append(_VEC)
         sig.append(len(node.items))
-        for o in node.items:
-            shape_nodes(o, sig, nodes)
+        _operand_nodes(node.items, sig, nodes)
         return
     if cls is BinaryExpr:
         sig.append(_BIN)
@@ -549,6 +586,25 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
         else:
             shape_nodes(p, sig, nodes)
     sig.append(_END)
+
+
+def _operand_nodes(ops, sig: list, nodes: list) -> None:
+    """`shape_nodes` over an operand list, plain leaves inline (as `_operands` does)."""
+    cc = _CC
+    for o in ops:
+        oc = o.__class__
+        if oc is IntLiteral:
+            nodes.append(o)
+            sig.append(_INT_MARK)
+            c = cc.get(o.text)
+            sig.append(c if c is not None else token_class(o.text))
+        elif (oc is Register or oc is SpecialRegister or oc is Symbol) and o.component is None:
+            nodes.append(o)
+            sig.append(_LEAF_MARK[oc])
+            c = cc.get(o.name)
+            sig.append(c if c is not None else token_class(o.name))
+        else:
+            shape_nodes(o, sig, nodes)
 
 
 def trivia_plan(stmt, nodes: list) -> list:

@@ -4,7 +4,8 @@ directives, comments and layout are methods:
     ptx.style(table, newline="\\n")      # the module's inferred formatting (first line)
     ptx.comment(" text")  ptx.blank()  ptx.text("/* raw comment line */")  ptx.tail("  ")
     ptx.version("9.0")  ptx.target("sm_90a")  ptx.address_size(64)
-    ptx.file(1, "k.cu")  ptx.loc(1, 5, 0)  ptx.pragma("nounroll")  ptx.alias("a", "b")
+    ptx.file(1, "k.cu")  ptx.loc(1, 5, 0)  ptx.loc(1, 5, 0, "$L__info_string3", (1, 9, 2))
+    ptx.pragma("nounroll")  ptx.alias("a", "b")
     with ptx.entry("k", params=[param.u64("k_param_0")], visible=True, maxntid=(128, 1, 1)): ...
     ptx.func("vprintf", params=[...], returns=[...], extern=True, body=False)
     with ptx.block(): ...           with ptx.section(".debug_info"): ...
@@ -132,8 +133,10 @@ class PTX:
     def file(self, index, path: str, *extra, fmt=None, indent=None, lead=None):
         return self._rec(File(_s(index), f'"{path}"', tuple(_s(e) for e in extra)), fmt, indent, lead)
 
-    def loc(self, file, line, column, function_name=None, offset=None, inlined_at=None,
+    def loc(self, file, line, column, function_name=None, inlined_at=None, offset=None,
             fmt=None, indent=None, lead=None):
+        """`.loc 1 5 0` and `.loc 1 5 0, function_name $L__info_string3, inlined_at 1 9 2`:
+        `ptx.loc(1, 5, 0, "$L__info_string3", (1, 9, 2))` (keywords work too)."""
         inl = None if inlined_at is None else tuple(_s(x) for x in inlined_at)
         off = None if offset is None else _s(offset)
         return self._rec(Loc(_s(file), _s(line), _s(column), function_name, off, inl), fmt, indent, lead)

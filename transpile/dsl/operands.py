@@ -97,6 +97,10 @@ class RegFile:
             return self.cache[i]
         except KeyError:
             pass
+        except TypeError:  # a slice (unhashable before 3.12): r[0:4] is the vector (r[0], r[1], r[2], r[3])
+            return tuple([self[j] for j in range(*i.indices(1 << 62))]) if i.__class__ is slice else self.cache[i]
+        if i.__class__ is slice:
+            return tuple([self[j] for j in range(*i.indices(1 << 62))])
         if i.__class__ is not int:
             raise DSLError(f"register index for {self.base}<{self.count}> must be an int, not {type(i).__name__}")
         if not 0 <= i < self.count:

@@ -11,9 +11,11 @@ whole leading text for a statement that shares a line with the previous one).
 
 from __future__ import annotations
 
+import gc
+
 from ptxgrammar.tree import Module
 
-from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, shape_nodes, trivia_plan
+from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan
 
 
 class Recorder:
@@ -27,6 +29,7 @@ class Recorder:
         self.at_start = True
         self.final_newline = True
         self.key_cache: dict = {}
+        self.gc_was_enabled = False  # set by begin(): end() re-enables the GC then
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
 
@@ -75,7 +78,7 @@ class Recorder:
             self.asm = asm_context(lead, self.asm)
         elif self.lines or self.tail:
             self.asm = asm_context(self.pending_text(), self.asm)
-        sig = [depth, self.prev_lead if self.asm else None]
+        sig = [depth, (self.asm, self.prev_lead)]
         nodes = []
         shape_nodes(stmt, sig, nodes)
         sig = tuple(sig)
@@ -92,8 +95,8 @@ class Recorder:
             self.prev_lead = SAME_LINE + lead
             if self.at_start:
                 self.at_start = False
+        self.prev_lead = prev_tag(stmt, self.asm, self.prev_lead)
         values = values.copy()
-        values[0] = lead
         if fmt:
             n = len(values)
             for k, v in fmt.items():
@@ -102,6 +105,7 @@ class Recorder:
 
                     raise DSLError(f"fmt= maps token indexes 0..{n - 1} to trivia strings, not {k!r}: {v!r}")
                 values[k] = v
+        values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
         apply_plan(nodes, plan, values)
         if append:
             self.items.append(stmt)
@@ -166,11 +170,18 @@ def current() -> Recorder:
 
 
 def begin(style: Style | None = None) -> Recorder:
+    """Start recording. The cyclic GC is paused until `end()` (the recorder builds
+    one large acyclic tree; full GC passes over it cost more than building it)."""
+    prev = _current[0]
     rec = _current[0] = Recorder(style)
+    rec.gc_was_enabled = prev.gc_was_enabled if prev is not None else gc.isenabled()
+    gc.disable()
     return rec
 
 
 def end() -> Recorder:
     rec = current()
     _current[0] = None
+    if rec.gc_was_enabled:
+        gc.enable()
     return rec

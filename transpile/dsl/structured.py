@@ -1,15 +1,12 @@
 """Readable constructs of `--sugar` Python. Each one records exactly the
 statements (and comment lines) the plain DSL would, so the bytes are the same:
 
-    srcmap(38)                      # .loc lines carry `// file.py:L:C` at column 38
+    srcmap(38, {1: "k.py"})        # .loc lines carry `// file.py:L:C` at column 38
     at(1, 262, 26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
     asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
     with inline_asm(): ...          # several instructions in one inline asm block
-    at(1, 5, 0).asm.bar.sync(0)     # prefixes compose
+    at(1, 5, 0).asm.bar.sync(0)     # prefixes compose, in order: asm.at(...) puts .loc inside
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
-    with ptx.loop("$L__BB0_3"): ... # label + body (+ the branch the body ends with)
-    labels({"bb3": "$L__BB0_3"})    # readable names; `L.bb3` is sym("$L__BB0_3")
-    names({"n_elements": "add_kernel_param_3"})   # parameter/global aliases
 
 `acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
 `{...}` vector operand.
@@ -19,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from ptxgrammar.tree import File, IntLiteral, SectionData
+from ptxgrammar.tree import IntLiteral, SectionData
 
 from ..style import flatten
 from . import recorder
@@ -58,23 +55,15 @@ def source_name(path: str) -> str:
     return os.path.basename(path)
 
 
-def _files(rec, st) -> dict:
-    files = st["files"]
-    if files is None:
-        files = st["files"] = {}
-    if not files or rec.module_items and len(files) < sum(1 for x in rec.module_items if x.__class__ is File):
-        for x in rec.module_items:
-            if x.__class__ is File:
-                files[x.index] = source_name(x.path[1:-1])
-    return files
-
-
 # --- source locations ---------------------------------------------------------------------
 
 
-def srcmap(column: int) -> None:
-    """From here on, `at(...)` also writes LLVM's `// file:line:col` comment at `column`."""
-    _state(recorder.current())["srccol"] = column
+def srcmap(column: int, files: dict) -> None:
+    """From here on, `at(...)` also writes LLVM's `// name:line:col` comment at `column`
+    (`files`: `.file` index -> the name LLVM writes; the `.file` table comes last)."""
+    st = _state(recorder.current())
+    st["srccol"] = column
+    st["files"] = {str(k): v for k, v in files.items()}
 
 
 def loc_comment(file: str, line: str, column: str, files: dict):
@@ -88,7 +77,7 @@ def _record_loc(args, kw):
     st = _state(rec)
     col = st["srccol"]
     if col is not None:
-        text = loc_comment(stmt.file, stmt.line, stmt.column, _files(rec, st))
+        text = loc_comment(stmt.file, stmt.line, stmt.column, st["files"])
         if text is None:
             raise DSLError(f"at(): no .file {stmt.file} for the source comment")
         rec.tail += pad_to(line_text(stmt), col) + "//" + text
@@ -126,7 +115,7 @@ class _Bound:
 
 
 class Prefix:
-    """What goes around one instruction: `.loc`, inline-asm markers."""
+    """What goes around one instruction: `.loc` (`at`), inline-asm markers (`asm`), in order."""
 
     __slots__ = ("before", "after")
 
@@ -137,15 +126,19 @@ class Prefix:
     def asm(self):
         return Prefix(self.before + (_asm_begin,), (_asm_end,) + self.after)
 
+    def at(self, file, line, column, *rest, **kw):
+        """`.loc file line column ...` (and its derived comment under `srcmap`) here."""
+        return Prefix(self.before + ((lambda: _record_loc((file, line, column, *rest), kw)),), self.after)
+
     def __getattr__(self, ident):
         if ident.startswith("__"):
             raise AttributeError(ident)
         return _Bound(self, getattr(ptx, ident))
 
 
-def at(file, line, column, **kw) -> Prefix:
-    """`.loc file line column` (and its derived comment under `srcmap`) before the instruction."""
-    return Prefix((lambda: _record_loc((file, line, column), kw),))
+def at(file, line, column, *rest, **kw) -> Prefix:
+    """`.loc file line column ...` (and its derived comment under `srcmap`) before the instruction."""
+    return Prefix().at(file, line, column, *rest, **kw)
 
 
 asm = Prefix().asm

@@ -53,6 +53,18 @@ class Kw:
         return self.name + "=" + (v if v.__class__ is str else v.flat())
 
 
+class Pair:
+    """A dict display entry `key: value`; a key that does not fit is split like black does."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key, value: str):
+        self.key, self.value = key, value
+
+    def flat(self) -> str:
+        return flat(self.key) + ": " + self.value
+
+
 def flat(item) -> str:
     return item if item.__class__ is str else item.flat()
 
@@ -65,6 +77,9 @@ def layout(item, indent: str, prefix: str, trailer: str, out: list) -> None:
         return
     if item.__class__ is Kw:
         layout(item.value, indent, prefix + item.name + "=", trailer, out)
+        return
+    if item.__class__ is Pair:
+        layout(item.key, indent, prefix, ": " + item.value + trailer, out)
         return
     if item.__class__ is Call:
         head, open_, close, items, display = item.head, "(", ")", item.items, False

@@ -23,7 +23,7 @@ from ptxgrammar.tree import (
 
 from .dsl.isa_table import MODIFIERS, OPCODES
 from .dsl.ops import LINKAGE
-from .format import Call, Display, Kw, layout
+from .format import Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python
 from .style import SAME_LINE, asm_context, gc_paused, flatten, infer_style, position_keys, prev_tag, shape_trivia, split_lead
 
@@ -556,7 +556,7 @@ def render(stmts: list, style) -> str:
     table = style.overrides()
     st = []
     if table:
-        st.append(Display("{", "}", [f"{_tuple(k)}: {q(v)}" for k, v in sorted(table.items(), key=repr)]))
+        st.append(Display("{", "}", [Pair(_tuple(k), q(v)) for k, v in sorted(table.items(), key=repr)]))
     if style.newline != "\n":
         st.append(Kw("newline", q(style.newline)))
     layout(Call("ptx.style", st), "", "", "", lines)
@@ -567,8 +567,8 @@ def render(stmts: list, style) -> str:
     return "\n".join(lines)
 
 
-def _tuple(k):
-    return "(" + ", ".join(q(x) if x.__class__ is str else str(x) for x in k) + ")"
+def _tuple(k) -> Display:
+    return Display("(", ")", [q(x) if x.__class__ is str else str(x) for x in k])
 
 
 def generate(module) -> tuple[str, Generator]:

@@ -154,12 +154,14 @@ def py2ptx_main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="py2ptx", description="Run ptx2py Python and write the PTX it builds.")
     parser.add_argument("input", help="Python file written by ptx2py or by hand in the DSL")
     parser.add_argument("-o", "--output", help="output .ptx (default: stdout)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not check instructions against the tables for the module's .version/.target")
     args = parser.parse_args(argv)
     from transpile import DSLError, python_to_ptx
 
     try:
         source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
-        ptx = python_to_ptx(source, filename=args.input)
+        ptx = python_to_ptx(source, filename=args.input, check=not args.no_check)
     except DSLError as e:
         return report_error(e)
     except OSError as e:

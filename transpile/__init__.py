@@ -18,8 +18,10 @@ def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>")
     from ptxgrammar import parse
 
     from .generator import Generator, render
+    from .style import gc_paused
 
-    module = parse(text, filename)
+    with gc_paused():
+        module = parse(text, filename)
     gen = Generator(module)
     stmts = gen.run()
     if sugar:
@@ -46,13 +48,17 @@ def sugar_hook(stmts, module, gen):
     return apply(stmts, module=module, generator=gen)
 
 
-def python_to_ptx(source: str, filename: str = "<string>") -> str:
-    """Run DSL Python and emit the PTX it records (errors point at its lines)."""
+def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False) -> str:
+    """Run DSL Python and emit the PTX it records (errors point at its lines).
+
+    With `check`, each instruction is checked against the instruction tables for
+    the module's `.version`/`.target` (as `ptx2py lint` does) and a violation is
+    a DSLError at the Python line that made it."""
     from ptxgrammar import emit
 
     from .dsl import recorder
 
-    recorder.begin()
+    recorder.begin(check=check)
     try:
         code = compile(source, filename, "exec")
         namespace = {"__name__": "__ptx__", "__file__": filename}

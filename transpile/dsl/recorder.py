@@ -32,6 +32,7 @@ class Recorder:
         self.gc_was_enabled = False  # set by begin(): end() re-enables the GC then
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
+        self.checker: InstructionChecker | None = None  # set by begin(check=True)
 
     # --- leading trivia ------------------------------------------------------------
 
@@ -107,6 +108,8 @@ class Recorder:
                 values[k] = v
         values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
         apply_plan(nodes, plan, values)
+        if self.checker is not None:
+            self.checker.see(stmt)
         if append:
             self.items.append(stmt)
         return stmt
@@ -159,6 +162,32 @@ class Recorder:
         return Module(tuple(self.module_items), trailing)
 
 
+class InstructionChecker:
+    """Checks each recorded instruction against the instruction tables for the
+    module's `.version` and `.target` so far (the rules `ptx2py lint` applies).
+    A violation raises DSLError, which python_to_ptx locates at the calling line."""
+
+    def __init__(self):
+        from ..lint import check_instruction
+
+        self.check = check_instruction
+        self.version = None
+        self.targets: tuple = ()
+
+    def see(self, stmt) -> None:
+        cls = stmt.__class__.__name__
+        if cls == "Version":
+            self.version = stmt.number
+        elif cls == "Target":
+            self.targets += tuple(stmt.targets)
+        elif cls == "Instruction":
+            problems = self.check(stmt, self.version, self.targets)
+            if problems:
+                from .errors import DSLError
+
+                raise DSLError(f"{stmt.name}: " + "; ".join(problems))
+
+
 _current: list = [None]
 
 
@@ -169,11 +198,14 @@ def current() -> Recorder:
     return rec
 
 
-def begin(style: Style | None = None) -> Recorder:
-    """Start recording. The cyclic GC is paused until `end()` (the recorder builds
-    one large acyclic tree; full GC passes over it cost more than building it)."""
+def begin(style: Style | None = None, check: bool = False) -> Recorder:
+    """Start recording (with `check`, every instruction is linted as it is recorded).
+    The cyclic GC is paused until `end()` (the recorder builds one large acyclic
+    tree; full GC passes over it cost more than building it)."""
     prev = _current[0]
     rec = _current[0] = Recorder(style)
+    if check:
+        rec.checker = InstructionChecker()
     rec.gc_was_enabled = prev.gc_was_enabled if prev is not None else gc.isenabled()
     gc.disable()
     return rec

@@ -21,7 +21,7 @@ from ptxgrammar.tree import (
     SpecialRegister, Symbol, Target, UnaryExpr, Vector, Version, VarDecl,
 )
 
-from .dsl.isa_table import MODIFIERS, OPCODES
+from ptxgrammar.isa.spellings import MODIFIERS, OPCODES
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python

@@ -1,7 +1,7 @@
 """Table-driven instruction and declaration calls: `ptx.ld.global_.nc.v4.b32(...)`.
 
 An attribute chain spells the dot-words (`transpile.names` maps them), checked
-against `isa_table`; each chain object is cached on its parent, so a repeated
+against `ptxgrammar.isa.spellings`; each chain object is cached on its parent, so a repeated
 spelling costs plain attribute lookups. Calling the chain records the statement.
 """
 
@@ -12,7 +12,7 @@ from ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Pa
 from ..names import from_python, to_python
 from . import recorder
 from .errors import DSLError
-from .isa_table import MODIFIERS, OPCODES
+from ptxgrammar.isa.spellings import MODIFIERS, OPCODES
 from .operands import Name, Neg, RegFile, init_node, to_node
 
 LINKAGE = ("visible", "extern", "weak", "common")

@@ -1,39 +1,30 @@
 """Adapter between the compiler and the ptx2py DSL (transpile.dsl).
 
-The DSL is built for exec-ing generated Python; the compiler drives it
-directly: ``begin()`` opens a recorder, the compiler makes ordinary DSL calls
-(``ptx.add.s32(...)``, ``reg.b32(...)``), ``hoist(mark)`` moves the register
-declarations recorded last to the top of the open function body (they are
-only known after the body is walked), and ``finish()`` returns the Module.
-
-Two recorder internals are used (no public entry point exists yet):
-``Recorder.items`` (the open container's statement list) for hoisting, and
-``Recorder.key_cache`` (formatting predictions per statement shape) which is
-shared across compiles because every compile uses the same default Style.
+The compiler drives the DSL directly: ``begin()`` opens a recorder, the
+compiler makes ordinary DSL calls (``ptx.add.s32(...)``, ``reg.b32(...)``),
+``hoist(mark)`` moves the register declarations recorded last to the top of the
+open function body (they are only known after the body is walked), and
+``finish()`` returns the Module.
 """
 from __future__ import annotations
 
 from transpile.dsl import ptx, recorder
 from transpile.names import to_python
 
-_KEY_CACHE: dict = {}
 _OPS: dict = {}
 
 
 def begin():
-    rec = recorder.begin()
-    rec.key_cache = _KEY_CACHE
-    return rec
+    return recorder.begin()
 
 
 def mark() -> int:
-    return len(recorder.current().items)
+    return recorder.current().mark()
 
 
 def hoist(start: int) -> None:
     """Move the statements recorded since ``start`` to the top of the open block."""
-    items = recorder.current().items
-    items[:] = items[start:] + items[:start]
+    recorder.current().move_to_top(start)
 
 
 def finish():

@@ -89,7 +89,7 @@ class PTX:
     def style(self, table=None, newline="\n"):
         rec = recorder.current()
         rec.style = Style(table, newline)
-        rec.key_cache.clear()
+        rec.key_cache = {}
 
     def comment(self, text: str, indent: str | None = None, inline: str | None = None):
         """A `//` comment line (indented like the next statement unless indent=)."""

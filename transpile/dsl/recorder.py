@@ -18,6 +18,11 @@ from ptxgrammar.tree import Module
 from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan
 
 
+# Formatting predictions per statement shape for the default style, shared by
+# every recorder that uses it (programs that build many modules, e.g. kernelir).
+_DEFAULT_STYLE_KEYS: dict = {}
+
+
 class Recorder:
     def __init__(self, style: Style | None = None):
         self.style = style or Style()
@@ -28,7 +33,7 @@ class Recorder:
         self.lines: list = []
         self.at_start = True
         self.final_newline = True
-        self.key_cache: dict = {}
+        self.key_cache: dict = _DEFAULT_STYLE_KEYS if style is None else {}
         self.gc_was_enabled = False  # set by begin(): end() re-enables the GC then
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
@@ -113,6 +118,18 @@ class Recorder:
         if append:
             self.items.append(stmt)
         return stmt
+
+    # --- building modules from a program (not from generated Python) --------------
+
+    def mark(self) -> int:
+        """A position in the open block, for `move_to_top`."""
+        return len(self.items)
+
+    def move_to_top(self, start: int) -> None:
+        """Move the statements recorded since `mark()` returned `start` to the top of
+        the open block (e.g. register declarations known only after the body)."""
+        items = self.items
+        items[:] = items[start:] + items[:start]
 
     def open(self, stmt, container, fmt=None, indent=None, lead=None):
         """Record a statement that opens `{` (function, block, section) and enter it."""

@@ -142,3 +142,13 @@ def test_python_edit_error_maps_to_python_line(tmp_path):
     r = _cli(str(base), str(py))
     assert r.returncode == 1
     assert f"{py}:{i + 1}: error:" in r.stderr, r.stderr
+
+
+@needs_ptxas
+@needs(CORPUS)
+def test_module_calling_external_functions_is_assembled_relocatable():
+    path = CORPUS / "nvcc" / "rdc_main.sm_80.rdc.ptx"
+    if not path.exists():
+        pytest.skip("rdc_main.sm_80.rdc.ptx not in the corpus")
+    report = verify.verify_files(str(path), str(path))
+    assert report["ok"] and report["identical_figures"] and "relocatable" in report["mode"]

@@ -212,12 +212,15 @@ class Assembly:
     errors: list[tuple[int, str]]
 
 
-def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, name: str) -> Assembly:
+def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, name: str,
+             relocatable: bool = False) -> Assembly:
+    """ptxas (with -c for a module that calls functions defined elsewhere), then the disassembler."""
     with tempfile.TemporaryDirectory(prefix="ptx2py-verify-") as tmp:
         src = Path(tmp) / (name + ".ptx")
         src.write_text(ptx, newline="")
         cubin = Path(tmp) / (name + ".cubin")
-        r = subprocess.run([ptxas.path, "-v", "--gpu-name", gpu, "-o", str(cubin), str(src)],
+        mode = ["-c"] if relocatable else []
+        r = subprocess.run([ptxas.path, "-v", *mode, "--gpu-name", gpu, "-o", str(cubin), str(src)],
                            capture_output=True, text=True, timeout=600)
         errors = [(int(m.group("line")), m.group("msg").strip()) for m in _PTXAS_ERR.finditer(r.stderr)
                   if m.group("kind") == "error"]
@@ -238,12 +241,14 @@ def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, na
 # --- inputs ---------------------------------------------------------------------------------
 
 def module_facts(ptx: str, filename: str):
+    """(.version, .target list, whether it declares functions it does not define)."""
     import ptxgrammar
 
     from .lint import module_targets, module_version
 
     module = ptxgrammar.parse(ptx, filename)
-    return module_version(module), module_targets(module)
+    extern = any(f.body is None and ".extern" in f.head.linkage for f in module.functions)
+    return module_version(module), module_targets(module), extern
 
 
 def gpu_name(targets) -> str:
@@ -353,8 +358,9 @@ def compare(base: Assembly, edited: Assembly) -> dict:
 
 def verify_texts(base_ptx: str, edited_ptx: str, *, base_name="base.ptx", edited_name="edited.ptx",
                  line_map: dict[int, int] | None = None, edited_source: str | None = None) -> dict:
-    base_version, base_targets = module_facts(base_ptx, base_name)
-    ed_version, ed_targets = module_facts(edited_ptx, edited_name)
+    base_version, base_targets, base_extern = module_facts(base_ptx, base_name)
+    ed_version, ed_targets, ed_extern = module_facts(edited_ptx, edited_name)
+    relocatable = base_extern or ed_extern     # both the same way, so the two compare
     need = max(v for v in (base_version, ed_version, (0, 0)) if v is not None)
     ptxas, all_ptxas = find_ptxas(need)
     report: dict = {"base": base_name, "edited": edited_source or edited_name,
@@ -367,10 +373,12 @@ def verify_texts(base_ptx: str, edited_ptx: str, *, base_name="base.ptx", edited
     report.update(ptxas=ptxas.describe(), disassembler=disasm.describe() if disasm else None, gpu=gpu)
     if disasm is None:
         report["note"] = "no cuobjdump/nvdisasm found: compared ptxas -v figures and cubin bytes only"
-    base = assemble(base_ptx, gpu, ptxas, disasm, kind, "base")
+    if relocatable:
+        report["mode"] = "relocatable (ptxas -c): the module calls functions defined elsewhere"
+    base = assemble(base_ptx, gpu, ptxas, disasm, kind, "base", relocatable)
     if not base.ok:
         raise VerifyError(f"{base_name}: the base module does not assemble:\n{base.stderr.strip()}")
-    edited = assemble(edited_ptx, gpu, ptxas, disasm, kind, "edited")
+    edited = assemble(edited_ptx, gpu, ptxas, disasm, kind, "edited", relocatable)
     if not edited.ok:
         where = edited_source or edited_name
         msgs = []

@@ -80,7 +80,7 @@ def sugar_shaped(draw):
                                    "mbarrier.init.shared::cta.b64 [%r{x}], 1;", "mov.b32 \t%r{x}, {z};"]))
         text = op.format(x=a + 40 + max(b, 0) * r, y=a + 100 + r, z=c + r * max(b, 0))
         if draw(st.booleans()):
-            lines += ["\t// begin inline asm", "\t" + text, "", "\t// end inline asm"]
+            lines += ["\t// begin inline asm", "\t" + text] + [""] * draw(st.integers(0, 1)) + ["\t// end inline asm"]
         else:
             lines.append("\t" + text)
         if draw(st.booleans()):

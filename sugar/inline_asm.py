@@ -1,12 +1,16 @@
 """`// begin inline asm` / instruction / blank / `// end inline asm` -> `asm.<insn>(...)`
-(one instruction) or `with inline_asm():` (several)."""
+(one instruction) or `with inline_asm():` (several).
+
+NVVM's bracket has no blank line before the end comment: `nvasm.<insn>(...)`
+or `with inline_asm(blank=False):`.
+"""
 
 from __future__ import annotations
 
-from .ir import Call, is_call, is_insn, stmt, taken_names
+from .ir import Call, Kw, is_call, is_insn, stmt, taken_names
 
 BEGIN, END = '" begin inline asm"', '" end inline asm"'
-NAMES = ("asm", "inline_asm")
+NAMES = ("asm", "nvasm", "inline_asm")
 
 
 def _is(s, text):
@@ -23,23 +27,30 @@ def run(stmts, ctx):
         if _is(s, BEGIN):
             j = i + 1
             while j < n and stmts[j].depth == s.depth and not stmts[j].prefix and not stmts[j].trailer \
-                    and not _is(stmts[j], BEGIN) and not is_call(stmts[j], "ptx.blank"):
+                    and not _is(stmts[j], BEGIN) and not _is(stmts[j], END) and not is_call(stmts[j], "ptx.blank"):
                 j += 1
             body = stmts[i + 1:j]
-            if (body and j + 1 < n and is_call(stmts[j], "ptx.blank", 0) and stmts[j].depth == s.depth
-                    and _is(stmts[j + 1], END) and stmts[j + 1].depth == s.depth
-                    and all(b.depth == s.depth for b in body)):
-                h = body[0].expr.head if len(body) == 1 and is_insn(body[0]) else ""
-                if h.startswith("ptx.") or h.startswith("at("):
-                    b = body[0]
-                    out.append(stmt(Call("asm." + (h[4:] if h.startswith("ptx.") else h), b.expr.items), b.depth))
-                else:
-                    out.append(stmt(Call("inline_asm", []), s.depth, "with ", ":"))
-                    for b in body:
-                        b.depth += 1
-                        out.append(b)
-                i = j + 2
+            if body and j + 1 < n and is_call(stmts[j], "ptx.blank", 0) and stmts[j].depth == s.depth \
+                    and _is(stmts[j + 1], END) and stmts[j + 1].depth == s.depth:
+                tight, end = False, j + 2
+            elif body and j < n and _is(stmts[j], END) and stmts[j].depth == s.depth:
+                tight, end = True, j + 1
+            else:
+                out.append(s)
+                i += 1
                 continue
+            h = body[0].expr.head if len(body) == 1 and is_insn(body[0]) else ""
+            if h.startswith("ptx.") or h.startswith("at("):
+                b = body[0]
+                p = "nvasm." if tight else "asm."
+                out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), b.depth))
+            else:
+                out.append(stmt(Call("inline_asm", [Kw("blank", "False")] if tight else []), s.depth, "with ", ":"))
+                for b in body:
+                    b.depth += 1
+                    out.append(b)
+            i = end
+            continue
         out.append(s)
         i += 1
     return out

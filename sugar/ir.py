@@ -20,8 +20,8 @@ def is_insn(s) -> bool:
     if e.__class__ is not Call or s.prefix or s.trailer:
         return False
     h = e.head
-    if h.startswith("asm."):
-        h = "ptx." + h[4:]
+    if h.startswith("asm.") or h.startswith("nvasm."):
+        h = "ptx." + h.split(".", 1)[1]
     if h.startswith("at(") or h.startswith("ptx.at("):
         return True
     if not h.startswith("ptx."):

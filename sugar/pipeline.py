@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import debugdata, inline_asm, ranges, repeat, srcloc
+from . import debugdata, inline_asm, names, ranges, repeat, srcloc, structure, tensorcore
 
-PASSES: list = [srcloc, inline_asm, srcloc, debugdata, ranges, repeat]
+PASSES: list = [names, structure, srcloc, inline_asm, srcloc, debugdata, ranges, tensorcore, repeat]
 
 
 def apply(stmts, *, module=None, generator=None, passes=None):

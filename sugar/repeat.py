@@ -5,6 +5,12 @@ literals) of repetition r is `a + b*r`. The loop body is repetition 0 with each
 varying integer replaced by its expression in the loop variable, so running
 the loop records exactly the original statements (checked: the body is
 re-instantiated for every r and compared with the original text).
+
+A unit is one simple statement or a whole `with inline_asm():` block (Triton's
+paired masked loads/stores), so loops run over blocks too. Loops need at least
+MIN_REPS repetitions (two-repetition loops read worse than the code); a run
+that starts one or two units later wins when it (and the run after it) saves
+more lines, and a block that is not repeated is searched inside.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ import re
 from .ir import Call, Display, Kw, stmt, taken_names
 
 MAX_PERIOD = 16
+MIN_REPS = 3
+LOOKAHEAD = (1, 2)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|(?<![\w.])[0-9]+(?![\w.])')
 _VARS = ("i", "j", "k", "n", "m", "idx", "ii")
 
@@ -146,54 +154,131 @@ def _run_length(T, i, p, n):
     return k
 
 
+def _units(stmts):
+    """(start, end, template) per unit: one statement, or a whole `with inline_asm(...):`
+    block whose body is simple statements one level deeper (repeated as a unit)."""
+    units, i, n = [], 0, len(stmts)
+    while i < n:
+        s = stmts[i]
+        if s.prefix == "with " and s.trailer == ":" and s.expr.__class__ is Call and (
+                s.expr.head == "inline_asm" or s.expr.head.startswith("at(") and s.expr.head.endswith(").inline_asm")):
+            j = i + 1
+            while j < n and stmts[j].depth == s.depth + 1:
+                j += 1
+            if j > i + 1 and (j == n or stmts[j].depth <= s.depth):
+                ts = [template(x) for x in stmts[i + 1:j]]
+                if all(t is not None for t in ts):
+                    shape = (("with", s.depth, s.expr.flat()),) + tuple(t[0] for t in ts)
+                    units.append((i, j, (shape, [v for t in ts for v in t[1]])))
+                    i = j
+                    continue
+        units.append((i, i + 1, template(s)))
+        i += 1
+    return units
+
+
+def _instance(part, a0, a1, r, var, depth_shift=0):
+    """The statements of a unit with its integers at repetition r (b=0) or as `a + b*var` (r=None)."""
+    if r is None:
+        coeffs = iter([(x, y - x) for x, y in zip(a0, a1)])
+    else:
+        coeffs = iter([(x + (y - x) * r, 0) for x, y in zip(a0, a1)])
+    out = []
+    for s in part:
+        e = s.expr if s.prefix else _rebuild(s.expr, coeffs, var)
+        out.append(stmt(e, s.depth + depth_shift, s.prefix, s.trailer))
+    return out
+
+
 def run(stmts, ctx):
     taken = taken_names(stmts)
     var = next((v for v in _VARS if v not in taken), None)
     if var is None:
         return stmts
-    T = [template(s) for s in stmts]
+    return _fold(stmts, var)
+
+
+def _fold(stmts, var):
+    units = _units(stmts)
+    T = [u[2] for u in units]
     out = []
-    i, n = 0, len(stmts)
-    while i < n:
-        best = None
-        if T[i] is not None:
-            for p in range(1, MAX_PERIOD + 1):
-                if i + 2 * p > n:
+    i, n = 0, len(units)
+    memo = {}
+
+    def build(i, p, k):
+        try:
+            body = []
+            for j in range(p):
+                a, b, _ = units[i + j]
+                body += _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], None, var, 1)
+            return body if _check(stmts, units[i:i + p * k], T, i, p, k, var) else None
+        except _Unsafe:
+            return None
+
+    def best_at(i):
+        """(period, repetitions, lines saved, loop body) of the best checked run at unit i."""
+        if i not in memo:
+            cands = []
+            if i < n and T[i] is not None:
+                for p in range(1, MAX_PERIOD + 1):
+                    if i + MIN_REPS * p > n:
+                        break
+                    k = _run_length(T, i, p, n)
+                    size = units[i + p - 1][1] - units[i][0]
+                    saved = (k - 1) * size - 1
+                    if k >= MIN_REPS and saved > 0:
+                        cands.append((-saved, p, k))
+            best = None
+            for saved, p, k in sorted(cands):
+                body = build(i, p, k)
+                if body is not None:
+                    best = (p, k, -saved, body)
                     break
-                k = _run_length(T, i, p, n)
-                saved = (k - 1) * p - 1
-                if k >= 2 and saved > 0 and (best is None or saved > best[2]):
-                    best = (p, k, saved)
+            memo[i] = best
+        return memo[i]
+
+    forced = -1
+    while i < n:
+        best = best_at(i)
+        if best is not None and i != forced:
+            # a run that starts one or two units later and saves more wins over this one
+            here = best[2] + _saved(best_at(i + best[0] * best[1]))
+            for d in LOOKAHEAD:
+                later = best_at(i + d)
+                if later is not None and best[0] * best[1] > d and (
+                        later[2] + _saved(best_at(i + d + later[0] * later[1])) > here):
+                    best, forced = None, i + d
+                    break
         if best is not None:
-            p, k, _ = best
-            try:
-                body = []
-                for j in range(p):
-                    a0, a1 = T[i + j][1], T[i + p + j][1]
-                    coeffs = iter([(x, y - x) for x, y in zip(a0, a1)])
-                    body.append(stmt(_rebuild(stmts[i + j].expr, coeffs, var), stmts[i + j].depth + 1))
-                if _check(body, stmts[i:i + p * k], p, k, var):
-                    out.append(stmt(Call("range", [str(k)]), stmts[i].depth, f"for {var} in ", ":"))
-                    out.extend(body)
-                    i += p * k
-                    continue
-            except _Unsafe:
-                pass
-        out.append(stmts[i])
+            p, k, _, body = best
+            out.append(stmt(Call("range", [str(k)]), stmts[units[i][0]].depth, f"for {var} in ", ":"))
+            out.extend(body)
+            i += p * k
+            continue
+        a, b, _ = units[i]
+        if b - a > 1:  # a block not repeated as a whole: its body may hold runs
+            out.append(stmts[a])
+            out.extend(_fold(stmts[a + 1:b], var))
+        else:
+            out.append(stmts[a])
         i += 1
     return out
 
 
-def _check(body, original, p, k, var):
+def _saved(best):
+    return 0 if best is None else best[2]
+
+
+def _check(stmts, run_units, T, i, p, k, var):
     """Verify by construction: repetition r of the template is the original statement."""
     for r in range(k):
         for j in range(p):
-            a0, a1 = _T(original[j]), _T(original[p + j])
-            coeffs = iter([(x + (y - x) * r, 0) for x, y in zip(a0, a1)])
-            if _rebuild(original[j].expr, coeffs, var).flat() != original[r * p + j].expr.flat():
+            a, b, _ = run_units[j]
+            got = _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], r, var)
+            c, d, _ = run_units[r * p + j]
+            want = stmts[c:d]
+            if len(got) != len(want) or any(
+                    (g.expr.flat(), g.prefix, g.trailer) != (w.expr.flat(), w.prefix, w.trailer)
+                    for g, w in zip(got, want)):
                 return False
     return True
-
-
-def _T(s):
-    return template(s)[1]

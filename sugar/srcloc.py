@@ -1,5 +1,9 @@
 """`.loc` + the instruction it describes -> `at(file, line, col).<insn>(...)`.
 
+A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the
+previous one's location) before an instruction -> `at("1:53:3 2:477:5@0").<insn>`
+(`@N`: `function_name $L__info_stringN`; see `structured.loc_chain`).
+
 LLVM/Triton's trailing `// file.py:L:C` comment on a `.loc` line is derived
 from the `.file` table and a module-wide column (`srcmap(col)`), so it costs
 nothing; a `.loc` whose comment does not match stays a plain `ptx.loc(...)`.
@@ -56,6 +60,11 @@ def run(stmts, ctx):
     k, n = 0, len(stmts)
     while k < n:
         s = stmts[k]
+        if k in node_of and column is None:
+            done = _chain(stmts, k, node_of, out)
+            if done:
+                k = done
+                continue
         if k in node_of:
             node = node_of[k]
             j = k + 1
@@ -66,6 +75,14 @@ def run(stmts, ctx):
                 j += 1
             else:
                 ok = True
+            if (ok and j < n and stmts[j].depth == s.depth and stmts[j].prefix == "with "
+                    and stmts[j].expr.__class__ is Call and stmts[j].expr.head == "inline_asm"):
+                pre = Call("at", s.expr.items).flat()
+                hdr = stmts[j]
+                if len(pre) <= MAX_PREFIX and 4 * hdr.depth + len(pre) + 30 <= 88:
+                    out.append(stmt(Call(pre + ".inline_asm", hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
+                    k = j + 1
+                    continue
             if ok and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth:
                 pre = Call("at", s.expr.items).flat()
                 ins = stmts[j]
@@ -78,3 +95,68 @@ def run(stmts, ctx):
         out.append(s)
         k += 1
     return out
+
+
+def _frame(s):
+    """(file, line, col, fn index or None, inlined_at or None) of a plain `ptx.loc(...)`, else None."""
+    it = s.expr.items
+    if s.prefix or s.trailer or any(i.__class__ is Kw for i in it) or len(it) not in (3, 5):
+        return None
+    ints = it[:3]
+    if len(it) == 5:
+        fn, inl = unq(it[3]), it[4]
+        if (fn is None or not fn.startswith("$L__info_string") or inl.__class__ is not Display
+                or inl.open != "(" or len(inl.items) != 3):
+            return None
+        n = fn[len("$L__info_string"):]
+        if not _int(n) or not all(_int(x) for x in inl.items):
+            return None
+        return tuple(int(x) for x in ints) + (int(n), tuple(int(x) for x in inl.items)) if all(
+            _int(x) for x in ints) else None
+    return tuple(int(x) for x in ints) + (None, None) if all(_int(x) for x in ints) else None
+
+
+def _int(x):
+    return x.__class__ is str and x.isdigit() and (x == "0" or x[0] != "0")
+
+
+def _text(frames):
+    out, prev = [], None
+    for f in frames:
+        t = f"{f[0]}:{f[1]}:{f[2]}"
+        if f[3] is not None:
+            t += f"@{f[3]}"
+            if f[4] != prev:
+                t += "^" + ":".join(map(str, f[4]))
+        out.append(t)
+        prev = f[:3]
+    return " ".join(out)
+
+
+def _chain(stmts, k, node_of, out):
+    """Fold `.loc` k..e (a chain, e > k) and the instruction after it; the index after, else 0."""
+    n = len(stmts)
+    depth = stmts[k].depth
+    frames = [_frame(stmts[k])]
+    if frames[0] is None:
+        return 0
+    e = k
+    while e + 1 < n and e + 1 in node_of and stmts[e + 1].depth == depth:
+        f = _frame(stmts[e + 1])
+        if f is None or f[3] is None or f[4] != frames[-1][:3]:
+            break
+        frames.append(f)
+        e += 1
+    j = e + 1
+    if e == k or j >= n or not is_insn(stmts[j]) or stmts[j].depth != depth:
+        return 0
+    ins = stmts[j]
+    h = ins.expr.head
+    rest = h[4:] if h.startswith("ptx.") else h
+    for s in range(k, e):
+        pre = Call("at", [q(_text(frames[s - k:]))]).flat()
+        if 4 * depth + len(pre) + len(rest) + 2 <= 88:
+            out.extend(stmts[k:s])
+            out.append(stmt(Call(pre + "." + rest, ins.expr.items), depth))
+            return j + 1
+    return 0

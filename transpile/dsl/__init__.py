@@ -21,3 +21,7 @@ __all__ = [
 from .structured import *  # noqa: E402,F401,F403  (--sugar constructs)
 from .structured import __all__ as _structured_all  # noqa: E402
 __all__ += _structured_all
+from .typed import *; from .typed import __all__ as _typed_all; __all__ += _typed_all  # noqa: E402,E702,F403
+from .control import *  # noqa: E402,F401,F403  (--sugar names and control flow)
+from .control import __all__ as _control_all  # noqa: E402
+__all__ += _control_all

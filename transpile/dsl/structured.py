@@ -5,7 +5,11 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     at(1, 262, 26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
     asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
     with inline_asm(): ...          # several instructions in one inline asm block
+    with at(1, 9, 2).inline_asm(): ...  # .loc 1 9 2 (and its comment), then the block
     at(1, 5, 0).asm.bar.sync(0)     # prefixes compose, in order: asm.at(...) puts .loc inside
+    at("1:53:3 2:477:5@0").add.s32(r[1], r[2], 1)  # .loc 1 53 3; .loc 2 477 5, function_name
+                                    # $L__info_string0, inlined_at 1 53 3; the instruction
+    nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
 
 `acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
@@ -92,6 +96,10 @@ def _asm_end():
     ptx.comment(" end inline asm")
 
 
+def _asm_end_tight():
+    ptx.comment(" end inline asm")
+
+
 class _Bound:
     """An instruction chain (`ptx.add.s32`) that runs the prefix's actions around the call."""
 
@@ -126,34 +134,79 @@ class Prefix:
     def asm(self):
         return Prefix(self.before + (_asm_begin,), (_asm_end,) + self.after)
 
-    def at(self, file, line, column, *rest, **kw):
-        """`.loc file line column ...` (and its derived comment under `srcmap`) here."""
+    @property
+    def nvasm(self):
+        """NVVM's bracket: `// begin inline asm`, the instruction, `// end inline asm` (no blank)."""
+        return Prefix(self.before + (_asm_begin,), (_asm_end_tight,) + self.after)
+
+    def at(self, file, line=None, column=None, *rest, **kw):
+        """`.loc file line column ...` (and its derived comment under `srcmap`) here;
+        `at("1:53:3 2:477:5@0 3:151:9@1")` is a chain of inlined `.loc`s (see `loc_chain`)."""
+        if file.__class__ is str and line is None:
+            chain = loc_chain(file)
+            return Prefix(self.before + tuple((lambda a=a: _record_loc(a, {})) for a in chain), self.after)
         return Prefix(self.before + ((lambda: _record_loc((file, line, column, *rest), kw)),), self.after)
+
+    def inline_asm(self, blank: bool = True):
+        """`with at(...).inline_asm():` the prefix's `.loc` before the inline asm bracket."""
+        return inline_asm(blank, self)
 
     def __getattr__(self, ident):
         if ident.startswith("__"):
             raise AttributeError(ident)
-        return _Bound(self, getattr(ptx, ident))
+        from .typed import TYPED
+
+        f = TYPED.get(ident)
+        return _Bound(self, f if f is not None else getattr(ptx, ident))
 
 
-def at(file, line, column, *rest, **kw) -> Prefix:
+def at(file, line=None, column=None, *rest, **kw) -> Prefix:
     """`.loc file line column ...` (and its derived comment under `srcmap`) before the instruction."""
     return Prefix().at(file, line, column, *rest, **kw)
 
 
+def loc_chain(chain: str) -> list:
+    """The `.loc` argument tuples of an inline chain, one frame per space-separated item:
+    `F:L:C` is `.loc F L C`; `F:L:C@N` adds `function_name $L__info_stringN, inlined_at`
+    the previous frame; `F:L:C@N^f:l:c` names the `inlined_at` location itself."""
+    out, prev = [], None
+    for frame in chain.split(" "):
+        here, _, fn = frame.partition("@")
+        loc = tuple(int(x) for x in here.split(":"))
+        if not fn:
+            out.append(loc)
+        else:
+            n, _, via = fn.partition("^")
+            inl = tuple(int(x) for x in via.split(":")) if via else prev
+            if inl is None:
+                raise DSLError(f"at({chain!r}): {frame} is inlined at nothing")
+            out.append(loc + (f"$L__info_string{int(n)}", inl))
+        prev = loc
+    return out
+
+
 asm = Prefix().asm
+nvasm = Prefix().nvasm
 
 
 class inline_asm:
-    """`with inline_asm():` the `// begin inline asm` ... `// end inline asm` bracket."""
+    """`with inline_asm():` the `// begin inline asm` ... `// end inline asm` bracket
+    (`blank=False`: NVVM's, without the blank line before the end comment)."""
+
+    def __init__(self, blank: bool = True, prefix: Prefix | None = None):
+        self.blank, self.prefix = blank, prefix
 
     def __enter__(self):
+        for f in self.prefix.before if self.prefix is not None else ():
+            f()
         _asm_begin()
         return self
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
-            _asm_end()
+            (_asm_end if self.blank else _asm_end_tight)()
+            for f in self.prefix.after if self.prefix is not None else ():
+                f()
         return False
 
 
@@ -183,4 +236,4 @@ def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
             rec.tail += pad_to(line_text(stmt), col) + "//" + text
 
 
-__all__ = ["srcmap", "at", "asm", "inline_asm", "data_b8"]
+__all__ = ["srcmap", "at", "asm", "nvasm", "inline_asm", "data_b8"]

@@ -1,0 +1,78 @@
+"""The `names` sugar pass: demangled kernel names, parameter and label tables.
+It keeps the bytes (alone and in the pipeline), and the names are code."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import ptxgrammar
+import transpile
+from sugar import names, pipeline
+from sugar.names import signature
+from transpile.dsl import DSLError, kernel_name, labels
+from transpile.format import black_format
+
+from conftest import ROOT, corpus_files, external_files, file_id, sample
+from strategies import modules
+from test_sugar import roundtrips
+
+SM90 = sorted((ROOT / "corpus" / "ptx" / "triton").glob("*sm90*.ptx"))
+SAMPLE = sample(corpus_files(), 22) + sample(external_files(), 8)
+
+SETTINGS = settings(max_examples=60, deadline=timedelta(seconds=30),
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def test_names_runs_first():
+    assert pipeline.PASSES[0] is names
+
+
+@pytest.mark.parametrize("path", SAMPLE + SM90, ids=file_id)
+@pytest.mark.parametrize("passes", [[names], None], ids=["alone", "pipeline"])
+def test_names_round_trip_and_black(path, passes):
+    src = roundtrips(ptxgrammar.read_ptx(path), passes)
+    assert black_format(src) == src
+
+
+@SETTINGS
+@given(modules())
+def test_names_alone_keeps_the_bytes_of_drawn_trees(module):
+    roundtrips(ptxgrammar.emit(module), [names])
+
+
+def test_mangled_names_are_code_with_their_demangling():
+    text = ptxgrammar.read_ptx(ROOT / "corpus" / "ptx" / "nvcc" / "cub_block.sm_90a.ptx")
+    src = roundtrips(text, [names])
+    assert 'demangled="void block_reduce_sum<128, 4>(float const*, float*)"' in src
+    assert "param.u64(block_reduce_sum.a0_float_ptr)" in src
+    assert "_Z16block_reduce_sumILi128ELi4EEvPKfPf_param_0" not in src  # only in the table, derived
+
+
+def test_signature():
+    assert signature("vecAdd(float*, float*, int)") == ("vecAdd", ["float*", "float*", "int"])
+    assert signature("void cub::Foo<int, (cub::X)1>(cub::Bar<int, 2> const*, unsigned int)") == (
+        "Foo", ["cub::Bar<int, 2> const*", "unsigned int"])
+    assert signature("f()") == ("f", [])
+    assert signature("not a function") is None
+
+
+def test_runtime_tables():
+    k = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)", params=("a", "b", "n"))
+    assert (k.name, k.a, k.n) == ("_Z6vecAddPfS_i", "_Z6vecAddPfS_i_param_0", "_Z6vecAddPfS_i_param_2")
+    assert kernel_name("t", params=2).param_1 == "t_param_1"
+    with pytest.raises(DSLError):
+        kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(int)")
+    assert labels(bb3="$L__BB0_3").bb3 == "$L__BB0_3"
+
+
+def test_label_names_are_unique_per_module():
+    body = "\n".join(f"$L__BB{f}_{b}:\n\tbra.uni \t$L__BB{f}_{b};" for f in (0, 1) for b in (1, 2))
+    text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+                      body, "\tret;", "}", ""])
+    src = roundtrips(text, [names])
+    for py in ("bb0_1", "bb0_2", "bb1_1", "bb1_2"):
+        assert f'{py}="$L__BB' in src
+    assert transpile.python_to_ptx(src) == text

@@ -1,0 +1,120 @@
+"""The `structure` sugar pass: loops, skipped regions and Triton's mbarrier spin wait
+as Python blocks. It keeps the bytes and never moves an instruction across a barrier."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ptxgrammar
+import transpile
+from sugar import names, pipeline, structure
+from transpile.format import black_format
+
+from conftest import ROOT, corpus_files, external_files, file_id, sample
+from strategies import modules
+from test_sugar import FENCES, _opcode_order, roundtrips, sugar_with
+
+SM90 = sorted((ROOT / "corpus" / "ptx" / "triton").glob("*sm90*.ptx"))
+SAMPLE = sample(corpus_files(), 22) + sample(external_files(), 8)
+
+SETTINGS = settings(max_examples=60, deadline=timedelta(seconds=30),
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def test_structure_runs_second():
+    assert pipeline.PASSES[:2] == [names, structure]
+
+
+@pytest.mark.parametrize("path", SAMPLE + SM90, ids=file_id)
+@pytest.mark.parametrize("passes", [[structure], [names, structure]], ids=["alone", "with-names"])
+def test_structure_round_trips_and_black(path, passes):
+    src = roundtrips(ptxgrammar.read_ptx(path), passes)
+    assert black_format(src) == src
+
+
+@SETTINGS
+@given(modules())
+def test_structure_alone_keeps_the_bytes_of_drawn_trees(module):
+    roundtrips(ptxgrammar.emit(module), [structure])
+
+
+@st.composite
+def branchy(draw):
+    """A function of labels, guarded forward/backward branches, barriers and straight code."""
+    lines = [".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+             "\t.reg .b32 \t%r<50>;", "\t.reg .pred \t%p<9>;"]
+    nl = draw(st.integers(1, 5))
+    for _ in range(draw(st.integers(1, 14))):
+        kind = draw(st.sampled_from(["label", "bra", "ubra", "add", "bar", "fence", "mbar"]))
+        b = draw(st.integers(1, nl))
+        if kind == "label":
+            lines.append(f"$L__BB0_{b}:")
+        elif kind == "bra":
+            neg = "!" if draw(st.booleans()) else ""
+            uni = ".uni" if draw(st.booleans()) else ""
+            lines.append(f"\t@{neg}%p{draw(st.integers(1, 8))} bra{uni} \t$L__BB0_{b};")
+        elif kind == "ubra":
+            lines.append(f"\tbra.uni \t$L__BB0_{b};")
+        elif kind == "add":
+            lines.append(f"\tadd.s32 \t%r{b}, %r{b}, 1;")
+        elif kind == "bar":
+            lines.append("\tbar.sync \t0;")
+        elif kind == "fence":
+            lines.append("\tfence.proxy.async;")
+        else:
+            lines.append("\tmbarrier.arrive.shared::cta.b64 \t_, [%r1];")
+    for b in range(1, nl + 1):
+        lines.append(f"$L__BB0_{b}:")
+    lines += ["\tret;", "}", ""]
+    return "\n".join(lines)
+
+
+@SETTINGS
+@given(branchy(), st.sampled_from([[structure], [names, structure], None]))
+def test_structure_keeps_the_bytes_and_order_of_branchy_code(text, passes):
+    src = roundtrips(text, passes)
+    assert black_format(src) == src
+
+
+def _fenced_files():
+    out = []
+    for p in sorted(corpus_files()):
+        if p.stat().st_size > 400_000:
+            continue
+        t = p.read_bytes().decode("latin-1")
+        if ("bar.sync" in t or "mbarrier" in t or "wgmma" in t or "fence" in t) and ("bra" in t):
+            out.append(p)
+    return sample(out, 12) + SM90[:6]
+
+
+@pytest.mark.parametrize("path", _fenced_files(), ids=file_id)
+def test_no_instruction_crosses_a_barrier(path):
+    text = ptxgrammar.read_ptx(path)
+    want = _opcode_order(text)
+    for passes in ([names], [structure], [names, structure], None):
+        back = transpile.python_to_ptx(sugar_with(text, passes) if passes else transpile.ptx_to_python(text, sugar=True))
+        order = _opcode_order(back)
+        assert order == want
+        assert [k for k, (op, _) in enumerate(order) if op in FENCES] == [
+            k for k, (op, _) in enumerate(want) if op in FENCES]
+
+
+def test_triton_spin_waits_collapse():
+    path = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
+    src = roundtrips(ptxgrammar.read_ptx(path))
+    assert "mbarrier_wait([r[27]], r[122], loc=(1, 264, 5), at=(1, 265, 5))" in src
+    assert "waitLoop" not in src
+    assert "with skip_if(p[14], to=L.bb3):" in src
+    assert "with loop(L.bb2, while_=p[38]):" in src
+
+
+def test_a_region_with_a_label_inside_is_not_raised():
+    text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+                      "\t.reg .pred \t%p<3>;", "\t@%p1 bra \t$L__BB0_3;", "$L__BB0_2:", "\tbar.sync \t0;",
+                      "\tbra.uni \t$L__BB0_9;", "$L__BB0_3:", "\tret;", "$L__BB0_9:", "\tret;", "}", ""])
+    src = roundtrips(text, [structure])
+    assert "skip_if" not in src

@@ -1,0 +1,288 @@
+"""Readable Python names for PTX names, as a table in the Python (never text edits):
+
+    vecAdd = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)",
+                         params=("a0_float_ptr", "a1_float_ptr", "a2_int"))
+    k = kernel_name("matmul_kernel", params=3)     # Triton's `<kernel>_param_<i>` -> k.param_i
+    L = labels(bb3="$L__BB0_3", tmp0="$L__tmp0")   # LLVM's local labels
+
+A declaration's spelling becomes the Python name (`ptx.entry(vecAdd.name, ...)`,
+`param.u64(vecAdd.a0_float_ptr)`, `ptx.label(L.bb3)`), a use `sym(L.bb3)`;
+the DSL objects (`transpile.dsl.control`) carry the original spelling.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from transpile.generator import q
+
+from .ir import Call, Display, Kw, stmt, taken_names, unq
+
+LABELS = "L"
+_RESERVED = frozenset({
+    "ptx", "reg", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
+    "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg", "field", "secref",
+    "DSLError", "srcmap", "at", "asm", "inline_asm", "data_b8", "PtxName", "kernel_name", "labels", "loop",
+    "skip_if", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",
+    "type", "object", "list", "dict", "tuple", "set", "id", "min", "max", "sum", "all", "any", "iter", "next",
+    "True", "False", "None", LABELS,
+})
+_LABEL = re.compile(r"\$L__([A-Za-z_]+?)(\d+)(?:_(\d+))?\Z|L(BB|tmp|func_begin|func_end)(\d+)(?:_(\d+))?\Z")
+_ID = re.compile(r"[^0-9A-Za-z_]+")
+
+
+def _ident(text: str, fallback: str) -> str:
+    s = _ID.sub("_", text).strip("_")
+    if not s or s[0].isdigit():
+        s = fallback + ("_" + s if s else "")
+    return s
+
+
+def _split_top(s: str, sep: str = ",") -> list:
+    out, depth, cur = [], 0, []
+    for ch in s:
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def _strip_templates(s: str) -> str:
+    out, depth = [], 0
+    for ch in s:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def signature(demangled: str):
+    """(base function name, [argument types]) of a demangled function name, or None."""
+    s = demangled.strip()
+    if not s.endswith(")"):
+        return None
+    depth, k = 0, len(s) - 1
+    while k >= 0:
+        if s[k] == ")":
+            depth += 1
+        elif s[k] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        k -= 1
+    if k <= 0:
+        return None
+    head, args = s[:k], s[k + 1:-1]
+    base = _strip_templates(head).split("::")[-1].split(" ")[-1]
+    if not base.isidentifier() or base.startswith("operator"):
+        return None
+    types = [] if args.strip() in ("", "void") else _split_top(args)
+    return base, types
+
+
+def _type_name(t: str) -> str:
+    t = _strip_templates(t).replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")
+    suffix = "".join("_ptr" if c == "*" else "_ref" for c in t if c in "*&")
+    core = t.replace("*", " ").replace("&", " ").split("::")[-1]
+    core = "_".join(core.split()) or "arg"
+    return _ident(core, "t") + suffix
+
+
+def _demangle(name: str):
+    if not name.startswith("_Z"):
+        return None
+    try:
+        import cxxfilt
+
+        d = cxxfilt.demangle(name)
+    except Exception:  # noqa: BLE001
+        return None
+    return d if d and d != name else None
+
+
+class _Names:
+    def __init__(self, taken):
+        self.used = set(taken) | _RESERVED
+
+    def fresh(self, base: str) -> str:
+        base = _ident(base, "f")
+        if keyword.iskeyword(base) or keyword.issoftkeyword(base):
+            base += "_"
+        n, k = base, 1
+        while n in self.used:
+            n, k = f"{base}_{k}", k + 1
+        self.used.add(n)
+        return n
+
+
+def _label_py(name: str):
+    m = _LABEL.match(name)
+    if m is None:
+        return None
+    if m.group(1) is not None:
+        kind, a, b = m.group(1), m.group(2), m.group(3)
+    else:
+        kind, a, b = m.group(4), m.group(5), m.group(6)
+    kind = kind.lower().strip("_")
+    short = f"{kind}{b}" if (kind == "bb" and b is not None) else f"{kind}{a}" + (f"_{b}" if b else "")
+    long_ = f"{kind}{a}" + (f"_{b}" if b else "")
+    return short, long_
+
+
+def _items_param_decls(call):
+    """The `param.x("name")` calls of a function's params= list (or [])."""
+    for it in call.items:
+        if it.__class__ is Kw and it.name == "params" and it.value.__class__ is Display:
+            return [p for p in it.value.items if p.__class__ is Call]
+    return []
+
+
+def run(stmts, ctx):
+    if taken_names(stmts) & {LABELS, "kernel_name", "labels"}:
+        return stmts
+    names = _Names(taken_names(stmts))
+    rename: dict = {}  # PTX spelling -> Python expression (atom)
+    tables: dict = {}  # stmt index -> [statements to insert before it]
+
+    # functions and their parameters
+    for k, s in enumerate(stmts):
+        e = s.expr
+        if s.depth != 0 or e.__class__ is not Call or e.head not in ("ptx.entry", "ptx.func") or not e.items:
+            continue
+        name = unq(e.items[0])
+        if name is None or name in rename:
+            continue
+        dem = _demangle(name)
+        sig = signature(dem) if dem else None
+        decls = _items_param_decls(e)
+        spellings = [unq(p.items[0]) if p.items else None for p in decls]
+        conventional = bool(decls) and all(sp == f"{name}_param_{i}" for i, sp in enumerate(spellings))
+        if dem is None and not conventional:
+            continue
+        py = names.fresh(sig[0] if sig else (name if dem is None else "kernel"))
+        args = [q(name)]
+        if dem is not None:
+            args.append(Kw("demangled", q(dem)))
+        if conventional:
+            if sig and len(sig[1]) == len(decls):
+                local = set()
+                pn = []
+                for i, t in enumerate(sig[1]):
+                    n = f"a{i}_{_type_name(t)}"
+                    while n in local:
+                        n += "_"
+                    local.add(n)
+                    pn.append(n)
+                args.append(Kw("params", Display("(", ")", [q(n) for n in pn])))
+            else:
+                pn = [f"param_{i}" for i in range(len(decls))]
+                args.append(Kw("params", str(len(decls))))
+            for sp, n in zip(spellings, pn):
+                rename[sp] = f"{py}.{n}"
+        rename[name] = py + ".name"
+        tables.setdefault(k, []).append(stmt(Call("kernel_name", args), 0, py + " = "))
+
+    # labels defined inside functions
+    groups: dict = {}
+    order = []
+    for s in stmts:
+        e = s.expr
+        if s.depth >= 1 and e.__class__ is Call and e.head == "ptx.label" and len(e.items) == 1:
+            lab = unq(e.items[0])
+            if lab is None or lab in rename or lab in groups.get("_seen", ()):
+                continue
+            pl = _label_py(lab)
+            if pl is None:
+                continue
+            groups.setdefault("_seen", set()).add(lab)
+            order.append((lab, pl))
+    short_count: dict = {}
+    for _, (short, _l) in order:
+        short_count[short] = short_count.get(short, 0) + 1
+    table = []
+    local = {LABELS}
+    for lab, (short, long_) in order:
+        n = short if short_count[short] == 1 else long_
+        n = _ident(n, "l")
+        base, c = n, 1
+        while n in local or keyword.iskeyword(n):
+            n, c = f"{base}_{c}", c + 1
+        local.add(n)
+        rename[lab] = f"{LABELS}.{n}"
+        table.append(Kw(n, q(lab)))
+    if table:
+        names.used.add(LABELS)
+        tables.setdefault(0, []).insert(0, stmt(Call("labels", table), 0, LABELS + " = "))
+
+    if not rename:
+        return stmts
+    active: dict = {}
+    out = []
+    for k, s in enumerate(stmts):
+        for t in tables.get(k, ()):
+            out.append(t)
+            if t.prefix == LABELS + " = ":
+                for kw in t.expr.items:
+                    active[unq(kw.value)] = rename[unq(kw.value)]
+            else:
+                nm = unq(t.expr.items[0])
+                for sp, py in rename.items():
+                    if sp == nm or (py.startswith(t.prefix[:-3] + ".") and sp.startswith(nm + "_param_")):
+                        active[sp] = py
+        if active:
+            s.expr = _sub(s.expr, active, top=True)
+        out.append(s)
+    return out
+
+
+_DECL_HEADS = ("ptx.entry", "ptx.func", "ptx.label")
+
+
+def _sub(e, active, top=False, decl=False):
+    """Replace `sym("x")` (and the name argument of declarations) by its Python name."""
+    c = e.__class__
+    if c is Call:
+        if e.head == "sym" and len(e.items) == 1:
+            v = unq(e.items[0])
+            if v in active:
+                return Call("sym", [active[v]])
+            return e
+        items = e.items
+        first_is_name = (top and e.head in _DECL_HEADS) or decl
+        new = []
+        changed = False
+        for idx, it in enumerate(items):
+            if idx == 0 and first_is_name and it.__class__ is str:
+                v = unq(it)
+                if v in active:
+                    new.append(active[v])
+                    changed = True
+                    continue
+            r = _sub(it, active, decl=False)
+            changed |= r is not it
+            new.append(r)
+        if e.head.startswith(("param", "regparam")) and items and items[0].__class__ is str:
+            v = unq(items[0])
+            if v in active:
+                new[0] = active[v]
+                changed = True
+        return Call(e.head, new) if changed else e
+    if c is Kw:
+        r = _sub(e.value, active)
+        return e if r is e.value else Kw(e.name, r)
+    if c is Display:
+        new = [_sub(i, active) for i in e.items]
+        return e if all(a is b for a, b in zip(new, e.items)) else Display(e.open, e.close, new)
+    return e

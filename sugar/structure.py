@@ -1,0 +1,275 @@
+"""Branches -> Python blocks (`transpile.dsl.control`), emitting the same statements:
+
+    L: <body> @p bra L;            -> with loop(L, while_=p): <body>
+    @p bra L; <body> L:            -> with skip_if(p, to=L): <body>
+    { .reg .pred complete; waitLoop: mbarrier.try_wait... complete, a, ph;
+      @!complete bra.uni waitLoop; }   -> mbarrier_wait(a, ph)
+
+A body is a single-entry region: no label at its own level (nested blocks are
+fine) and no block_open/block_close. Statements are only grouped, never moved,
+so no instruction crosses a barrier, fence or mbarrier operation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ptxgrammar.tree import File
+from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
+from transpile.generator import q
+
+from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
+
+NAMES = ("loop", "skip_if", "mbarrier_wait", "srcmap")
+MAX_DEPTH = 17  # Python allows 20 statically nested blocks
+LINE = 88
+
+
+def _label(s):
+    """The label argument atom of a plain `ptx.label(x)` statement, else None."""
+    if is_call(s, "ptx.label", 1) and s.expr.items[0].__class__ is str:
+        return s.expr.items[0]
+    return None
+
+
+def _branch(s):
+    """(target atom, pred or None, uni) of a plain `ptx.bra[.uni](sym(x), pred=?)`, else None."""
+    e = s.expr
+    if e.__class__ is not Call or s.prefix or s.trailer or e.head not in ("ptx.bra", "ptx.bra.uni"):
+        return None
+    items = e.items
+    if not items or items[0].__class__ is not Call or items[0].head != "sym" or len(items[0].items) != 1:
+        return None
+    pred = None
+    for it in items[1:]:
+        if it.__class__ is not Kw or it.name != "pred":
+            return None
+        pred = it.value
+    if len(items) > 2:
+        return None
+    return items[0].items[0], pred, e.head == "ptx.bra.uni"
+
+
+def _head_room(stmts, k):
+    """The widest an instruction's first line may get from later passes (`asm.at(f, l, c).` prefix):
+    black splits a call chain that the one-line head layout cannot, so a raise must not push
+    such a head past the line length."""
+    s = stmts[k]
+    e = s.expr
+    if e.__class__ is not Call or s.prefix or not e.head.startswith("ptx."):
+        return 0
+    extra, first = 0, k
+    for j in (k - 1, k - 2):
+        if j >= 0 and is_call(stmts[j], "ptx.loc"):
+            extra += len(Call("at", stmts[j].expr.items).flat()) + 1 - 4
+            first = j
+            break
+    if first > 0 and is_call(stmts[first - 1], "ptx.comment") and stmts[first - 1].expr.items[0] == '" begin inline asm"':
+        extra += 4  # "asm."
+    return 4 * s.depth + len(e.head) + extra + 1
+
+
+def _body_ok(stmts, a, b, d):
+    """stmts[a:b] is a single-entry region at depth d (deeper statements allowed)."""
+    for k in range(a, b):
+        s = stmts[k]
+        if _head_room(stmts, k) + 4 > LINE >= _head_room(stmts, k):
+            return False
+        if s.depth < d:
+            return False
+        if s.depth == d and (_label(s) is not None or is_call(s, "ptx.block_open") or is_call(s, "ptx.block_close")):
+            return False
+        if s.depth + 1 > MAX_DEPTH:
+            return False
+    return True
+
+
+def _wrap(out, head, stmts, a, b, d):
+    out.append(head)
+    if a == b:
+        out.append(stmt("pass", d + 1))
+    for s in stmts[a:b]:
+        s.depth += 1
+        out.append(s)
+
+
+def _raise_once(stmts):
+    """One sweep: raise every loop/conditional whose body is already single-entry."""
+    out = []
+    changed = False
+    i, n = 0, len(stmts)
+    while i < n:
+        s = stmts[i]
+        d = s.depth
+        lab = _label(s)
+        if lab is not None:
+            j = i + 1
+            while j < n and stmts[j].depth >= d and not (stmts[j].depth == d and _label(stmts[j]) is not None):
+                br = _branch(stmts[j]) if stmts[j].depth == d else None
+                if br is not None and br[0] == lab:
+                    break
+                j += 1
+            if j < n and stmts[j].depth == d and _branch(stmts[j]) is not None and _branch(stmts[j])[0] == lab \
+                    and _body_ok(stmts, i + 1, j, d):
+                _, pred, uni = _branch(stmts[j])
+                args = [lab]
+                if pred is not None:
+                    args.append(Kw("while_", pred))
+                if uni:
+                    args.append(Kw("uni", "True"))
+                _wrap(out, stmt(Call("loop", args), d, "with ", ":"), stmts, i + 1, j, d)
+                i = j + 1
+                changed = True
+                continue
+        br = _branch(s)
+        if br is not None and br[1] is not None:
+            target = br[0]
+            j = i + 1
+            while j < n and stmts[j].depth >= d and not (stmts[j].depth == d and _label(stmts[j]) is not None):
+                j += 1
+            if j < n and j > i + 1 and stmts[j].depth == d and _label(stmts[j]) == target \
+                    and _body_ok(stmts, i + 1, j, d):
+                args = [br[1], Kw("to", target)]
+                if br[2]:
+                    args.append(Kw("uni", "True"))
+                _wrap(out, stmt(Call("skip_if", args), d, "with ", ":"), stmts, i + 1, j, d)
+                i = j + 1
+                changed = True
+                continue
+        out.append(s)
+        i += 1
+    return out, changed
+
+
+_WAIT = "ptx.mbarrier.try_wait."
+
+
+def _loc(stmts, k, d, src):
+    """(loc tuple atom, statements used) of `ptx.loc(f, l, c)` [+ its derived comment] at k."""
+    s = stmts[k] if k < len(stmts) else None
+    if s is None or s.depth != d or not is_call(s, "ptx.loc", 3) or any(x.__class__ is not str for x in s.expr.items):
+        return None, 0
+    node = src.node.get(id(s)) if src is not None else None
+    if node is None:
+        return None, 0
+    c = _inline(stmts[k + 1]) if k + 1 < len(stmts) and stmts[k + 1].depth == d else None
+    if src.column is None:
+        if c is not None:
+            return None, 0
+        used = 1
+    else:
+        if c is None or c[0] != loc_comment(node.file, node.line, node.column, src.files) \
+                or c[1] != pad_to(line_text(node), src.column):
+            return None, 0
+        used = 2
+    return "(" + ", ".join(s.expr.items) + ")", used
+
+
+def _spin_wait(stmts, i, src):
+    """`with ptx.block(): complete = reg.pred("complete"); [loc] waitLoop: [loc] try_wait; bra.uni`."""
+    s = stmts[i]
+    if not (s.prefix == "with " and s.expr.__class__ is Call and s.expr.head == "ptx.block"):
+        return None
+    d = s.depth + 1
+    k = i + 1
+    if k >= len(stmts):
+        return None
+    decl = stmts[k]
+    if not (decl.depth == d and decl.prefix == "complete = " and decl.expr.__class__ is Call
+            and decl.expr.head == "reg.pred" and decl.expr.items == ['"complete"']):
+        return None
+    k += 1
+    loc, used = _loc(stmts, k, d, src)
+    k += used
+    if k >= len(stmts) or stmts[k].depth != d or _label(stmts[k]) != '"waitLoop"':
+        return None
+    k += 1
+    at, used = _loc(stmts, k, d, src)
+    k += used
+    if k + 1 >= len(stmts):
+        return None
+    wait, bra = stmts[k], stmts[k + 1]
+    w = wait.expr
+    if wait.depth != d or wait.prefix or wait.trailer or w.__class__ is not Call or not w.head.startswith(_WAIT) \
+            or len(w.items) < 3 or w.items[0] != "complete" or any(x.__class__ is Kw for x in w.items[:3]) \
+            or any(x.__class__ is not Kw or x.name != "fmt" for x in w.items[3:]):
+        return None
+    br = _branch(bra)
+    if bra.depth != d or br is None or br[0] != '"waitLoop"' or br[1] != "~complete" or not br[2]:
+        return None
+    if k + 2 < len(stmts) and stmts[k + 2].depth >= d:
+        return None
+    kind = w.head[len(_WAIT):]
+    args = list(w.items[1:3])
+    if len(w.items) > 3:
+        args.append(Kw("wait_fmt", w.items[3].value))
+    if kind != "parity.shared__cta.b64":
+        args.append(Kw("kind", f'"{kind}"'))
+    if loc is not None:
+        args.append(Kw("loc", loc))
+    if at is not None:
+        args.append(Kw("at", at))
+    args.extend(s.expr.items)  # the block's own fmt/indent/close_* keywords
+    return stmt(Call("mbarrier_wait", args), s.depth), k + 2 - i, (loc is not None or at is not None)
+
+
+class _Src:
+    """The `.loc` comment column the srcloc pass will use (computed the same way, shared via ctx)."""
+
+    def __init__(self, stmts, ctx):
+        self.node = ctx.node
+        self.column = None
+        self.files = {}
+        if ctx.module is None:
+            return
+        self.files = {f.index: source_name(f.path[1:-1]) for f in ctx.module.walk() if f.__class__ is File}
+        idx = [k for k, s in enumerate(stmts) if is_call(s, "ptx.loc") and id(s) in ctx.node]
+        if not hasattr(ctx, "srccol"):
+            cols = Counter()
+            for k in idx:
+                c = _inline(stmts[k + 1]) if k + 1 < len(stmts) else None
+                node = ctx.node[id(stmts[k])]
+                if c and c[0] == loc_comment(node.file, node.line, node.column, self.files):
+                    cols[len(line_text(node)) + len(c[1])] += 1
+            ctx.srccol = cols.most_common(1)[0][0] if cols else None
+            ctx.srcfiles = sorted({ctx.node[id(stmts[k])].file for k in idx
+                                   if ctx.node[id(stmts[k])].file in self.files}, key=int)
+        self.column = ctx.srccol
+        self.srcfiles = ctx.srcfiles
+
+
+def _inline(s):
+    """(text, pad) of a `ptx.comment(text, inline=pad)` statement, else None."""
+    if not is_call(s, "ptx.comment", 2):
+        return None
+    kw = {i.name: i.value for i in s.expr.items if i.__class__ is Kw}
+    if set(kw) != {"inline"}:
+        return None
+    text, pad = unq(s.expr.items[0]), unq(kw["inline"])
+    return None if text is None or pad is None else (text, pad)
+
+
+def run(stmts, ctx):
+    if taken_names(stmts) & set(NAMES):
+        return stmts
+    src = _Src(stmts, ctx) if ctx is not None and ctx.module is not None else None
+    out = []
+    with_loc = False
+    i, n = 0, len(stmts)
+    while i < n:
+        w = _spin_wait(stmts, i, src)
+        if w is not None and (not w[2] or src is not None):
+            out.append(w[0])
+            with_loc |= w[2]
+            i += w[1]
+            continue
+        out.append(stmts[i])
+        i += 1
+    if with_loc and src.column is not None and not any(is_call(s, "srcmap") for s in out[:2]):
+        table = Display("{", "}", [f"{f}: {q(src.files[f])}" for f in src.srcfiles])
+        out.insert(0, stmt(Call("srcmap", [str(src.column), table]), 0))
+    stmts = out
+    changed = True
+    while changed:
+        stmts, changed = _raise_once(stmts)
+    return stmts

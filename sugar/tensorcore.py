@@ -31,7 +31,9 @@ def _split(head):
                                                      and pre.endswith(").")):
         return None
     m = _MODS.match(mods)
-    return None if m is None else ("" if pre == "ptx." else pre), m.groups()
+    if m is None:
+        return None
+    return ("" if pre == "ptx." else pre), m.groups()
 
 
 def run(stmts, ctx):

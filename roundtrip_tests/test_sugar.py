@@ -17,7 +17,7 @@ from sugar import pipeline
 from transpile.format import black_format
 from transpile.generator import Generator, render
 
-from conftest import CASES, corpus_files, external_files, file_id, sample
+from conftest import CASES, corpus_files, external_files, file_id, sample, small
 from strategies import modules
 
 SUGAR_CASES = CASES / "sugar"
@@ -39,7 +39,7 @@ def roundtrips(text: str, passes=None) -> str:
 
 # --- corpus -----------------------------------------------------------------------------
 
-SAMPLE = sample(corpus_files(), 24) + sample(external_files(), 8)
+SAMPLE = sample(small(corpus_files(), 250_000), 24) + sample(external_files(), 8)   # big files: -m slow
 
 
 @pytest.mark.parametrize("path", SAMPLE, ids=file_id)
@@ -115,7 +115,7 @@ def _opcode_order(text):
             if n.__class__.__name__ == "Instruction"]
 
 
-@pytest.mark.parametrize("path", sample(corpus_files(), 10), ids=file_id)
+@pytest.mark.parametrize("path", sample(small(corpus_files(), 250_000), 10), ids=file_id)
 def test_no_pass_moves_an_instruction_across_a_barrier(path):
     text = ptxgrammar.read_ptx(path)
     for p in pipeline.PASSES:

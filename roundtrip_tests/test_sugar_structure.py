@@ -14,12 +14,12 @@ import transpile
 from sugar import names, pipeline, structure
 from transpile.format import black_format
 
-from conftest import ROOT, corpus_files, external_files, file_id, sample
+from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from strategies import modules
 from test_sugar import FENCES, _opcode_order, roundtrips, sugar_with
 
 SM90 = sorted((ROOT / "corpus" / "ptx" / "triton").glob("*sm90*.ptx"))
-SAMPLE = sample(corpus_files(), 22) + sample(external_files(), 8)
+SAMPLE = sample(small(corpus_files(), 250_000), 22) + sample(external_files(), 8)
 
 SETTINGS = settings(max_examples=60, deadline=timedelta(seconds=30),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -32,16 +32,9 @@ SKIP = 77
 
 def driver():
     """The cuda-python driver module, or None."""
-    try:
-        from cuda.bindings import driver as cu
-        return cu
-    except ImportError:
-        pass
-    try:
-        from cuda import cuda as cu
-        return cu
-    except ImportError:
-        return None
+    from transpile.gpu_run import driver_module
+
+    return driver_module()
 
 
 class GPU:

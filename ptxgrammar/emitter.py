@@ -89,8 +89,15 @@ def _instruction(node, out: list) -> None:
         out.append(t[i])
         out.append(m)
         i += 1
+    i = _comma_list(node.operands, t, i, out)
+    out.append(t[i])
+    out.append(";")
+
+
+def _comma_list(items, t, i: int, out: list) -> int:
+    """Operands with the owner's trivia before each `,` (t[i] onward); the next index."""
     first = True
-    for o in node.operands:
+    for o in items:
         if first:
             first = False
         else:
@@ -98,24 +105,14 @@ def _instruction(node, out: list) -> None:
             out.append(",")
             i += 1
         _operand(o, out)
-    out.append(t[i])
-    out.append(";")
+    return i
 
 
 def _list(node, out: list, open_: str, close: str) -> int:
     t = node.trivia
     out.append(t[0])
     out.append(open_)
-    i = 1
-    first = True
-    for o in node.items:
-        if first:
-            first = False
-        else:
-            out.append(t[i])
-            out.append(",")
-            i += 1
-        _operand(o, out)
+    i = _comma_list(node.items, t, 1, out)
     out.append(t[i])
     out.append(close)
     return i + 1

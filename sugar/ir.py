@@ -21,7 +21,8 @@ def is_insn(s) -> bool:
         return False
     h = e.head
     if h.startswith("asm.") or h.startswith("nvasm."):
-        h = "ptx." + h.split(".", 1)[1]
+        h = h.split(".", 1)[1]
+        h = "ptx." + (h[6:] if h.startswith("block.") else h)
     if h.startswith("at(") or h.startswith("ptx.at("):
         return True
     if not h.startswith("ptx."):

@@ -3,7 +3,7 @@
     vecAdd = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)",
                          params=("a0_float_ptr", "a1_float_ptr", "a2_int"))
     k = kernel_name("matmul_kernel", params=3)     # Triton's `<kernel>_param_<i>` -> k.param_i
-    L = labels(bb3="$L__BB0_3", tmp0="$L__tmp0")   # LLVM's local labels
+    L = labels("$L__BB0_3 $L__tmp0")              # LLVM's local labels: L.bb3, L.tmp0
 
 A declaration's spelling becomes the Python name (`ptx.entry(vecAdd.name, ...)`,
 `param.u64(vecAdd.a0_float_ptr)`, `ptx.label(L.bb3)`), a use `sym(L.bb3)`;
@@ -16,6 +16,7 @@ import keyword
 import re
 
 from transpile.generator import q
+from transpile.names import is_local_label, label_names
 
 from .ir import Call, Display, Kw, stmt, taken_names, unq
 
@@ -28,7 +29,6 @@ _RESERVED = frozenset({
     "type", "object", "list", "dict", "tuple", "set", "id", "min", "max", "sum", "all", "any", "iter", "next",
     "True", "False", "None", LABELS,
 })
-_LABEL = re.compile(r"\$L__([A-Za-z_]+?)(\d+)(?:_(\d+))?\Z|L(BB|tmp|func_begin|func_end)(\d+)(?:_(\d+))?\Z")
 _ID = re.compile(r"[^0-9A-Za-z_]+")
 
 
@@ -127,20 +127,6 @@ class _Names:
         return n
 
 
-def _label_py(name: str):
-    m = _LABEL.match(name)
-    if m is None:
-        return None
-    if m.group(1) is not None:
-        kind, a, b = m.group(1), m.group(2), m.group(3)
-    else:
-        kind, a, b = m.group(4), m.group(5), m.group(6)
-    kind = kind.lower().strip("_")
-    short = f"{kind}{b}" if (kind == "bb" and b is not None) else f"{kind}{a}" + (f"_{b}" if b else "")
-    long_ = f"{kind}{a}" + (f"_{b}" if b else "")
-    return short, long_
-
-
 def _items_param_decls(call):
     """The `param.x("name")` calls of a function's params= list (or [])."""
     for it in call.items:
@@ -194,37 +180,20 @@ def run(stmts, ctx):
         rename[name] = py + ".name"
         tables.setdefault(k, []).append(stmt(Call("kernel_name", args), 0, py + " = "))
 
-    # labels defined inside functions
-    groups: dict = {}
+    # labels defined inside functions: one `labels("...")` table of their spellings
     order = []
     for s in stmts:
         e = s.expr
         if s.depth >= 1 and e.__class__ is Call and e.head == "ptx.label" and len(e.items) == 1:
             lab = unq(e.items[0])
-            if lab is None or lab in rename or lab in groups.get("_seen", ()):
-                continue
-            pl = _label_py(lab)
-            if pl is None:
-                continue
-            groups.setdefault("_seen", set()).add(lab)
-            order.append((lab, pl))
-    short_count: dict = {}
-    for _, (short, _l) in order:
-        short_count[short] = short_count.get(short, 0) + 1
-    table = []
-    local = {LABELS}
-    for lab, (short, long_) in order:
-        n = short if short_count[short] == 1 else long_
-        n = _ident(n, "l")
-        base, c = n, 1
-        while n in local or keyword.iskeyword(n):
-            n, c = f"{base}_{c}", c + 1
-        local.add(n)
-        rename[lab] = f"{LABELS}.{n}"
-        table.append(Kw(n, q(lab)))
-    if table:
+            if lab is not None and lab not in rename and is_local_label(lab):
+                rename[lab] = None
+                order.append(lab)
+    if order:
+        for lab, n in zip(order, label_names(order)):
+            rename[lab] = f"{LABELS}.{n}"
         names.used.add(LABELS)
-        tables.setdefault(0, []).insert(0, stmt(Call("labels", table), 0, LABELS + " = "))
+        tables.setdefault(0, []).insert(0, stmt(Call("labels", _label_lines(order)), 0, LABELS + " = "))
 
     if not rename:
         return stmts
@@ -234,8 +203,9 @@ def run(stmts, ctx):
         for t in tables.get(k, ()):
             out.append(t)
             if t.prefix == LABELS + " = ":
-                for kw in t.expr.items:
-                    active[unq(kw.value)] = rename[unq(kw.value)]
+                for line in t.expr.items:
+                    for lab in unq(line).split():
+                        active[lab] = rename[lab]
             else:
                 nm = unq(t.expr.items[0])
                 for sp, py in rename.items():
@@ -248,6 +218,20 @@ def run(stmts, ctx):
 
 
 _DECL_HEADS = ("ptx.entry", "ptx.func", "ptx.label")
+_LABEL_LINE = 72  # characters of spellings per string of the labels table
+
+
+def _label_lines(spellings) -> list:
+    """The spellings as space-separated string literals of at most _LABEL_LINE characters."""
+    lines, cur = [], ""
+    for sp in spellings:
+        if cur and len(cur) + 1 + len(sp) > _LABEL_LINE:
+            lines.append(q(cur))
+            cur = sp
+        else:
+            cur = f"{cur} {sp}" if cur else sp
+    lines.append(q(cur))
+    return lines
 
 
 def _sub(e, active, top=False, decl=False):

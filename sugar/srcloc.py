@@ -58,10 +58,17 @@ def run(stmts, ctx):
         table = Display("{", "}", [f"{f}: {q(files[f])}" for f in ctx.srcfiles])
         out.append(stmt(Call("srcmap", [str(column), table]), 0))
     k, n = 0, len(stmts)
+
+    def commented(m):
+        node = node_of[m]
+        c = _inline(stmts[m + 1]) if m + 1 < n else None
+        return (c is not None and c[0] == loc_comment(node.file, node.line, node.column, files)
+                and c[1] == pad_to(line_text(node), column))
+
     while k < n:
         s = stmts[k]
-        if k in node_of and column is None:
-            done = _chain(stmts, k, node_of, out)
+        if k in node_of:
+            done = _chain(stmts, k, node_of, out, None if column is None else commented)
             if done:
                 k = done
                 continue
@@ -133,30 +140,35 @@ def _text(frames):
     return " ".join(out)
 
 
-def _chain(stmts, k, node_of, out):
-    """Fold `.loc` k..e (a chain, e > k) and the instruction after it; the index after, else 0."""
+def _chain(stmts, k, node_of, out, commented=None):
+    """Fold `.loc` k.. (a chain of inlined frames, or one inlined frame) and the instruction
+    after it; the index after, else 0. `commented(k)`: whether .loc k carries its derived
+    comment in the next statement (under `srcmap`); None when locs have no comments."""
     n = len(stmts)
+    step = 1 if commented is None else 2
     depth = stmts[k].depth
     frames = [_frame(stmts[k])]
-    if frames[0] is None:
+    if frames[0] is None or (commented is not None and not commented(k)):
         return 0
+    starts = [k]
     e = k
-    while e + 1 < n and e + 1 in node_of and stmts[e + 1].depth == depth:
-        f = _frame(stmts[e + 1])
-        if f is None or f[3] is None or f[4] != frames[-1][:3]:
+    while e + step < n and e + step in node_of and stmts[e + step].depth == depth:
+        f = _frame(stmts[e + step])
+        if f is None or f[3] is None or f[4] != frames[-1][:3] or (commented is not None and not commented(e + step)):
             break
         frames.append(f)
-        e += 1
-    j = e + 1
-    if e == k or j >= n or not is_insn(stmts[j]) or stmts[j].depth != depth:
-        return 0
+        e += step
+        starts.append(e)
+    j = e + step
+    if (len(frames) == 1 and frames[0][3] is None) or j >= n or not is_insn(stmts[j]) or stmts[j].depth != depth:
+        return 0  # a lone plain `.loc` is folded by the caller
     ins = stmts[j]
     h = ins.expr.head
     rest = h[4:] if h.startswith("ptx.") else h
-    for s in range(k, e):
-        pre = Call("at", [q(_text(frames[s - k:]))]).flat()
+    for m in range(len(frames)):
+        pre = Call("at", [q(_text(frames[m:]))]).flat()
         if 4 * depth + len(pre) + len(rest) + 2 <= 88:
-            out.extend(stmts[k:s])
+            out.extend(stmts[k:starts[m]])
             out.append(stmt(Call(pre + "." + rest, ins.expr.items), depth))
             return j + 1
     return 0

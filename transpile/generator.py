@@ -25,7 +25,10 @@ from ptxgrammar.isa.spellings import MODIFIERS, OPCODES
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python
-from .style import SAME_LINE, asm_context, gc_paused, flatten, infer_style, position_keys, prev_tag, shape_trivia, split_lead
+from .style import (
+    SAME_LINE, asm_context, flatten, gc_paused, infer_style, lead_value, position_keys, predicted_blank_lines, prev_tag,
+    shape_trivia, split_lead,
+)
 
 _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
@@ -136,8 +139,17 @@ class Generator:
             return [] if predicted_indent == SAME_LINE + text else [Kw("lead", q(text))]
         tail, lines, indent = parts
         self.prev_lead = indent
+        return self.lead_lines(tail, lines, indent, predicted_indent, "indent")
+
+    def lead_lines(self, tail, lines, indent, predicted, kw) -> list:
+        """Calls for the lines before a statement (or `}`), less the empty lines its
+        predicted L value supplies; the explicit indent keyword when that differs."""
+        k = predicted_blank_lines(predicted)
+        if indent == predicted[k:] and predicted_blank_lines(lead_value(lines, "")) >= k:
+            self.layout_calls(tail, lines[:len(lines) - k], indent)
+            return []
         self.layout_calls(tail, lines, indent)
-        return [] if indent == predicted_indent else [Kw("indent", q(indent))]
+        return [] if indent == predicted and not k else [Kw(kw, q(indent))]
 
     def layout_calls(self, tail, lines, indent):
         if tail:
@@ -189,8 +201,7 @@ class Generator:
         if parts is None:
             return [] if pred == SAME_LINE + text else [Kw("close_lead", q(text))]
         tail, lines, indent = parts
-        self.layout_calls(tail, lines, indent)
-        return [] if indent == pred else [Kw("close_indent", q(indent))]
+        return self.lead_lines(tail, lines, indent, pred, "close_indent")
 
     def nested(self, call: Call, container, depth, extra):
         """`with call:` around the container's items (or block_open/close when deep)."""

@@ -17,6 +17,8 @@ spelled as an attribute; the generator uses the generic `ptx.insn(...)` form.
 from __future__ import annotations
 
 import keyword
+import re
+from collections import Counter
 from functools import lru_cache
 
 _KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
@@ -71,3 +73,44 @@ RESERVED = frozenset(
     "ptx reg var param regparam sreg sym regn imm fimm sink expr unary paren cast cond index "
     "apply addr args pair neg comp d field secref perf print len range list tuple int str".split()
 )
+
+
+# --- local labels: `$L__BB0_3` -> `bb3` ------------------------------------------------------
+
+_LABEL = re.compile(r"\$L__([A-Za-z_]+?)(\d+)(?:_(\d+))?\Z|L(BB|tmp|func_begin|func_end)(\d+)(?:_(\d+))?\Z")
+_NON_ID = re.compile(r"[^0-9A-Za-z_]+")
+
+
+def is_local_label(spelling: str) -> bool:
+    """LLVM's and nvcc's numbered labels (`$L__BB0_3`, `$L__tmp0`, `LBB0_3`)."""
+    return _LABEL.match(spelling) is not None
+
+
+def _label_forms(spelling: str):
+    """(short, long) Python names of a local label: `$L__BB0_3` -> ("bb3", "bb0_3")."""
+    m = _LABEL.match(spelling)
+    kind, a, b = m.group(1, 2, 3) if m.group(1) is not None else m.group(4, 5, 6)
+    kind = kind.lower().strip("_")
+    suffix = f"_{b}" if b else ""
+    short = f"{kind}{b}" if (kind == "bb" and b is not None) else f"{kind}{a}{suffix}"
+    return short, f"{kind}{a}{suffix}"
+
+
+def label_names(spellings) -> list:
+    """The Python names of a module's local labels, in order: the short form (`bb3`)
+    unless two labels share it, then the long one (`bb0_3`); the DSL's `labels(...)`
+    and the sugar's names pass both use this rule, so the table is just the spellings."""
+    forms = [_label_forms(s) for s in spellings]
+    shorts = Counter(f[0] for f in forms)
+    out, taken = [], {"L"}
+    for short, long_ in forms:
+        n = short if shorts[short] == 1 else long_
+        n = _NON_ID.sub("_", n).strip("_")
+        if not n or n[0].isdigit():
+            n = "l_" + n
+        base, c = n, 1
+        while n in taken or n in _KEYWORDS:
+            n, c = f"{base}_{c}", c + 1
+        taken.add(n)
+        out.append(n)
+    return out

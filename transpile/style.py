@@ -205,6 +205,14 @@ class Style:
 
     def fallback(self, key) -> str:
         """What `key` predicts when the table lacks it."""
+        coarse = coarser_key(key)
+        while coarse is not None:
+            value = self.table.get(coarse)
+            if value is not None:
+                return value
+            coarse = coarser_key(coarse)
+        if is_coarse(key):
+            return _NEVER  # a coarse key itself: always recorded when present
         if key[0] == "asm":
             if key[1] == "L" and len(key) == 5:
                 return self.predict(key[:4])
@@ -218,6 +226,51 @@ class Style:
     def overrides(self) -> dict:
         """The table entries that differ from the fallback rule (what the module records)."""
         return {k: v for k, v in self.table.items() if v != self.fallback(k)}
+
+
+_NEVER = object()  # what a coarse key falls back to: it is always recorded when present
+FIRST = "first"  # the coarse keys of the gap before an instruction's first operand
+
+
+def coarser_key(key):
+    """The next coarser key of a first-operand key, or None.
+
+    ``(owner, ".", class, token, "add.s32")`` -> ``("first", owner, "add")``
+    -> ``("first", owner)``: producers pad by opcode (LLVM's `and.b32  \t`) and
+    mostly use one gap, so the table records the usual gap once and the
+    exceptions by opcode, not every spelling.
+    """
+    asm = key[0] == "asm"
+    k = key[1:] if asm else key
+    if len(k) == 5 and k[0] in _FIRST_OWNERS:  # by opcode (by state space for declarations)
+        c = (FIRST, k[0], k[4].split(".", 1)[0] if k[0] != "VarDecl" else k[4].split("<")[0].rstrip("0123456789"))
+    elif len(k) == 3 and k[0] == FIRST:
+        c = k[:2]
+    else:
+        return None
+    return ("asm", *c) if asm else c
+
+
+_FIRST_OWNERS = frozenset({"Instruction", "call", "VarDecl"})
+
+
+def is_coarse(key) -> bool:
+    return (key[1] if key[0] == "asm" else key[0]) == FIRST
+
+
+def add_coarse_entries(table: dict) -> None:
+    """Give each coarse first-operand key the most common value of its finer keys
+    (by opcode, then overall), so `Style.overrides` keeps only the exceptions."""
+    finer = [k for k in table if not is_coarse(k)]
+    for _level in range(2):
+        groups: dict = defaultdict(Counter)
+        for k in finer:
+            c = coarser_key(k)
+            if c is not None:
+                groups[c][table[k]] += 1
+        for c, cnt in groups.items():
+            table[c] = cnt.most_common(1)[0][0]
+        finer = list(groups)
 
 
 _ASM_BEGIN = "begin inline asm"
@@ -235,6 +288,23 @@ def asm_context(text: str, state: bool) -> bool:
 
 
 SAME_LINE = "\x00"  # an L-key value SAME_LINE + text: the statement shares the previous line
+
+
+def lead_value(lines, indent: str) -> str:
+    """A statement's L value: its indent after one newline per empty line that
+    directly precedes it (nvcc's blank line before each label is predicted, not
+    written out)."""
+    k = 0
+    for line in reversed(lines):
+        if line:
+            break
+        k += 1
+    return "\n" * k + indent
+
+
+def predicted_blank_lines(value: str) -> int:
+    """How many empty lines an L value puts before its statement."""
+    return len(value) - len(value.lstrip("\n"))
 
 
 def split_lead(text: str, nl: str, at_start: bool):
@@ -270,7 +340,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     def lead_indent(text):
         parts = split_lead(text, nl, at_start[0])
         at_start[0] = False
-        return SAME_LINE + text if parts is None else parts[2]
+        return SAME_LINE + text if parts is None else lead_value(parts[1], parts[2])
 
     def visit_items(items, depth):
         for item in items:
@@ -281,7 +351,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             t0 = tv[0]
             ind = lead_indent(t0)
             sig[1] = (a, prev[0])
-            prev[0] = prev_tag(item, a, ind)
+            prev[0] = prev_tag(item, a, ind.lstrip("\n"))
             sig = tuple(sig)
             if memo is not None:
                 memo[id(item)] = (sig, tv)
@@ -319,6 +389,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             for k, v in zip(keys[1:], tvt[1:]):
                 counts[k][v] += c
     table = {k: c.most_common(1)[0][0] for k, c in counts.items()}
+    add_coarse_entries(table)
     return Style(table, nl)
 
 

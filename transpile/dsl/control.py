@@ -20,6 +20,7 @@ from __future__ import annotations
 from .directives import ptx
 from .errors import DSLError
 from .operands import Value, sym
+from ..names import is_local_label, label_names
 
 
 class KernelName:
@@ -74,10 +75,20 @@ class _Labels:
         return f"labels({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
 
-def labels(**table) -> _Labels:
-    """`L = labels(bb3="$L__BB0_3")`: `L.bb3` is the string `"$L__BB0_3"` (`ptx.label(L.bb3)`,
-    `sym(L.bb3)`)."""
-    return _Labels(table)
+def labels(*spellings: str, **table) -> _Labels:
+    """`L = labels("$L__BB0_3 $L__tmp0")`: `L.bb3` is the string `"$L__BB0_3"`, `L.tmp0`
+    `"$L__tmp0"` (names by `transpile.names.label_names`); `labels(top="$L__BB0_3")` names
+    one explicitly. Use `ptx.label(L.bb3)`, `sym(L.bb3)`."""
+    words = [w for s in spellings for w in s.split()]
+    for w in words:
+        if not is_local_label(w):
+            raise DSLError(f"labels: {w!r} is not a numbered local label ($L__BB0_3, $L__tmp0)")
+    named = dict(zip(label_names(words), words))
+    for k, v in table.items():
+        if k in named:
+            raise DSLError(f"labels: {k!r} is named twice")
+        named[k] = v
+    return _Labels(named)
 
 
 def _target(label):

@@ -59,6 +59,11 @@ class Recorder:
     def lead_for(self, predicted: str) -> str:
         """Leading trivia from a predicted L value: an indent, or SAME_LINE + the text
         of a statement sharing the previous line (only when nothing is pending)."""
+        if predicted[:1] == "\n":  # predicted empty lines, then the indent
+            indent = predicted.lstrip("\n")
+            self.lines.extend([""] * (len(predicted) - len(indent)))
+            self.prev_lead = indent
+            return self.lead(indent)
         if predicted[:1] != SAME_LINE:
             self.prev_lead = predicted
             return self.lead(predicted)

@@ -10,6 +10,7 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     at("1:53:3 2:477:5@0").add.s32(r[1], r[2], 1)  # .loc 1 53 3; .loc 2 477 5, function_name
                                     # $L__info_string0, inlined_at 1 53 3; the instruction
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
+    asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
 
 `acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
@@ -138,6 +139,11 @@ class Prefix:
     def nvasm(self):
         """NVVM's bracket: `// begin inline asm`, the instruction, `// end inline asm` (no blank)."""
         return Prefix(self.before + (_asm_begin,), (_asm_end_tight,) + self.after)
+
+    @property
+    def block(self):
+        """The instruction alone in a `{ }` block, as nvcc writes one-instruction inline asm."""
+        return Prefix(self.before + (ptx.block_open,), (ptx.block_close,) + self.after)
 
     def at(self, file, line=None, column=None, *rest, **kw):
         """`.loc file line column ...` (and its derived comment under `srcmap`) here;

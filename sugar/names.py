@@ -28,6 +28,13 @@ _RESERVED = frozenset({
     "skip_if", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",
     "type", "object", "list", "dict", "tuple", "set", "id", "min", "max", "sum", "all", "any", "iter", "next",
     "True", "False", "None", LABELS,
+    # typed calls (transpile/dsl/families.py) and sugar/tensorcore.py's constant
+    "mma_sync", "wgmma_mma", "ldmatrix", "stmatrix", "cp_async_bulk", "cp_async_bulk_tensor",
+    "cp_async_bulk_prefetch", "cp_async_bulk_prefetch_tensor", "mbarrier_init", "mbarrier_inval",
+    "mbarrier_arrive", "mbarrier_arrive_drop", "mbarrier_expect_tx", "mbarrier_complete_tx",
+    "mbarrier_test_wait", "mbarrier_try_wait", "mbarrier_pending_count", "tcgen05_mma", "tcgen05_ld",
+    "tcgen05_st", "tcgen05_cp", "tcgen05_shift", "tcgen05_commit", "tcgen05_alloc", "tcgen05_dealloc",
+    "WGMMA_DESC_BITS",
 })
 _ID = re.compile(r"[^0-9A-Za-z_]+")
 
@@ -195,7 +202,8 @@ def run(stmts, ctx):
         names.used.add(LABELS)
         tables.setdefault(0, []).insert(0, stmt(Call("labels", _label_lines(order)), 0, LABELS + " = "))
 
-    if not rename:
+    variables = _variables(stmts, rename, names)
+    if not rename and not variables:
         return stmts
     active: dict = {}
     out = []
@@ -213,11 +221,92 @@ def run(stmts, ctx):
                         active[sp] = py
         if active:
             s.expr = _sub(s.expr, active, top=True)
+        var = variables.get(k)
+        if var is not None:  # `temp_storage = var.shared...("_ZZ...temp_storage", ...)`
+            s.prefix = var[1] + " = "
+            active[var[0]] = _Bare(var[1])
         out.append(s)
     return out
 
 
+_MAX_VARIABLE_NAME = 32  # longer (undemangled) spellings stay `sym("...")`
+
+
+class _Bare(str):
+    """A Python name bound to the symbol itself (a declared variable): used without `sym()`."""
+
+
+def _variables(stmts, rename, names) -> dict:
+    """stmt index -> (spelling, Python name) for each variable declaration whose symbol the
+    module uses: `var.shared.align(4).b8("_ZZ12rmsnorm_halfE3red", ...)` -> `red = ...`."""
+    where: dict = {}  # symbol spelling -> the top-level statements (functions) using it
+    function = None  # index of the enclosing top-level statement
+    for k, s in enumerate(stmts):
+        if s.depth == 0:
+            function = k
+        used = set()
+        _used_symbols(s.expr, used)
+        for u in used:
+            where.setdefault(u, set()).add(function)
+    decls = []
+    for k, s in enumerate(stmts):
+        if s.depth == 0:
+            function = k
+        e = s.expr
+        if s.prefix or s.trailer or e.__class__ is not Call or not e.head.startswith("var.") or not e.items:
+            continue
+        spelling = unq(e.items[0])
+        base = _variable_base(spelling)
+        if spelling not in where or spelling in rename or any(unq(i) is not None for i in e.items[1:]) or (
+                len(base) > _MAX_VARIABLE_NAME):
+            continue
+        local = s.depth > 0 and where[spelling] == {function}
+        decls.append((local, k, function, spelling, base))
+    out, local = {}, {}
+    for inner, k, function, spelling, base in sorted(decls):  # global names first
+        if inner:  # a variable only its function uses is named afresh in each function
+            taken = local.setdefault(function, set())
+            py = _Names(names.used | taken).fresh(base)
+            taken.add(py)
+        else:
+            py = names.fresh(base)
+        out[k] = (spelling, py)
+    return out
+
+
+def _used_symbols(e, out) -> None:
+    c = e.__class__
+    if c is Call:
+        if e.head == "sym" and len(e.items) == 1:
+            v = unq(e.items[0])
+            if v is not None:
+                out.add(v)
+        for i in e.items:
+            _used_symbols(i, out)
+    elif c is Kw:
+        _used_symbols(e.value, out)
+    elif c is Display:
+        for i in e.items:
+            _used_symbols(i, out)
+
+
+def _variable_base(spelling: str) -> str:
+    """The last component of the demangled name (`cub::...::temp_storage` -> `temp_storage`)."""
+    dem = _demangle(spelling)
+    if dem is None:
+        return _ident(spelling, "v")
+    return _strip_templates(dem.split("(")[-1] if dem.endswith(")") else dem).split("::")[-1]
+
+
 _DECL_HEADS = ("ptx.entry", "ptx.func", "ptx.label")
+
+
+def is_sym_call(e) -> bool:
+    return e.__class__ is Call and e.head == "sym" and len(e.items) == 1
+
+
+def _int_atom(a) -> bool:
+    return a.__class__ is str and a.isdigit() and (a == "0" or a[0] != "0")
 _LABEL_LINE = 72  # characters of spellings per string of the labels table
 
 
@@ -241,8 +330,14 @@ def _sub(e, active, top=False, decl=False):
         if e.head == "sym" and len(e.items) == 1:
             v = unq(e.items[0])
             if v in active:
-                return Call("sym", [active[v]])
+                py = active[v]
+                return str(py) if py.__class__ is _Bare else Call("sym", [py])
             return e
+        if e.head == "expr" and len(e.items) == 3:  # `expr(sym("x"), "+", 16)` -> `x + 16`
+            left = e.items[0]
+            py = active.get(unq(left.items[0])) if is_sym_call(left) else None
+            if py.__class__ is _Bare and e.items[1] in ('"+"', '"-"') and _int_atom(e.items[2]):
+                return f"{py} {e.items[1][1]} {e.items[2]}"
         items = e.items
         first_is_name = (top and e.head in _DECL_HEADS) or decl
         new = []

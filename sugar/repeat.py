@@ -82,28 +82,33 @@ def _affine(var, a, b):
 
 
 def _subst_atom(atom, coeffs, var):
-    """Rewrite one atom; coeffs is an iterator of (a, b) for its ints. None if unsafe."""
+    """Rewrite one atom; coeffs is an iterator of (a, b) for its ints. None if unsafe.
+
+    A slice `r[221:225]` whose bounds vary is written as black writes it:
+    `r[6 * i + 221 : 6 * i + 225]` (spaces around the colon of a complex slice)."""
     parts, vals = _split(atom)
     if not vals:
         return atom
-    out = [parts[0]]
+    exprs, complex_ = [], []
     for k, _ in enumerate(vals):
         a, b = next(coeffs)
-        before, after = "".join(out), parts[k + 1]
-        if b == 0:
-            out.append(str(a))
-        else:
-            e = _affine(var, a, b)
-            left = before.rstrip()
-            right = after.lstrip()
-            if (left.endswith(":") or right.startswith(":")) and not (left == "" and right.startswith(":")):
-                return None  # a slice bound: black spaces those differently
-            if a < 0:
-                return None
-            tight_l = left == "" or left[-1] in "[(,{"
-            tight_r = right == "" or right[0] in "]),:}"
-            out.append(e if (tight_l and tight_r) else f"({e})")
-        out.append(after)
+        if b != 0 and a < 0:
+            return None
+        exprs.append(str(a) if b == 0 else _affine(var, a, b))
+        complex_.append(b != 0 and not (a == 0 and b == 1))
+    out = [parts[0]]
+    for k, e in enumerate(exprs):
+        between_prev = k > 0 and parts[k] == ":"
+        between_next = k + 1 < len(exprs) and parts[k + 1] == ":"
+        if between_prev and (complex_[k - 1] or complex_[k]):
+            out[-1] = " : "  # the colon between two slice bounds
+        left, right = "".join(out).rstrip(), parts[k + 1].lstrip()
+        if complex_[k] and not (between_prev or between_next) and (left.endswith(":") or right.startswith(":")):
+            return None  # an open-ended slice bound
+        tight_l = left == "" or left[-1] in "[(,{:"
+        tight_r = right == "" or right[0] in "]),:}"
+        out.append(e if e.isdigit() or (tight_l and tight_r) else f"({e})")
+        out.append(parts[k + 1])
     return "".join(out)
 
 

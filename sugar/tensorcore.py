@@ -1,59 +1,149 @@
-"""Typed tensor-core calls: `wgmma.mma_async` -> `wgmma_mma(shape=..., dtype=..., d=acc, a=..., ...)`
-(transpile/dsl/typed.py), and the matrix-descriptor constant OR-ed into the
-registers a `wgmma` reads (`or.b64 %rd5, %rd17, 4611686293305294848`) shown as a
-named value, `WGMMA_DESC_BITS = 4611686293305294848`, defined once at the top.
+"""Typed calls (transpile/dsl/typed.py) for tensor-core, TMA and mbarrier
+instructions: `ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(d, a, b, d)`
+-> `mma_sync.m16n8k16.row.col.f32.f16.f16.f32(d=..., a=..., b=...)`, and the
+matrix-descriptor constant OR-ed into the registers a `wgmma` reads
+(`or.b64 %rd5, %rd17, 4611686293305294848`) shown as a named value,
+`WGMMA_DESC_BITS = 4611686293305294848`, defined once at the top.
 
-Only the exact shapes the typed call re-emits are rewritten: modifiers
-`sync.aligned.<shape>.<dtype>.<atype>.<btype>`, 6 or 8 positional operands.
+A call is rewritten only when the typed call's operands, rebuilt by
+`typed.operands` from its keywords and defaults, are the original ones, and
+when it takes no more lines than the plain call (or the plain call's head
+overflows, which black would split).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import product
 
-from .ir import Call, Kw, is_insn, positional, stmt, taken_names
+from transpile.dsl.errors import DSLError
+from transpile.dsl.typed import FAMILIES, applicable, operands
+from transpile.format import LINE, flat, layout
+from transpile.names import from_python, to_python
 
-NAMES = ("wgmma_mma", "WGMMA_DESC_BITS")
-_OP = "wgmma.mma_async.sync.aligned."
-_MODS = re.compile(r"(m[0-9]+n[0-9]+k[0-9]+)\.([a-z0-9]+)\.([a-z0-9]+)\.([a-z0-9]+)\Z")
+from .ir import Call, Display, Kw, is_insn, positional, stmt, taken_names
+
 _REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
-_ARGS = ("d", "a", "b", "scale_d", "scale_a", "scale_b", "trans_a", "trans_b")
+_RANGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\[\]]*:[^\[\]]*\]\Z")  # r[0:64]: a vector
+_PREFIX = re.compile(r"(?:asm\.|nvasm\.|block\.|at\((?:\"[^\"]*\"|[^()\"])*\)\.)+")
+# python spelling of each family's leading words, longest first (cp.async.bulk.tensor before cp.async.bulk)
+_LEADS = sorted(((tuple(to_python(w) for w in f.lead), f) for f in FAMILIES.values()), key=lambda x: -len(x[0]))
+_FIRST = {lead[0] for lead, _ in _LEADS}
+
+
+def _is_vec(item) -> bool:
+    if item.__class__ is Display:
+        return item.open == "("
+    return item.__class__ is str and _RANGE.match(item) is not None
 
 
 def _split(head):
-    """(prefix, modifiers) of a `wgmma.mma_async` call head, else None."""
-    k = head.find(_OP)
-    if k < 0:
+    """(typed prefix, family, modifier idents) of a plain instruction head, else None."""
+    if head.startswith("ptx."):
+        pre, rest = "", head[4:]
+    else:
+        m = _PREFIX.match(head)
+        if m is None:
+            return None
+        pre, rest = m.group(), head[m.end():]
+    words = rest.split(".")
+    if words[0] not in _FIRST:
         return None
-    pre, mods = head[:k], head[k + len(_OP):]
-    if pre not in ("ptx.", "asm.", "nvasm.") and not (pre.startswith(("at(", "asm.at(", "nvasm.at("))
-                                                     and pre.endswith(").")):
+    for lead, fam in _LEADS:
+        if tuple(words[:len(lead)]) == lead:
+            return pre, fam, words[len(lead):]
+    return None
+
+
+def _same(a, b) -> bool:
+    return len(a) == len(b) and all(flat(x) == flat(y) for x, y in zip(a, b))
+
+
+def _name(fam, mods, items):
+    """{operand name: item} whose rebuilt operand list is `items`, else None. Optional
+    operands (and those of vector or scalar operands only) are tried present first."""
+    ops = applicable(fam, mods)
+    unsure = [o for o in ops if o.kind == "opt" or any("~" in c for c in o.conds)]
+    for pick in product((True, False), repeat=len(unsure)):
+        absent = {o.name for o, p in zip(unsure, pick) if not p}
+        chosen = [o for o in ops if o.name not in absent]
+        if len(chosen) != len(items):
+            continue
+        kw = {o.name: v for o, v in zip(chosen, items)}
+        try:
+            if _same(operands(fam, mods, kw, _is_vec, str), items):
+                return kw
+        except DSLError:
+            continue
+    return None
+
+
+def _short(fam, mods, kw, items):
+    """`kw` without the defaulted operands that hold their default."""
+    out = dict(kw)
+    for o in fam.operands:
+        if o.kind == "def" and o.name in out:
+            dflt = kw.get(o.default, o.default)
+            if flat(out[o.name]) == flat(dflt):
+                del out[o.name]
+    try:
+        return out if _same(operands(fam, mods, out, _is_vec, str), items) else kw
+    except DSLError:
+        return kw
+
+
+def _lines(expr, depth) -> int:
+    out = []
+    layout(expr, "    " * depth, "", "", out)
+    return len(out)
+
+
+def _cost(expr, depth):
+    """(a line overflows, lines): a line over LINE columns, here or in a loop the repeat
+    pass may put the statement in, is one black lays out otherwise (its head split)."""
+    out = []
+    layout(expr, "    " * (depth + 1), "", "", out)
+    return any(len(line) > LINE for line in out), _lines(expr, depth)
+
+
+def typed(s, free):
+    """(family, {operand: item}, typed call or None when longer) of instruction `s`, else None."""
+    sp = _split(s.expr.head)
+    if sp is None or sp[1].name not in free:
         return None
-    m = _MODS.match(mods)
-    if m is None:
+    pre, fam, idents = sp
+    mods = tuple(from_python(i) for i in idents)
+    items = positional(s.expr)
+    kw = _name(fam, mods, items)
+    if kw is None:
         return None
-    return ("" if pre == "ptx." else pre), m.groups()
+    short = _short(fam, mods, kw, items)
+    head = pre + ".".join([fam.name, *idents])
+    call = Call(head, [Kw(k, v) for k, v in short.items()] + [i for i in s.expr.items if i.__class__ is Kw])
+    return fam, kw, (call if _cost(call, s.depth) <= _cost(s.expr, s.depth) else None)
 
 
 def run(stmts, ctx):
-    if taken_names(stmts) & set(NAMES):
-        return stmts
+    taken = taken_names(stmts)
+    free = set(FAMILIES) - taken
     descs = set()
     for s in stmts:
-        if is_insn(s):
-            sp = _split(s.expr.head)
-            pos = positional(s.expr)
-            if sp is None or len(pos) not in (6, 8):
-                continue
-            descs.update(x for x in pos[1:3] if x.__class__ is str and _REG.match(x))
-            items = [Kw(k, q) for k, q in zip(("shape", "dtype", "atype", "btype"), ['"%s"' % g for g in sp[1]])]
-            items += [Kw(k, v) for k, v in zip(_ARGS, pos)]
-            items += [i for i in s.expr.items if i.__class__ is Kw]
-            s.expr = Call(sp[0] + "wgmma_mma", items)
-    if not descs:
+        t = typed(s, free) if is_insn(s) else None
+        if t is None:
+            continue
+        fam, kw, call = t
+        if fam.name == "wgmma_mma":
+            descs.update(kw[k] for k in ("a", "b") if kw[k].__class__ is str and _REG.match(kw[k]))
+        if call is not None:
+            s.expr = call
+    if not descs or "WGMMA_DESC_BITS" in taken:
         return stmts
-    # the descriptor constant: `or.b64 <desc>, <reg>, <big int>` into a register a wgmma reads
+    return _desc_bits(stmts, descs)
+
+
+def _desc_bits(stmts, descs):
+    """The descriptor constant: `or.b64 <desc>, <reg>, <big int>` into a register a wgmma reads."""
     consts = Counter()
     ors = []
     for s in stmts:

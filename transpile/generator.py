@@ -21,7 +21,7 @@ from ptxgrammar.tree import (
     SpecialRegister, Symbol, Target, UnaryExpr, Vector, Version, VarDecl,
 )
 
-from ptxgrammar.isa.spellings import MODIFIERS, OPCODES
+from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python
@@ -244,7 +244,7 @@ class Generator:
         if head == 0:
             head = None
             if s.opcode in OPCODES and reversible(s.opcode, dot=False) and all(
-                    m in MODIFIERS and reversible(m) for m in s.modifiers):
+                    is_modifier(m) and reversible(m) for m in s.modifiers):
                 head = "ptx." + ".".join([to_python(s.opcode), *[to_python(m) for m in s.modifiers]])
             self.heads[hk] = head
         if head is not None:

@@ -8,6 +8,8 @@ parser accepted but the table does not know, so the round trip never depends
 on the table.
 """
 
+import re
+
 OPCODES = frozenset(
     """
     abs activemask add addc alloca and applypriority atom bar barrier bfe bfi bfind
@@ -63,3 +65,12 @@ MODIFIERS = frozenset(
     .wrap .ws .x1 .x128 .x16 .x2 .x32 .x4 .x64 .x8 .xor .zero
     """.split()
 )
+
+# Matrix shapes form a family, not a list: every `.mMnNkK` / `.mMnN` the ISA's
+# mma/wmma/wgmma/ldmatrix/stmatrix shape tables can name.
+_SHAPE = re.compile(r"\.m[0-9]{1,3}n[0-9]{1,3}(k[0-9]{1,3})?\Z")
+
+
+def is_modifier(word: str) -> bool:
+    """A dot-word the DSL accepts on an instruction."""
+    return word in MODIFIERS or _SHAPE.match(word) is not None

@@ -12,7 +12,7 @@ from ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Pa
 from ..names import from_python, to_python
 from . import recorder
 from .errors import DSLError
-from ptxgrammar.isa.spellings import MODIFIERS, OPCODES
+from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .operands import Name, Neg, RegFile, init_node, to_node
 
 LINKAGE = ("visible", "extern", "weak", "common")
@@ -39,7 +39,7 @@ class Op:
         if ident.startswith("__"):
             raise AttributeError(ident)
         mod = from_python(ident)
-        if mod not in MODIFIERS:
+        if not is_modifier(mod):
             raise DSLError(f"unknown instruction spelling {self._opcode}{''.join(self._modifiers)}{mod}: no modifier {mod}")
         child = Op(self._opcode, (*self._modifiers, mod))
         self.__dict__[ident] = child

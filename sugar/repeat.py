@@ -20,6 +20,7 @@ import re
 from .ir import Call, Display, Kw, stmt, taken_names
 
 MAX_PERIOD = 16
+NESTING = 2  # loop levels: `for j ...: for i ...:`
 MIN_REPS = 3
 LOOKAHEAD = (1, 2)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|(?<![\w.])[0-9]+(?![\w.])')
@@ -98,8 +99,8 @@ def _subst_atom(atom, coeffs, var):
         complex_.append(b != 0 and not (a == 0 and b == 1))
     out = [parts[0]]
     for k, e in enumerate(exprs):
-        between_prev = k > 0 and parts[k] == ":"
-        between_next = k + 1 < len(exprs) and parts[k + 1] == ":"
+        between_prev = k > 0 and parts[k].strip() == ":"
+        between_next = k + 1 < len(exprs) and parts[k + 1].strip() == ":"
         if between_prev and (complex_[k - 1] or complex_[k]):
             out[-1] = " : "  # the colon between two slice bounds
         left, right = "".join(out).rstrip(), parts[k + 1].lstrip()
@@ -107,9 +108,26 @@ def _subst_atom(atom, coeffs, var):
             return None  # an open-ended slice bound
         tight_l = left == "" or left[-1] in "[(,{:"
         tight_r = right == "" or right[0] in "]),:}"
-        out.append(e if e.isdigit() or (tight_l and tight_r) else f"({e})")
+        # `x + (40 * j + 126)` is `x + 40 * j + 126`: ints add left to right
+        flat_sum = left.endswith("+") and (tight_r or right[:1] in "+-") and _in_index(left)
+        out.append(e if e.isdigit() or (tight_l and tight_r) or flat_sum else f"({e})")
         out.append(parts[k + 1])
     return "".join(out)
+
+
+def _in_index(left: str) -> bool:
+    """Whether the text ends inside a register index `r[...`: only ints are summed there
+    (outside, `x + 1 + 2` could add to a register operand twice)."""
+    depth = 0
+    for k in range(len(left) - 1, -1, -1):
+        c = left[k]
+        if c in ")]}":
+            depth += 1
+        elif c in "([{":
+            if depth == 0:
+                return c == "[" and k > 0 and (left[k - 1].isalnum() or left[k - 1] == "_")
+            depth -= 1
+    return False
 
 
 def _rebuild(e, coeffs, var):
@@ -160,26 +178,39 @@ def _run_length(T, i, p, n):
 
 
 def _units(stmts):
-    """(start, end, template) per unit: one statement, or a whole `with inline_asm(...):`
-    block whose body is simple statements one level deeper (repeated as a unit)."""
+    """(start, end, template) per unit: one statement, or a whole block (`with inline_asm(...):`,
+    `for i in range(n):`) whose body is repeated as a unit; a block header is part of the shape."""
     units, i, n = [], 0, len(stmts)
     while i < n:
         s = stmts[i]
-        if s.prefix == "with " and s.trailer == ":" and s.expr.__class__ is Call and (
-                s.expr.head == "inline_asm" or s.expr.head.startswith("at(") and s.expr.head.endswith(").inline_asm")):
+        if _is_block_header(s):
             j = i + 1
-            while j < n and stmts[j].depth == s.depth + 1:
+            while j < n and stmts[j].depth > s.depth:
                 j += 1
-            if j > i + 1 and (j == n or stmts[j].depth <= s.depth):
-                ts = [template(x) for x in stmts[i + 1:j]]
+            if j > i + 1:
+                ts = [_header_template(x) if x.prefix else template(x) for x in stmts[i + 1:j]]
                 if all(t is not None for t in ts):
-                    shape = (("with", s.depth, s.expr.flat()),) + tuple(t[0] for t in ts)
+                    shape = (_header_template(s)[0],) + tuple(t[0] for t in ts)
                     units.append((i, j, (shape, [v for t in ts for v in t[1]])))
                     i = j
                     continue
         units.append((i, i + 1, template(s)))
         i += 1
     return units
+
+
+def _is_block_header(s) -> bool:
+    if s.trailer != ":" or s.expr.__class__ is not Call:
+        return False
+    if s.prefix.startswith("for "):
+        return True
+    h = s.expr.head
+    return s.prefix == "with " and (h == "inline_asm" or h.startswith("at(") and h.endswith(").inline_asm"))
+
+
+def _header_template(s):
+    """A nested header's shape (kept verbatim: the loop counts and prefixes must match)."""
+    return ("hdr", s.depth, s.prefix, s.expr.flat(), s.trailer), []
 
 
 def _instance(part, a0, a1, r, var, depth_shift=0):
@@ -196,11 +227,12 @@ def _instance(part, a0, a1, r, var, depth_shift=0):
 
 
 def run(stmts, ctx):
+    """Roll runs into loops, then runs of those loops (and statements) into outer loops."""
     taken = taken_names(stmts)
-    var = next((v for v in _VARS if v not in taken), None)
-    if var is None:
-        return stmts
-    return _fold(stmts, var)
+    free = [v for v in _VARS if v not in taken]
+    for var in free[:NESTING]:
+        stmts = _fold(stmts, var)
+    return stmts
 
 
 def _fold(stmts, var):

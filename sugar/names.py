@@ -256,6 +256,8 @@ def _variables(stmts, rename, names) -> dict:
         if s.prefix or s.trailer or e.__class__ is not Call or not e.head.startswith("var.") or not e.items:
             continue
         spelling = unq(e.items[0])
+        if spelling is None or spelling not in where:
+            continue
         base = _variable_base(spelling)
         if spelling not in where or spelling in rename or any(unq(i) is not None for i in e.items[1:]) or (
                 len(base) > _MAX_VARIABLE_NAME):

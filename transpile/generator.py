@@ -565,7 +565,7 @@ HEADER = "from transpile.dsl import *  # noqa: F401,F403"
 def render(stmts: list, style) -> str:
     lines = [HEADER, ""]
     table = style.overrides()
-    st = []
+    st = [q(style.preset)] if style.preset else []
     if table:
         st.append(Display("{", "}", [Pair(_tuple(k), q(v)) for k, v in sorted(table.items(), key=repr)]))
     if style.newline != "\n":

@@ -173,10 +173,13 @@ def position_keys(flat, depth: int, ctx=None) -> list:
 
 def prev_tag(stmt, asm: bool, lval: str) -> str:
     """What the next statement's lead key records of `stmt`: its class (its opcode in
-    inline asm) and its L value (indent, or SAME_LINE + text)."""
-    if asm and stmt.__class__ is Instruction:
-        return stmt.opcode + ":" + lval
+    inline asm and for branches) and its L value (indent, or SAME_LINE + text)."""
+    if stmt.__class__ is Instruction and (asm or stmt.opcode in _BRANCHES):
+        return stmt.opcode + ":" + lval  # nvcc leaves a blank line after a branch
     return stmt.__class__.__name__ + ":" + lval
+
+
+_BRANCHES = frozenset({"bra", "ret", "exit", "brx"})
 
 
 def statement_class(stmt) -> str:
@@ -184,12 +187,17 @@ def statement_class(stmt) -> str:
 
 
 class Style:
-    """Per-module trivia table; `newline` and `final_newline` are module-wide."""
+    """Per-module trivia table; `newline` and `final_newline` are module-wide.
 
-    __slots__ = ("table", "newline", "cache")
+    `preset` names a producer's usual table (`style_presets.json`: "nvcc", "llvm");
+    the module's own entries override it, so a module records only what differs."""
 
-    def __init__(self, table=None, newline: str = "\n"):
-        self.table = dict(table or {})
+    __slots__ = ("table", "own", "preset", "newline", "cache")
+
+    def __init__(self, table=None, newline: str = "\n", preset: str | None = None):
+        self.own = dict(table or {})
+        self.preset = preset
+        self.table = {**preset_table(preset), **self.own} if preset else self.own
         self.newline = newline
         self.cache = {}
 
@@ -224,8 +232,48 @@ class Style:
         return default_trivia(key)
 
     def overrides(self) -> dict:
-        """The table entries that differ from the fallback rule (what the module records)."""
-        return {k: v for k, v in self.table.items() if v != self.fallback(k)}
+        """The module's entries that differ from its preset or the fallback rule (what it records)."""
+        base = preset_table(self.preset)
+        return {k: v for k, v in self.own.items() if v != (base[k] if k in base else self.fallback(k))}
+
+
+_PRESETS: dict = {}
+
+
+def _load_presets() -> dict:
+    if not _PRESETS:
+        import json
+        from pathlib import Path
+
+        data = json.loads((Path(__file__).parent / "style_presets.json").read_text())
+        for preset, entries in data.items():
+            _PRESETS[preset] = {tuple(k): v for k, v in entries}
+    return _PRESETS
+
+
+def preset_table(name: str | None) -> dict:
+    """A named producer style (`{}` for None), loaded once from style_presets.json
+    (written by scripts/make_style_presets.py from the corpus)."""
+    if not name:
+        return {}
+    try:
+        return _load_presets()[name]
+    except KeyError:
+        raise ValueError(f"no style preset {name!r} (have {', '.join(sorted(_PRESETS))})") from None
+
+
+def preset_names() -> list:
+    return sorted(_load_presets())
+
+
+def with_best_preset(style: "Style") -> "Style":
+    """The same predictions under the preset that leaves the fewest entries to record."""
+    best = style
+    for name in preset_names():
+        cand = Style(style.own, style.newline, name)
+        if len(cand.overrides()) < len(best.overrides()):
+            best = cand
+    return best
 
 
 _NEVER = object()  # what a coarse key falls back to: it is always recorded when present
@@ -260,7 +308,15 @@ def is_coarse(key) -> bool:
 
 def add_coarse_entries(table: dict) -> None:
     """Give each coarse first-operand key the most common value of its finer keys
-    (by opcode, then overall), so `Style.overrides` keeps only the exceptions."""
+    (by opcode, then overall), and each statement lead key the most common value over
+    the previous statements, so `Style.overrides` keeps only the exceptions."""
+    leads: dict = defaultdict(Counter)
+    for k, v in table.items():
+        if k[0] == "L" and len(k) == 4 or k[0] == "asm" and k[1] == "L" and len(k) == 5:
+            leads[k[:-1]][v] += 1
+    for c, cnt in leads.items():
+        if c not in table:
+            table[c] = cnt.most_common(1)[0][0]
     finer = [k for k in table if not is_coarse(k)]
     for _level in range(2):
         groups: dict = defaultdict(Counter)
@@ -390,7 +446,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
                 counts[k][v] += c
     table = {k: c.most_common(1)[0][0] for k, c in counts.items()}
     add_coarse_entries(table)
-    return Style(table, nl)
+    return with_best_preset(Style(table, nl))
 
 
 _CLOSE = object()

@@ -86,9 +86,17 @@ class PTX:
 
     # --- layout -------------------------------------------------------------------
 
-    def style(self, table=None, newline="\n"):
+    def style(self, *preset_and_table, newline="\n"):
+        """The module's formatting: `ptx.style("nvcc", {key: trivia, ...})` (a producer
+        preset, then the entries that differ from it), or just the table."""
+        preset, table = None, None
+        for a in preset_and_table:
+            if a.__class__ is str:
+                preset = a
+            else:
+                table = a
         rec = recorder.current()
-        rec.style = Style(table, newline)
+        rec.style = Style(table, newline, preset)
         rec.key_cache = {}
 
     def comment(self, text: str, indent: str | None = None, inline: str | None = None):

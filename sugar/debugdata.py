@@ -2,7 +2,8 @@
 
 Each row's bytes are one space-separated hex group; LLVM's per-row comments
 (`// DW_TAG_...`, written at a fixed column) travel in `notes="row:text|..."`.
-Other rows (`.b32 .debug_abbrev`, `.b64 $L__tmp3`) stay as they are.
+Other rows (`.b32 .debug_abbrev`, `.b64 $L__tmp3`) stay one call each, their
+comment folded in: `ptx.data.b32(secref(".debug_abbrev"), note=" Offset Into Abbrev. Section")`.
 """
 
 from __future__ import annotations
@@ -85,6 +86,13 @@ def run(stmts, ctx):
                 items.append(Kw("notes", '""'))
             out.append(stmt(Call("data_b8", items), stmts[k].depth))
             k = j
+            continue
+        c = _note(stmts[k + 1] if k + 1 < n else None)
+        if k in node_of and c is not None and c[1] == pad_to(line_text(node_of[k]), column) and not kwargs(
+                stmts[k].expr):  # a row and its note: one call
+            items = stmts[k].expr.items + [Kw("note", q(c[0]))] + ([Kw("col", str(column))] if column != 40 else [])
+            out.append(stmt(Call(stmts[k].expr.head, items), stmts[k].depth))
+            k += 2
             continue
         out.append(stmts[k])
         k += 1

@@ -1,4 +1,5 @@
-"""`.loc` + the instruction it describes -> `at(file, line, col).<insn>(...)`.
+"""`.loc` + the instruction it describes -> `at(file, line, col).<insn>(...)`; a `.loc`
+with its derived comment and no instruction after it -> `loc(file, line, col)`.
 
 A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the
 previous one's location) before an instruction -> `at("1:53:3 2:477:5@0").<insn>`
@@ -20,7 +21,7 @@ from transpile.generator import q
 
 from .ir import Call, Display, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
 
-NAMES = ("at", "srcmap")
+NAMES = ("at", "loc", "srcmap")
 MAX_PREFIX = 44
 
 
@@ -99,6 +100,10 @@ def run(stmts, ctx):
                     out.append(stmt(Call(pre + "." + rest, ins.expr.items), ins.depth))
                     k = j + 1
                     continue
+        if k in node_of and column is not None and commented(k) and _frame(s) is not None:
+            out.append(stmt(Call("loc", s.expr.items), s.depth))  # `.loc` + comment, no instruction
+            k += 2
+            continue
         out.append(s)
         k += 1
     return out

@@ -61,9 +61,16 @@ class _Data:
             raise AttributeError(ident)
         directive = from_python(ident)
 
-        def data(*values, fmt=None, indent=None, lead=None):
+        def data(*values, note=None, col=40, fmt=None, indent=None, lead=None):
+            """One data row; `note=" text"` writes `// text` after it at column `col`."""
             nodes = tuple([to_node(v) for v in values])
-            return recorder.current().record(SectionData(directive, nodes), fmt, indent, lead)
+            rec = recorder.current()
+            stmt = rec.record(SectionData(directive, nodes), fmt, indent, lead)
+            if note is not None:
+                from .structured import line_text, pad_to
+
+                rec.tail += pad_to(line_text(stmt), col) + "//" + note
+            return stmt
 
         setattr(self, ident, data)
         return data

@@ -3,6 +3,7 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
 
     srcmap(38, {1: "k.py"})        # .loc lines carry `// file.py:L:C` at column 38
     at(1, 262, 26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
+    loc(1, 223, 0)                  # a .loc (and its comment) on its own, before a label
     asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
     with inline_asm(): ...          # several instructions in one inline asm block
     with at(1, 9, 2).inline_asm(): ...  # .loc 1 9 2 (and its comment), then the block
@@ -171,6 +172,13 @@ def at(file, line=None, column=None, *rest, **kw) -> Prefix:
     return Prefix().at(file, line, column, *rest, **kw)
 
 
+def loc(file, line=None, column=None, *rest, **kw) -> None:
+    """A `.loc` line on its own (before a label, say) with its `srcmap` comment;
+    `loc("1:53:3 2:477:5@0")` for a chain, as in `at(...)`."""
+    for f in at(file, line, column, *rest, **kw).before:
+        f()
+
+
 def loc_chain(chain: str) -> list:
     """The `.loc` argument tuples of an inline chain, one frame per space-separated item:
     `F:L:C` is `.loc F L C`; `F:L:C@N` adds `function_name $L__info_stringN, inlined_at`
@@ -242,4 +250,4 @@ def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
             rec.tail += pad_to(line_text(stmt), col) + "//" + text
 
 
-__all__ = ["srcmap", "at", "asm", "nvasm", "inline_asm", "data_b8"]
+__all__ = ["srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8"]

@@ -1,7 +1,8 @@
 """Vector operands over consecutive registers -> register ranges: `(f[1], ..., f[64])` -> `f[1:65]`.
 
 A slice of a register family is the tuple of its registers, so the vector is
-the same; a run inside a longer vector is spliced in: `(*f[1:65], r[3])`.
+the same; a whole vector of two or more becomes a slice (`(r[8], r[9])` -> `r[8:10]`),
+a run of MIN_RUN or more inside a longer vector is spliced in: `(*f[1:65], r[3])`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _vector(d):
             while (j < len(items) and parsed[j] is not None and parsed[j].group(1) == m.group(1)
                    and int(parsed[j].group(2)) == int(m.group(2)) + (j - k)):
                 j += 1
-            if j - k >= MIN_RUN:
+            if j - k >= MIN_RUN or (k == 0 and j == len(items) and j >= 2):  # or the whole vector
                 out.append(f"*{m.group(1)}[{m.group(2)}:{int(m.group(2)) + j - k}]")
                 k, changed = j, True
                 continue

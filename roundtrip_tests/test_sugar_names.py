@@ -73,6 +73,40 @@ def test_label_names_are_unique_per_module():
     text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
                       body, "\tret;", "}", ""])
     src = roundtrips(text, [names])
-    for py in ("bb0_1", "bb0_2", "bb1_1", "bb1_2"):
-        assert f'{py}="$L__BB' in src
+    for py in ("bb0_1", "bb0_2", "bb1_1", "bb1_2"):  # the short `bb1` would be ambiguous
+        assert f"ptx.label(L.{py})" in src
+    assert 'L = labels("$L__BB0_1 $L__BB0_2 $L__BB1_1 $L__BB1_2")' in src
+    assert transpile.python_to_ptx(src) == text
+
+
+def test_label_table_names_follow_one_rule():
+    """The DSL derives the same Python names from the spellings as the names pass."""
+    from transpile.dsl import labels
+    from transpile.names import label_names
+
+    spellings = ["$L__BB0_3", "$L__BB1_3", "$L__tmp0", "$L__func_begin0", "$L__BB0_7"]
+    table = labels(" ".join(spellings))
+    assert label_names(spellings) == ["bb0_3", "bb1_3", "tmp0", "func_begin0", "bb7"]
+    assert [getattr(table, n) for n in label_names(spellings)] == spellings
+
+
+def test_same_typed_conventional_params_are_declared_as_a_run():
+    text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "",
+                      ".visible .entry scale(", *[f"\t.param .u32 scale_param_{i}," for i in range(4)],
+                      "\t.param .u64 scale_param_4", ")", "{", "\tret;", "}", ""])
+    src = roundtrips(text, [names])
+    assert "*param.u32.of(scale, 0, 4)" in src
+    assert "param.u64(scale.param_4)" in src
+    assert transpile.python_to_ptx(src) == text
+
+
+def test_used_variables_get_their_demangled_names():
+    text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "",
+                      ".visible .entry k()", "{", "\t.reg .b32 \t%r<3>;",
+                      "\t.shared .align 4 .b8 _ZZ6kernelvE3red[128];",
+                      "\tmov.u32 \t%r1, _ZZ6kernelvE3red;",
+                      "\tld.shared.u32 \t%r2, [_ZZ6kernelvE3red+16];", "\tret;", "}", ""])
+    src = roundtrips(text, [names])
+    assert 'red = var.shared.align(4).b8("_ZZ6kernelvE3red", dims=(128,))' in src
+    assert "ptx.ld.shared.u32(r[2], [red + 16])" in src
     assert transpile.python_to_ptx(src) == text

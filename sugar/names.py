@@ -134,6 +134,29 @@ class _Names:
         return n
 
 
+def _group_params(call, py) -> None:
+    """Runs of same-typed `<k>_param_<i>` parameters -> `*param.u32.of(k, 3, 12)`
+    (before the names pass renames them; the run is the declarations in order)."""
+    for it in call.items:
+        if it.__class__ is Kw and it.name == "params" and it.value.__class__ is Display:
+            items, out, k = it.value.items, [], 0
+            while k < len(items):
+                j = k + 1
+                while j < len(items) and _plain_param(items[j]) and items[j].head == items[k].head:
+                    j += 1
+                if _plain_param(items[k]) and j - k >= 2:
+                    out.append(Call("*" + items[k].head + ".of", [py, str(k), str(j)]))
+                else:
+                    out.append(items[k])
+                k = j if _plain_param(items[k]) and j - k >= 2 else k + 1
+            it.value = Display("[", "]", out)
+
+
+def _plain_param(p) -> bool:
+    return p.__class__ is Call and len(p.items) == 1 and p.head.startswith("param") and "(" not in p.head.replace(
+        ".align(", "").replace(")", "")
+
+
 def _items_param_decls(call):
     """The `param.x("name")` calls of a function's params= list (or [])."""
     for it in call.items:
@@ -182,6 +205,7 @@ def run(stmts, ctx):
             else:
                 pn = [f"param_{i}" for i in range(len(decls))]
                 args.append(Kw("params", str(len(decls))))
+                _group_params(e, py)
             for sp, n in zip(spellings, pn):
                 rename[sp] = f"{py}.{n}"
         rename[name] = py + ".name"

@@ -105,6 +105,12 @@ class Decl:
             return self._param(*args, **kw)
         return self._declare(*args, **kw)
 
+    def of(self, kernel, start: int, stop: int) -> list:
+        """`*param.u32.of(k, 3, 12)`: parameters `k.param_3` ... `k.param_11`, all this type."""
+        if self._kind != "param":
+            raise DSLError("of(kernel, start, stop) declares parameters: param.<type>.of(...)")
+        return [self._param(getattr(kernel, f"param_{i}")) for i in range(start, stop)]
+
     def _param(self, name, dim=None, unsized=False):
         space = ".reg" if self._space == ".reg" else ".param"
         d = "" if unsized else (None if dim is None else str(dim))

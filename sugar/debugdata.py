@@ -1,4 +1,6 @@
-"""Runs of `.b8` rows in a section (DWARF data) -> one `data_b8("hex rows", notes=...)` call.
+"""Runs of `.b8` rows in a section (DWARF data) -> one `data_b8(...)` call: with LLVM's
+row comments, `data_b8("01 Abbreviation Code|11 DW_TAG_compile_unit|...")` (each note
+beside its bytes), else `data_b8("hex rows", notes=...)`.
 
 Each row's bytes are one space-separated hex group; LLVM's per-row comments
 (`// DW_TAG_...`, written at a fixed column) travel in `notes="row:text|..."`.
@@ -45,6 +47,20 @@ def _note(s):
     return text, pad
 
 
+def _annotated(rows, notes):
+    """The rows as `hex note|hex|...` (one string: each note beside its bytes), or None
+    when a note does not start with the space that form restores."""
+    by_row = {}
+    for n in notes:
+        k, _, text = n.partition(":")
+        if not text.startswith(" ") or text == " ":
+            return None
+        by_row[int(k)] = text[1:]
+    if not by_row or len(rows) < 2:
+        return None
+    return "|".join(bytes(r).hex() + (" " + by_row[k] if k in by_row else "") for k, r in enumerate(rows))
+
+
 def run(stmts, ctx):
     if taken_names(stmts) & set(NAMES):
         return stmts
@@ -76,13 +92,14 @@ def run(stmts, ctx):
                 notes.append(f"{len(rows) - 1}:{c[0]}")
                 j += 1
         if len(rows) >= MIN_ROWS:
+            annotated = _annotated(rows, notes)
             hexrows = " ".join(bytes(r).hex() for r in rows)
-            items = ['"' + hexrows + '"']
-            if notes:
+            items = [q(annotated) if annotated else '"' + hexrows + '"']
+            if notes and not annotated:
                 items.append(Kw("notes", q("|".join(notes))))
             if column != 40 and notes:
                 items.append(Kw("col", str(column)))
-            if len(items) == 1:
+            if len(items) == 1 and not annotated:
                 items.append(Kw("notes", '""'))
             out.append(stmt(Call("data_b8", items), stmts[k].depth))
             k = j

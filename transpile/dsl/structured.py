@@ -13,6 +13,7 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
     asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
+    data_b8("01 Abbreviation Code|11 DW_TAG_compile_unit|01")  # rows with their notes
 
 `acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
 `{...}` vector operand.
@@ -237,12 +238,27 @@ def _parse_notes(notes: str) -> dict:
     return out
 
 
+def _annotated_rows(rows: str):
+    """`"01 Abbreviation Code|11 DW_TAG_compile_unit|00"` -> hex groups and {row: " note"}."""
+    groups, note = [], {}
+    for k, item in enumerate(rows.split("|")):
+        group, sep, text = item.partition(" ")
+        groups.append(group)
+        if sep:
+            note[k] = " " + text
+    return groups, note
+
+
 def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
     """Rows of `.b8` byte data: `rows` is hex, one space-separated group per row;
-    `notes` is `row:comment|...` (each written at column `col` as `//comment`)."""
+    `notes` is `row:comment|...` (each written at column `col` as `//comment`).
+    With `|` in `rows`, each row is `hex` or `hex note` (`//` + space + note)."""
     rec = recorder.current()
-    note = _parse_notes(notes)
-    for k, group in enumerate(rows.split(" ")):
+    if "|" in rows:
+        groups, note = _annotated_rows(rows)
+    else:
+        groups, note = rows.split(" "), _parse_notes(notes)
+    for k, group in enumerate(groups):
         data = bytes.fromhex(group)
         stmt = rec.record(SectionData(".b8", tuple([IntLiteral(str(b)) for b in data])))
         text = note.get(k)

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ptxgrammar.tree import SectionData
 from transpile.dsl.structured import line_text, pad_to
 
 from transpile.generator import q
 
-from .ir import Call, Kw, is_call, kwargs, stmt, taken_names, unq
+from .ir import Call, Kw, inline_comment, is_call, kwargs, stmt, taken_names
 
 NAMES = ("data_b8",)
 MIN_ROWS = 3
@@ -36,15 +35,9 @@ def _bytes(s):
 
 
 def _note(s):
-    if s is None or not is_call(s, "ptx.comment", 2):
-        return None
-    kw = kwargs(s.expr)
-    if set(kw) != {"inline"}:
-        return None
-    text, pad = unq(s.expr.items[0]), unq(kw["inline"])
-    if text is None or pad is None or "|" in text or "\n" in text or "\r" in text:
-        return None
-    return text, pad
+    """A row's comment, when `notes="row:text|..."` can carry it."""
+    c = inline_comment(s)
+    return None if c is None or "|" in c[0] or "\n" in c[0] or "\r" in c[0] else c
 
 
 def _annotated(rows, notes):

@@ -45,6 +45,17 @@ def positional(call) -> list:
     return [i for i in call.items if i.__class__ is not Kw]
 
 
+def inline_comment(s):
+    """(text, pad) of a `ptx.comment(text, inline=pad)` statement, else None."""
+    if s is None or not is_call(s, "ptx.comment", 2):
+        return None
+    kw = kwargs(s.expr)
+    if set(kw) != {"inline"}:
+        return None
+    text, pad = unq(s.expr.items[0]), unq(kw["inline"])
+    return None if text is None or pad is None else (text, pad)
+
+
 def stmt(expr, depth, prefix="", trailer="") -> PyStmt:
     return PyStmt(expr, depth, prefix, trailer)
 
@@ -73,4 +84,4 @@ def taken_names(stmts) -> set:
 
 
 __all__ = ["Call", "Display", "Kw", "PyStmt", "head", "is_insn", "is_call", "kwargs", "positional",
-           "stmt", "unq", "taken_names"]
+           "stmt", "unq", "taken_names", "inline_comment"]

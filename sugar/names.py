@@ -152,9 +152,12 @@ def _group_params(call, py) -> None:
             it.value = Display("[", "]", out)
 
 
+_PARAM_HEAD = re.compile(r"param(\.\w+|\.align\(\d+\))*\Z")
+
+
 def _plain_param(p) -> bool:
-    return p.__class__ is Call and len(p.items) == 1 and p.head.startswith("param") and "(" not in p.head.replace(
-        ".align(", "").replace(")", "")
+    """`param.u64.ptr.global_.align(1)(name)`: a parameter with a type chain and only its name."""
+    return p.__class__ is Call and len(p.items) == 1 and _PARAM_HEAD.match(p.head) is not None
 
 
 def _items_param_decls(call):
@@ -283,7 +286,7 @@ def _variables(stmts, rename, names) -> dict:
         if spelling is None or spelling not in where:
             continue
         base = _variable_base(spelling)
-        if spelling not in where or spelling in rename or any(unq(i) is not None for i in e.items[1:]) or (
+        if spelling in rename or any(unq(i) is not None for i in e.items[1:]) or (
                 len(base) > _MAX_VARIABLE_NAME):
             continue
         local = s.depth > 0 and where[spelling] == {function}

@@ -14,26 +14,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ptxgrammar.tree import File, Loc
+from ptxgrammar.tree import File
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
 
-from .ir import Call, Display, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
+from .ir import Call, Display, Kw, inline_comment, is_call, is_insn, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
 MAX_PREFIX = 44
-
-
-def _inline(s):
-    """(text, pad) of a `ptx.comment(text, inline=pad)` statement, else None."""
-    if not is_call(s, "ptx.comment", 2):
-        return None
-    kw = kwargs(s.expr)
-    if set(kw) != {"inline"}:
-        return None
-    text, pad = unq(s.expr.items[0]), unq(kw["inline"])
-    return None if text is None or pad is None else (text, pad)
 
 
 def run(stmts, ctx):
@@ -47,7 +36,7 @@ def run(stmts, ctx):
     if not hasattr(ctx, "srccol"):
         cols = Counter()
         for k in idx:
-            c = _inline(stmts[k + 1]) if k + 1 < len(stmts) else None
+            c = inline_comment(stmts[k + 1]) if k + 1 < len(stmts) else None
             node = node_of[k]
             if c and c[0] == loc_comment(node.file, node.line, node.column, files):
                 cols[len(line_text(node)) + len(c[1])] += 1
@@ -62,7 +51,7 @@ def run(stmts, ctx):
 
     def commented(m):
         node = node_of[m]
-        c = _inline(stmts[m + 1]) if m + 1 < n else None
+        c = inline_comment(stmts[m + 1]) if m + 1 < n else None
         return (c is not None and c[0] == loc_comment(node.file, node.line, node.column, files)
                 and c[1] == pad_to(line_text(node), column))
 
@@ -77,7 +66,7 @@ def run(stmts, ctx):
             node = node_of[k]
             j = k + 1
             if column is not None:
-                c = _inline(stmts[j]) if j < n else None
+                c = inline_comment(stmts[j]) if j < n else None
                 ok = (c is not None and c[0] == loc_comment(node.file, node.line, node.column, files)
                       and c[1] == pad_to(line_text(node), column))
                 j += 1

@@ -18,7 +18,7 @@ from ptxgrammar.tree import File
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 from transpile.generator import q
 
-from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
+from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
 
 NAMES = ("loop", "skip_if", "mbarrier_wait", "srcmap")
 MAX_DEPTH = 17  # Python allows 20 statically nested blocks
@@ -154,7 +154,7 @@ def _loc(stmts, k, d, src):
     node = src.node.get(id(s)) if src is not None else None
     if node is None:
         return None, 0
-    c = _inline(stmts[k + 1]) if k + 1 < len(stmts) and stmts[k + 1].depth == d else None
+    c = inline_comment(stmts[k + 1]) if k + 1 < len(stmts) and stmts[k + 1].depth == d else None
     if src.column is None:
         if c is not None:
             return None, 0
@@ -229,7 +229,7 @@ class _Src:
         if not hasattr(ctx, "srccol"):
             cols = Counter()
             for k in idx:
-                c = _inline(stmts[k + 1]) if k + 1 < len(stmts) else None
+                c = inline_comment(stmts[k + 1]) if k + 1 < len(stmts) else None
                 node = ctx.node[id(stmts[k])]
                 if c and c[0] == loc_comment(node.file, node.line, node.column, self.files):
                     cols[len(line_text(node)) + len(c[1])] += 1
@@ -238,17 +238,6 @@ class _Src:
                                    if ctx.node[id(stmts[k])].file in self.files}, key=int)
         self.column = ctx.srccol
         self.srcfiles = ctx.srcfiles
-
-
-def _inline(s):
-    """(text, pad) of a `ptx.comment(text, inline=pad)` statement, else None."""
-    if not is_call(s, "ptx.comment", 2):
-        return None
-    kw = {i.name: i.value for i in s.expr.items if i.__class__ is Kw}
-    if set(kw) != {"inline"}:
-        return None
-    text, pad = unq(s.expr.items[0]), unq(kw["inline"])
-    return None if text is None or pad is None else (text, pad)
 
 
 def run(stmts, ctx):

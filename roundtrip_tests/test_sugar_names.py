@@ -12,7 +12,7 @@ import ptxgrammar
 import transpile
 from sugar import names, pipeline
 from sugar.names import signature
-from transpile.dsl import DSLError, kernel_name, labels
+from transpile.dsl import DSLError, L, kernel_name, labels, param, reg
 from transpile.format import black_format
 
 from conftest import ROOT, corpus_files, external_files, file_id, sample, small
@@ -47,7 +47,8 @@ def test_mangled_names_are_code_with_their_demangling():
     text = ptxgrammar.read_ptx(ROOT / "corpus" / "ptx" / "nvcc" / "cub_block.sm_90a.ptx")
     src = roundtrips(text, [names])
     assert 'demangled="void block_reduce_sum<128, 4>(float const*, float*)"' in src
-    assert "param.u64(block_reduce_sum.a0_float_ptr)" in src
+    assert "with block_reduce_sum.entry(param.u64 * 2, visible=True, globl=True):" in src
+    assert "sym(block_reduce_sum.a0_float_ptr)" in src  # named from the demangled signature
     assert "_Z16block_reduce_sumILi128ELi4EEvPKfPf_param_0" not in src  # only in the table, derived
 
 
@@ -66,16 +67,38 @@ def test_runtime_tables():
     with pytest.raises(DSLError):
         kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(int)")
     assert labels(bb3="$L__BB0_3").bb3 == "$L__BB0_3"
+    assert (L.bb0_3, L.tmp0, L.func_begin0) == ("$L__BB0_3", "$L__tmp0", "$L__func_begin0")
+    with pytest.raises(DSLError):
+        L.bb3  # not a rule name: `$L__BB3` has no block number
+    d = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)")
+    assert (d.a0_float_ptr, d.a2_int) == ("_Z6vecAddPfS_i_param_0", "_Z6vecAddPfS_i_param_2")
+    with pytest.raises(DSLError):
+        d.entry(param.u64 * 2)  # three parameters, two types
+    with pytest.raises(DSLError):
+        reg.b32 * 2  # only parameter types repeat
 
 
-def test_label_names_are_unique_per_module():
-    body = "\n".join(f"$L__BB{f}_{b}:\n\tbra.uni \t$L__BB{f}_{b};" for f in (0, 1) for b in (1, 2))
-    text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+def _label_module(spell) -> str:
+    body = "\n".join(f"{spell(f, b)}:\n\tbra.uni \t{spell(f, b)};" for f in (0, 1) for b in (1, 2))
+    return "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
                       body, "\tret;", "}", ""])
+
+
+def test_local_labels_are_named_by_rule_without_a_table():
+    text = _label_module(lambda f, b: f"$L__BB{f}_{b}")
+    src = roundtrips(text, [names])
+    for py in ("bb0_1", "bb0_2", "bb1_1", "bb1_2"):
+        assert f"ptx.label(L.{py})" in src
+    assert "labels(" not in src
+    assert transpile.python_to_ptx(src) == text
+
+
+def test_label_names_outside_the_rule_come_from_one_table():
+    text = _label_module(lambda f, b: f"LBB{f}_{b}")  # older LLVM spells them without `$L__`
     src = roundtrips(text, [names])
     for py in ("bb0_1", "bb0_2", "bb1_1", "bb1_2"):  # the short `bb1` would be ambiguous
         assert f"ptx.label(L.{py})" in src
-    assert 'L = labels("$L__BB0_1 $L__BB0_2 $L__BB1_1 $L__BB1_2")' in src
+    assert 'L = labels("LBB0_1 LBB0_2 LBB1_1 LBB1_2")' in src
     assert transpile.python_to_ptx(src) == text
 
 
@@ -90,13 +113,24 @@ def test_label_table_names_follow_one_rule():
     assert [getattr(table, n) for n in label_names(spellings)] == spellings
 
 
-def test_same_typed_conventional_params_are_declared_as_a_run():
-    text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "",
+def _scale_module(last: str) -> str:
+    return "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "",
                       ".visible .entry scale(", *[f"\t.param .u32 scale_param_{i}," for i in range(4)],
-                      "\t.param .u64 scale_param_4", ")", "{", "\tret;", "}", ""])
+                      f"\t{last}", ")", "{", "\tret;", "}", ""])
+
+
+def test_plain_conventional_params_are_a_list_of_types():
+    text = _scale_module(".param .u64 scale_param_4")
+    src = roundtrips(text, [names])
+    assert "with scale.entry(param.u32 * 4, param.u64, visible=True):" in src
+    assert transpile.python_to_ptx(src) == text
+
+
+def test_same_typed_conventional_params_are_declared_as_a_run():
+    text = _scale_module(".param .align 8 .b8 scale_param_4[16]")  # not a plain type: the full list
     src = roundtrips(text, [names])
     assert "*param.u32.of(scale, 0, 4)" in src
-    assert "param.u64(scale.param_4)" in src
+    assert "param.align(8).b8(scale.param_4, dim=16)" in src
     assert transpile.python_to_ptx(src) == text
 
 

@@ -108,8 +108,8 @@ def test_triton_spin_waits_collapse():
     src = roundtrips(ptxgrammar.read_ptx(path))
     assert "mbarrier_wait([r[27]], r[122], loc=(1, 264, 5), at=(1, 265, 5))" in src
     assert "waitLoop" not in src
-    assert "with skip_if(p[14], to=L.bb3):" in src
-    assert "with loop(L.bb2, while_=p[38]):" in src
+    assert "with skip_if(p[14], to=L.bb0_3):" in src
+    assert "with loop(L.bb0_2, while_=p[38]):" in src
 
 
 def test_a_region_with_a_label_inside_is_not_raised():

@@ -1,14 +1,17 @@
 """`// begin inline asm` / instruction / blank / `// end inline asm` -> `asm.<insn>(...)`
 (one instruction; `asm.block.<insn>(...)` when nvcc wraps it in `{ }`) or
-`with inline_asm():` (several).
+`with inline_asm():` (several; `with inline_asm(block=True):` for the statements
+of one `{ }` block, as nvcc wraps inline asm that declares registers; the
+block's own layout keywords follow, `close_lead=""`).
 
 NVVM's bracket has no blank line before the end comment: `nvasm.<insn>(...)`
-or `with inline_asm(blank=False):`.
+or `with inline_asm(blank=False):`. An end comment at its own indent (before a
+label) is `with inline_asm(end_indent="\\t"):`.
 """
 
 from __future__ import annotations
 
-from .ir import Call, Kw, is_call, is_insn, stmt, taken_names
+from .ir import Call, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
 
 BEGIN, END = '" begin inline asm"', '" end inline asm"'
 NAMES = ("asm", "nvasm", "inline_asm")
@@ -18,14 +21,72 @@ def _is(s, text):
     return is_call(s, "ptx.comment", 1) and s.expr.items[0] == text
 
 
+def _end_indent(s):
+    """"" for the end comment, its indent for `ptx.comment(END, indent=...)`, else None."""
+    if _is(s, END):
+        return ""
+    if is_call(s, "ptx.comment", 2) and s.expr.items[0] == END and set(kwargs(s.expr)) == {"indent"}:
+        return unq(kwargs(s.expr)["indent"])
+    return None
+
+
 def _one_insn_block(stmts, k, depth) -> bool:
     """`with ptx.block():` at stmts[k] holding exactly one plain instruction."""
     if k + 2 >= len(stmts):
         return False
     w, insn, after = stmts[k], stmts[k + 1], stmts[k + 2]
-    return (w.prefix == "with " and w.depth == depth and w.expr.__class__ is Call and w.expr.head == "ptx.block"
-            and not w.expr.items and is_insn(insn) and insn.depth == depth + 1 and not insn.prefix
+    return (_plain_block(w, depth) and is_insn(insn) and insn.depth == depth + 1 and not insn.prefix
             and insn.expr.head.startswith("ptx.") and after.depth <= depth)
+
+
+_BLOCK_KW = frozenset({"fmt", "indent", "lead", "close_indent", "close_lead"})
+
+
+def _plain_block(w, depth, keywords=False) -> bool:
+    """`with ptx.block():` at `depth` (with only layout keywords, if `keywords`)."""
+    return (w.prefix == "with " and w.depth == depth and w.expr.__class__ is Call and w.expr.head == "ptx.block"
+            and (not w.expr.items or keywords and all(i.__class__ is Kw and i.name in _BLOCK_KW
+                                                          for i in w.expr.items)))
+
+
+def _block_end(stmts, k) -> int:
+    """The index after the body of the `with` statement at k."""
+    j = k + 1
+    while j < len(stmts) and stmts[j].depth > stmts[k].depth:
+        j += 1
+    return j
+
+
+def _closing(stmts, j, depth):
+    """(tight, end indent, index after) of the bracket's end at j, or None."""
+    n = len(stmts)
+    if j + 1 < n and is_call(stmts[j], "ptx.blank", 0) and stmts[j].depth == depth and stmts[j + 1].depth == depth:
+        ind = _end_indent(stmts[j + 1])
+        if ind is not None:
+            return False, ind, j + 2
+    if j < n and stmts[j].depth == depth:
+        ind = _end_indent(stmts[j])
+        if ind is not None:
+            return True, ind, j + 1
+    return None
+
+
+def _with_call(tight, ind, block) -> Call:
+    kw = []
+    if tight:
+        kw.append(Kw("blank", "False"))
+    if block is not None:
+        kw.append(Kw("block", "True"))
+        kw.extend(block.expr.items)  # the `{ }` block's own layout keywords
+    if ind:
+        kw.append(Kw("end_indent", _q(ind)))
+    return Call("inline_asm", kw)
+
+
+def _q(text):
+    from transpile.generator import q
+
+    return q(text)
 
 
 def run(stmts, ctx):
@@ -36,37 +97,44 @@ def run(stmts, ctx):
     while i < n:
         s = stmts[i]
         if _is(s, BEGIN):
+            d = s.depth
             j = i + 1
-            while j < n and stmts[j].depth == s.depth and not stmts[j].prefix and not stmts[j].trailer \
-                    and not _is(stmts[j], BEGIN) and not _is(stmts[j], END) and not is_call(stmts[j], "ptx.blank"):
+            while j < n and stmts[j].depth == d and not stmts[j].prefix and not stmts[j].trailer \
+                    and not _is(stmts[j], BEGIN) and _end_indent(stmts[j]) is None \
+                    and not is_call(stmts[j], "ptx.blank"):
                 j += 1
             body = stmts[i + 1:j]
-            block = not body and _one_insn_block(stmts, i + 1, s.depth)
-            if block:
+            one = not body and _one_insn_block(stmts, i + 1, d)
+            braces = not body and not one and i + 1 < n and _plain_block(stmts[i + 1], d, keywords=True) \
+                and _block_end(stmts, i + 1) > i + 2
+            if one:
                 body, j = stmts[i + 1:i + 3], i + 3
-            if body and j + 1 < n and is_call(stmts[j], "ptx.blank", 0) and stmts[j].depth == s.depth \
-                    and _is(stmts[j + 1], END) and stmts[j + 1].depth == s.depth:
-                tight, end = False, j + 2
-            elif body and j < n and _is(stmts[j], END) and stmts[j].depth == s.depth:
-                tight, end = True, j + 1
-            else:
+            elif braces:
+                j = _block_end(stmts, i + 1)
+                body = stmts[i + 2:j]
+            close = _closing(stmts, j, d) if body else None
+            if close is None:
                 out.append(s)
                 i += 1
                 continue
-            h = body[0].expr.head if len(body) == 1 and is_insn(body[0]) else ""
-            if block:  # `{ insn }`
+            tight, ind, end = close
+            h = body[0].expr.head if len(body) == 1 and is_insn(body[0]) and not braces else ""
+            if one and not ind:  # `{ insn }`
                 b = body[1]
                 h = b.expr.head
                 p = ("nvasm." if tight else "asm.") + "block."
-                out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), s.depth))
-            elif h.startswith("ptx.") or h.startswith("at("):
+                out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
+            elif (h.startswith("ptx.") or h.startswith("at(")) and not ind:
                 b = body[0]
                 p = "nvasm." if tight else "asm."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), b.depth))
             else:
-                out.append(stmt(Call("inline_asm", [Kw("blank", "False")] if tight else []), s.depth, "with ", ":"))
+                block = stmts[i + 1] if one or braces else None
+                if one:
+                    body = body[1:]
+                out.append(stmt(_with_call(tight, ind, block), d, "with ", ":"))
                 for b in body:
-                    b.depth += 1
+                    b.depth += block is None
                     out.append(b)
             i = end
             continue

@@ -15,14 +15,16 @@ from __future__ import annotations
 import keyword
 import re
 
+from transpile.cxxnames import ident as _ident
+from transpile.cxxnames import param_names, signature, strip_templates as _strip_templates
 from transpile.generator import q
-from transpile.names import is_local_label, label_names
+from transpile.names import is_local_label, label_names, rule_label_name
 
-from .ir import Call, Display, Kw, stmt, taken_names, unq
+from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
 
 LABELS = "L"
 _RESERVED = frozenset({
-    "ptx", "reg", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
+    "ptx", "reg", "regs", "banner", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
     "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg", "field", "secref",
     "DSLError", "srcmap", "at", "loc", "asm", "inline_asm", "data_b8", "PtxName", "kernel_name", "labels", "loop",
     "skip_if", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",
@@ -36,77 +38,6 @@ _RESERVED = frozenset({
     "tcgen05_st", "tcgen05_cp", "tcgen05_shift", "tcgen05_commit", "tcgen05_alloc", "tcgen05_dealloc",
     "WGMMA_DESC_BITS",
 })
-_ID = re.compile(r"[^0-9A-Za-z_]+")
-
-
-def _ident(text: str, fallback: str) -> str:
-    s = _ID.sub("_", text).strip("_")
-    if not s or s[0].isdigit():
-        s = fallback + ("_" + s if s else "")
-    return s
-
-
-def _split_top(s: str, sep: str = ",") -> list:
-    out, depth, cur = [], 0, []
-    for ch in s:
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        if ch == sep and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
-def _strip_templates(s: str) -> str:
-    out, depth = [], 0
-    for ch in s:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(depth - 1, 0)
-        elif depth == 0:
-            out.append(ch)
-    return "".join(out)
-
-
-def signature(demangled: str):
-    """(base function name, [argument types]) of a demangled function name, or None."""
-    s = demangled.strip()
-    if not s.endswith(")"):
-        return None
-    depth, k = 0, len(s) - 1
-    while k >= 0:
-        if s[k] == ")":
-            depth += 1
-        elif s[k] == "(":
-            depth -= 1
-            if depth == 0:
-                break
-        k -= 1
-    if k <= 0:
-        return None
-    head, args = s[:k], s[k + 1:-1]
-    base = _strip_templates(head).split("::")[-1].split(" ")[-1]
-    if not base.isidentifier() or base.startswith("operator"):
-        return None
-    types = [] if args.strip() in ("", "void") else _split_top(args)
-    return base, types
-
-
-def _type_name(t: str) -> str:
-    t = _strip_templates(t).replace("const", " ").replace("volatile", " ").replace("__restrict__", " ")
-    suffix = "".join("_ptr" if c == "*" else "_ref" for c in t if c in "*&")
-    core = t.replace("*", " ").replace("&", " ").split("::")[-1]
-    core = "_".join(core.split()) or "arg"
-    return _ident(core, "t") + suffix
-
-
 def _demangle(name: str):
     if not name.startswith("_Z"):
         return None
@@ -152,6 +83,35 @@ def _group_params(call, py) -> None:
             it.value = Display("[", "]", out)
 
 
+def _compact_head(call, py):
+    """`ptx.entry(k.name, params=[param.u64(...), param.u64(...)], visible=True)` ->
+    `k.entry(param.u64 * 2, visible=True)`: every parameter plain, in declaration order."""
+    decls, rest = None, []
+    for it in call.items[1:]:
+        if it.__class__ is Kw and it.name == "params" and it.value.__class__ is Display:
+            decls = it.value.items
+        else:
+            rest.append(it)
+    if not decls or not all(_plain_param(p) for p in decls):
+        return None
+    types, k = [], 0
+    while k < len(decls):
+        j = k + 1
+        while j < len(decls) and decls[j].head == decls[k].head:
+            j += 1
+        types.append(decls[k].head if j - k == 1 else f"{decls[k].head} * {j - k}")
+        k = j
+    kind = "entry" if call.head == "ptx.entry" else "func"
+    return Call(f"{py}.{kind}", types + rest)
+
+
+def _is_globl(s, name) -> bool:
+    """nvcc's `\t// .globl\t<name>` line just before the function."""
+    return (s.depth == 0 and is_call(s, "ptx.comment", 2) and unq(s.expr.items[0]) == " .globl\t" + name
+            and s.expr.items[1].__class__ is Kw and s.expr.items[1].name == "indent"
+            and unq(s.expr.items[1].value) == "\t")
+
+
 _PARAM_HEAD = re.compile(r"param(\.\w+|\.align\(\d+\))*\Z")
 
 
@@ -174,6 +134,7 @@ def run(stmts, ctx):
     names = _Names(taken_names(stmts))
     rename: dict = {}  # PTX spelling -> Python expression (atom)
     tables: dict = {}  # stmt index -> [statements to insert before it]
+    drop: set = set()  # `// .globl` comments folded into `k.entry(..., globl=True)`
 
     # functions and their parameters
     for k, s in enumerate(stmts):
@@ -195,26 +156,26 @@ def run(stmts, ctx):
         if dem is not None:
             args.append(Kw("demangled", q(dem)))
         if conventional:
+            head = _compact_head(e, py)
             if sig and len(sig[1]) == len(decls):
-                local = set()
-                pn = []
-                for i, t in enumerate(sig[1]):
-                    n = f"a{i}_{_type_name(t)}"
-                    while n in local:
-                        n += "_"
-                    local.add(n)
-                    pn.append(n)
-                args.append(Kw("params", Display("(", ")", [q(n) for n in pn])))
+                pn = param_names(sig[1])
             else:
                 pn = [f"param_{i}" for i in range(len(decls))]
                 args.append(Kw("params", str(len(decls))))
-                _group_params(e, py)
+                if head is None:
+                    _group_params(e, py)
             for sp, n in zip(spellings, pn):
                 rename[sp] = f"{py}.{n}"
+            if head is not None:
+                s.expr = e = head
+                if k > 0 and _is_globl(stmts[k - 1], name):
+                    drop.add(k - 1)
+                    e.items.append(Kw("globl", "True"))
         rename[name] = py + ".name"
         tables.setdefault(k, []).append(stmt(Call("kernel_name", args), 0, py + " = "))
 
-    # labels defined inside functions: one `labels("...")` table of their spellings
+    # labels defined inside functions: `L.bb0_3` by rule, or one `labels("...")` table of their spellings
+    by_rule_active: dict = {}
     order = []
     for s in stmts:
         e = s.expr
@@ -224,17 +185,24 @@ def run(stmts, ctx):
                 rename[lab] = None
                 order.append(lab)
     if order:
-        for lab, n in zip(order, label_names(order)):
+        by_rule = [rule_label_name(lab) for lab in order]
+        table = None in by_rule
+        for lab, n in zip(order, label_names(order) if table else by_rule):
             rename[lab] = f"{LABELS}.{n}"
         names.used.add(LABELS)
-        tables.setdefault(0, []).insert(0, stmt(Call("labels", _label_lines(order)), 0, LABELS + " = "))
+        if table:  # spellings the rule does not cover: `L = labels("...")` names them all
+            tables.setdefault(0, []).insert(0, stmt(Call("labels", _label_lines(order)), 0, LABELS + " = "))
+        else:
+            by_rule_active = {lab: rename[lab] for lab in order}
 
     variables = _variables(stmts, rename, names)
     if not rename and not variables:
         return stmts
-    active: dict = {}
+    active: dict = dict(by_rule_active)
     out = []
     for k, s in enumerate(stmts):
+        if k in drop:
+            continue
         for t in tables.get(k, ()):
             out.append(t)
             if t.prefix == LABELS + " = ":

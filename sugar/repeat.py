@@ -8,7 +8,8 @@ re-instantiated for every r and compared with the original text).
 
 A unit is one simple statement or a whole `with inline_asm():` block (Triton's
 paired masked loads/stores), so loops run over blocks too. Loops need at least
-MIN_REPS repetitions (two-repetition loops read worse than the code); a run
+MIN_REPS repetitions (two-repetition loops read worse than the code: any two
+integers are affine, so their loops show strides that mean nothing); a run
 that starts one or two units later wins when it (and the run after it) saves
 more lines, and a block that is not repeated is searched inside.
 """
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import re
 
+from transpile.format import LINE
+
 from .ir import Call, Display, Kw, stmt, taken_names
 
-MAX_PERIOD = 16
+MAX_PERIOD = 32
 NESTING = 2  # loop levels: `for j ...: for i ...:`
 MIN_REPS = 3
 LOOKAHEAD = (1, 2)
@@ -112,7 +115,10 @@ def _subst_atom(atom, coeffs, var):
         flat_sum = left.endswith("+") and (tight_r or right[:1] in "+-") and _in_index(left)
         out.append(e if e.isdigit() or (tight_l and tight_r) or flat_sum else f"({e})")
         out.append(parts[k + 1])
-    return "".join(out)
+    text = "".join(out)
+    if " : " in text and ":-" in text:  # a reversed slice's step: `f[304 - 4 * i : 300 - 4 * i : -1]`
+        text = text.replace(":-", " : -")
+    return text
 
 
 def _in_index(left: str) -> bool:
@@ -248,6 +254,8 @@ def _fold(stmts, var):
             for j in range(p):
                 a, b, _ = units[i + j]
                 body += _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], None, var, 1)
+            if not all(_lays_out(s) for s in body):
+                return None
             return body if _check(stmts, units[i:i + p * k], T, i, p, k, var) else None
         except _Unsafe:
             return None
@@ -300,6 +308,16 @@ def _fold(stmts, var):
             out.append(stmts[a])
         i += 1
     return out
+
+
+def _lays_out(s) -> bool:
+    """Whether `format.layout` writes the statement as black would at its loop depth: a head
+    with brackets of its own (`asm.at(1, 5, 0).wgmma...(`) that overflows is split by black
+    inside that bracket, which `layout` does not predict."""
+    e = s.expr
+    if s.prefix or e.__class__ is not Call or "(" not in e.head:
+        return True
+    return 4 * s.depth + len(e.head) + 1 <= LINE
 
 
 def _saved(best):

@@ -114,3 +114,24 @@ def label_names(spellings) -> list:
         taken.add(n)
         out.append(n)
     return out
+
+
+_RULE_BB = re.compile(r"\$L__BB(\d+)_(\d+)\Z")
+_RULE_OTHER = re.compile(r"\$L__([a-z][a-z_]*?)(\d+)\Z")
+
+
+def rule_label_name(spelling: str) -> str | None:
+    """The Python name of a local label by rule alone (no table): `$L__BB0_3` -> `bb0_3`,
+    `$L__tmp0` -> `tmp0`, `$L__func_begin0` -> `func_begin0`; None for other spellings."""
+    m = _RULE_BB.match(spelling)
+    if m:
+        return f"bb{m.group(1)}_{m.group(2)}"
+    m = _RULE_OTHER.match(spelling)
+    if m and not m.group(1).startswith("bb") and m.group(1) + m.group(2) not in _KEYWORDS:
+        return m.group(1) + m.group(2)
+    return None
+
+
+def rule_label_spelling(name: str) -> str:
+    """The inverse of rule_label_name: `bb0_3` -> `$L__BB0_3`, `tmp0` -> `$L__tmp0`."""
+    return "$L__BB" + name[2:] if name.startswith("bb") else "$L__" + name

@@ -10,10 +10,10 @@ from .operands import (
     addr, apply, args, cast, cond, expr, field, fimm, imm, index, neg, pair, paren, regn, secref,
     sink, sreg, sym, unary,
 )
-from .ops import d, param, reg, regparam, var
+from .ops import d, param, reg, regparam, regs, var
 
 __all__ = [
-    "ptx", "reg", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink",
+    "ptx", "reg", "regs", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink",
     "expr", "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg",
     "field", "secref", "DSLError",
 ]

@@ -2,11 +2,11 @@
 statements the plain DSL would (same spellings, guards, modifiers), so the bytes
 are the same:
 
-    vecAdd = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)",
-                         params=("a0_float_ptr", "a1_float_ptr", "a2_int"))
-    with ptx.entry(vecAdd.name, params=[param.u64(vecAdd.a0_float_ptr), ...]): ...
+    vecAdd = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)")
+    with vecAdd.entry(param.u64 * 2, param.u32, visible=True): ...   # a0_float_ptr, a1_float_ptr, a2_int
     ptx.ld.param.u64(rd[1], [sym(vecAdd.a0_float_ptr)])
     k = kernel_name("matmul_kernel", params=3)   # k.param_0 .. k.param_2 (Triton's names)
+    ptx.label(L.bb0_3)  sym(L.tmp0)     # $L__BB0_3, $L__tmp0: local labels by rule, no table
     L = labels(bb3="$L__BB0_3", tmp0="$L__tmp0")  # Python name -> PTX spelling: ptx.label(L.bb3)
     with loop(L.bb2, while_=p[38]):     # $L__BB0_2: ... @%p38 bra $L__BB0_2;
     with skip_if(p[14], to=L.bb3):      # @%p14 bra $L__BB0_3; ... $L__BB0_3:
@@ -20,17 +20,40 @@ from __future__ import annotations
 from .directives import ptx
 from .errors import DSLError
 from .operands import Value, sym
-from ..names import is_local_label, label_names
+from ..cxxnames import param_names, signature
+from ..names import is_local_label, label_names, rule_label_name, rule_label_spelling
 
 
 class KernelName:
     """A function's PTX name (`.name`), its demangled C++ name (`.demangled`) and its
-    parameters' PTX names as attributes (`k.param_0`, `k.a0_float_ptr`): plain strings."""
+    parameters' PTX names as attributes (`k.param_0`, `k.a0_float_ptr`): plain strings.
+
+    `with k.entry(param.u64 * 2, param.u32, visible=True):` declares the function with
+    parameters of these types under its parameter names, in order (`globl=True`: nvcc's
+    `// .globl <name>` comment line first); `k.func(...)` likewise for a `.func`."""
 
     def __init__(self, name, demangled, params):
         self.name, self.demangled = name, demangled
+        self._spellings = list(params.values())
         for k, v in params.items():
             setattr(self, k, v)
+
+    def _params(self, types):
+        flat = [t for x in types for t in (x if x.__class__ is list else [x])]
+        if len(flat) != len(self._spellings):
+            raise DSLError(f"{self.name}: {len(flat)} parameter types for {len(self._spellings)} parameters")
+        return [t(n) for t, n in zip(flat, self._spellings)]
+
+    def _declare(self, make, types, globl, kw):
+        if globl:
+            ptx.comment(" .globl\t" + self.name, indent="\t")
+        return make(self.name, params=self._params(types), **kw)
+
+    def entry(self, *types, globl=False, **kw):
+        return self._declare(ptx.entry, types, globl, kw)
+
+    def func(self, *types, globl=False, **kw):
+        return self._declare(ptx.func, types, globl, kw)
 
     def __repr__(self):
         return f"kernel_name({self.name!r})"
@@ -49,12 +72,16 @@ def _demangle(spelling: str):
 
 def kernel_name(spelling: str, demangled: str | None = None, params=None) -> KernelName:
     """The function `spelling` (checked against `demangled` when given); `params` names its
-    parameters `<spelling>_param_<i>`: a count (`param_0`...) or a tuple of Python names."""
+    parameters `<spelling>_param_<i>`: a count (`param_0`...) or a tuple of Python names
+    (by default, with `demangled`, `a<i>_<type>` from its signature: `k.a0_float_ptr`)."""
     if demangled is not None:
         got = _demangle(spelling)
         if got is not None and got != demangled:
             raise DSLError(f"kernel_name: {spelling} demangles to {got!r}, not {demangled!r}")
     table = {}
+    if params is None and demangled is not None:  # named from the signature (transpile.cxxnames)
+        sig = signature(demangled)
+        params = None if sig is None or not sig[1] else tuple(param_names(sig[1]))
     if params is not None:
         names = [f"param_{i}" for i in range(params)] if params.__class__ is int else list(params)
         for i, n in enumerate(names):
@@ -89,6 +116,26 @@ def labels(*spellings: str, **table) -> _Labels:
             raise DSLError(f"labels: {k!r} is named twice")
         named[k] = v
     return _Labels(named)
+
+
+class _RuleLabels:
+    """`L.bb0_3` is `"$L__BB0_3"`, `L.tmp0` is `"$L__tmp0"`: nvcc's and LLVM's numbered local
+    labels by rule (`transpile.names.rule_label_name`), without a `labels(...)` table."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        spelling = rule_label_spelling(name)
+        if rule_label_name(spelling) != name:
+            raise DSLError(f"L.{name} is not a local label name (L.bb0_3, L.tmp0, L.func_begin0)")
+        setattr(self, name, spelling)
+        return spelling
+
+    def __repr__(self):
+        return "L"
+
+
+L = _RuleLabels()
 
 
 def _target(label):
@@ -157,4 +204,4 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
         ptx.bra.uni(sym("waitLoop"), pred=~complete)
 
 
-__all__ = ["kernel_name", "labels", "loop", "skip_if", "mbarrier_wait"]
+__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "mbarrier_wait"]

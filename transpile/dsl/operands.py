@@ -297,7 +297,10 @@ def to_node(v):
 
 
 def init_node(v):
-    """An initializer value: lists are `{...}` lists here, not addresses."""
+    """An initializer value: lists are `{...}` lists here, not addresses; bytes
+    (`b"text"`, `bytes.fromhex("46d2b02c ...")`) are lists of their decimal values."""
     if v.__class__ is list:
         return InitList(tuple([init_node(i) for i in v]))
+    if v.__class__ is bytes:
+        return InitList(tuple([IntLiteral(str(b)) for b in v]))
     return to_node(v)

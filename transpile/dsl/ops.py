@@ -105,6 +105,12 @@ class Decl:
             return self._param(*args, **kw)
         return self._declare(*args, **kw)
 
+    def __mul__(self, n: int) -> list:
+        """`param.u64 * 3`: three parameters of this type (for `k.entry(...)`)."""
+        if self._kind != "param" or n.__class__ is not int:
+            raise DSLError("only parameter types repeat: param.<type> * n")
+        return [self] * n
+
     def of(self, kernel, start: int, stop: int) -> list:
         """`*param.u32.of(k, 3, 12)`: parameters `k.param_3` ... `k.param_11`, all this type."""
         if self._kind != "param":
@@ -166,9 +172,25 @@ def d(name: str, count=None, dims=(), init=None) -> Declarator:
                       None if init is None else init_node(init))
 
 
+# The register files nvcc and LLVM's NVPTX back end declare, by type: `%p<4>` is .pred, ...
+NVPTX_REGISTERS = {"pred": "%p", "b16": "%rs", "b32": "%r", "b64": "%rd", "f32": "%f", "f64": "%fd"}
+
+
+def regs(**counts) -> tuple:
+    """`p, r, rd = regs(pred=4, b32=72, b64=56)`: one `.reg` line per type, in this order,
+    each named as nvcc names it (NVPTX_REGISTERS): `.reg .pred %p<4>;` ..."""
+    out = []
+    for t, n in counts.items():
+        name = NVPTX_REGISTERS.get(t)
+        if name is None:
+            raise DSLError(f"regs: no conventional register name for .{t}; use reg.{t}(name, count)")
+        out.append(getattr(reg, t)(name, n))
+    return tuple(out)
+
+
 reg = Decl("var", ".reg", ())
 var = Decl("var", None, ())
 param = Decl("param", ".param", ())
 regparam = Decl("param", ".reg", ())
 
-__all__ = ["Op", "opcode", "insn", "Decl", "reg", "var", "param", "regparam", "d", "to_python"]
+__all__ = ["Op", "opcode", "insn", "Decl", "reg", "regs", "var", "param", "regparam", "d", "to_python"]

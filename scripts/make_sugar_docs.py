@@ -61,7 +61,7 @@ its instruction (LLVM's `// file.py:L:C` comment derived via `srcmap`);
 it); `asm.<insn>` / `with inline_asm():` stand for the `// begin/end inline asm`
 markers (`nvasm.<insn>` / `inline_asm(blank=False)`: NVVM's, without the blank
 line; `with at(...).inline_asm():` puts the `.loc` first);
-`with inline_asm(block=True):` is nvcc's `{ .reg ...; ... }` inside the markers;
+`with inline_asm(block=True):` is nvcc's `{{ .reg ...; ... }}` inside the markers;
 `data_b8("hex rows", notes=...)` is a run of DWARF `.b8` rows; `init=b"..."` /
 `bytes.fromhex(...)` a byte array's initializer; `banner("nvvm", ...)` the
 producer's header comments; `k = kernel_name(...)` names a function, its
@@ -69,7 +69,7 @@ parameters (`k.param_0`, or from the demangled signature `k.a0_float_ptr`) and
 `with k.entry(param.u64 * 2, param.u32, globl=True):` declares it (with nvcc's
 `// .globl` line); `p, r, rd = regs(pred=4, b32=9, b64=6)` are nvcc's register
 files; `L.bb0_3` is the label `$L__BB0_3`;
-`r[125:189]` is a register range (a `{...}` vector), `f[8:4:-1]` a descending one
+`r[125:189]` is a register range (a `{{...}}` vector), `f[8:4:-1]` a descending one
 and `(f[64],) * 8` one register repeated; `wgmma_mma(shape=...,
 d=acc, a=desc_a, b=desc_b, ...)` is a typed `wgmma.mma_async` and
 `WGMMA_DESC_BITS` the descriptor constant OR-ed into its operands;

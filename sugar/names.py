@@ -24,7 +24,7 @@ from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
 
 LABELS = "L"
 _RESERVED = frozenset({
-    "ptx", "reg", "regs", "banner", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
+    "ptx", "reg", "regs", "banner", "spelling", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
     "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg", "field", "secref",
     "DSLError", "srcmap", "at", "loc", "asm", "inline_asm", "data_b8", "PtxName", "kernel_name", "labels", "loop",
     "skip_if", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",

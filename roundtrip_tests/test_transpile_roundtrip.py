@@ -175,3 +175,19 @@ with ptx.entry("add", params=[param.u64("a")], visible=True):
     out = python_to_ptx(src)
     assert ptxgrammar.emit(ptxgrammar.parse(out)) == out
     assert "@!%p1 add.s32 %r1, %r2, 1;" in out
+
+
+def test_style_records_first_operand_gaps_by_instruction_family():
+    """nvcc pads `wmma.load` and `wmma.mma` differently: one entry per family, no spellings."""
+    loads = [f"\twmma.load.{m}.sync.aligned.row.m16n16k16.global.f16 \t{{%r1, %r2}}, [%rd1], %r9;"
+             for m in ("a", "b", "a")]
+    mmas = [f"\twmma.mma.sync.aligned.row.{c}.m16n16k16.f32.f32 {{%f1, %f2}}, {{%r1}}, {{%r2}}, {{%f1, %f2}};"
+            for c in ("col", "row")]
+    text = "\n".join([".version 9.0", ".target sm_80", ".address_size 64", "", ".visible .entry k()", "{",
+                      "\t.reg .b32 \t%r<10>;", "\t.reg .f32 \t%f<3>;", "\t.reg .b64 \t%rd<2>;", "",
+                      *loads, *mmas, "\tret;", "", "}", ""])
+    src = ptx_to_python(text)
+    assert python_to_ptx(src) == text
+    style = src[src.index("ptx.style("):src.index("\n)\n")]
+    assert "sync.aligned" not in style
+    assert '"wmma.mma"' in style or '"wmma.load"' in style

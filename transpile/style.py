@@ -283,15 +283,20 @@ FIRST = "first"  # the coarse keys of the gap before an instruction's first oper
 def coarser_key(key):
     """The next coarser key of a first-operand key, or None.
 
-    ``(owner, ".", class, token, "add.s32")`` -> ``("first", owner, "add")``
-    -> ``("first", owner)``: producers pad by opcode (LLVM's `and.b32  \t`) and
-    mostly use one gap, so the table records the usual gap once and the
-    exceptions by opcode, not every spelling.
+    ``(owner, ".", class, token, "wmma.mma.sync.aligned...")`` -> ``("first", owner,
+    "wmma.mma")`` -> ``("first", owner, "wmma")`` -> ``("first", owner)``: producers
+    pad by opcode (LLVM's `and.b32  \t`), nvcc by instruction family (`wmma.mma` vs
+    `wmma.load`), and mostly use one gap, so the table records the usual gap once
+    and the exceptions by family or opcode, not every spelling.
     """
     asm = key[0] == "asm"
     k = key[1:] if asm else key
-    if len(k) == 5 and k[0] in _FIRST_OWNERS:  # by opcode (by state space for declarations)
-        c = (FIRST, k[0], k[4].split(".", 1)[0] if k[0] != "VarDecl" else k[4].split("<")[0].rstrip("0123456789"))
+    if len(k) == 5 and k[0] == "VarDecl":  # by state space
+        c = (FIRST, k[0], k[4].split("<")[0].rstrip("0123456789"))
+    elif len(k) == 5 and k[0] in _FIRST_OWNERS:  # by opcode and first modifier (`wmma.mma`)
+        c = (FIRST, k[0], ".".join(k[4].split(".", 2)[:2]))
+    elif len(k) == 3 and k[0] == FIRST and k[1] != "VarDecl" and "." in k[2]:  # by opcode
+        c = (FIRST, k[1], k[2].split(".", 1)[0])
     elif len(k) == 3 and k[0] == FIRST:
         c = k[:2]
     else:
@@ -318,7 +323,7 @@ def add_coarse_entries(table: dict) -> None:
         if c not in table:
             table[c] = cnt.most_common(1)[0][0]
     finer = [k for k in table if not is_coarse(k)]
-    for _level in range(2):
+    for _level in range(3):
         groups: dict = defaultdict(Counter)
         for k in finer:
             c = coarser_key(k)

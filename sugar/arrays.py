@@ -3,7 +3,7 @@
     var.global_.align(1).b8("$str", dims=(6,), init=[104, 101, 108, 108, 111, 0])
         -> init=b"hello\\x00"                          (mostly printable text)
     var.global_.align(16).b8("coeffs", dims=(128,), init=[70, 210, ...])
-        -> init=bytes.fromhex("46d2b02c f1e55abe ...")  (other data, 4-byte groups)
+        -> init=bytes.fromhex("46d2b02cf1e55abe ...")  (other data, grouped by its alignment)
 
 Only lists of MIN_ITEMS or more plain decimal values 0..255 (their spelling is
 the value's, so the bytes give back the same tokens).
@@ -11,11 +11,14 @@ the value's, so the bytes give back the same tokens).
 
 from __future__ import annotations
 
+import re
+
 from .ir import Call, Display, Kw
 
 MIN_ITEMS = 8
 TEXT_SHARE = 0.9  # printable share of the bytes for a text literal
-GROUP = 4  # bytes per hex group
+GROUP = (4, 8)  # bytes per hex group: the array's alignment, within these bounds
+_ALIGN = re.compile(r"\.align\((\d+)\)")
 _BYTES = {str(i): i for i in range(256)}
 _ESCAPES = {0x5C: "\\\\", 0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r"}
 
@@ -44,8 +47,10 @@ def _text_literal(data: bytes):
     return "b" + quote + "".join(chars) + quote
 
 
-def _hex_literal(data: bytes) -> Call:
-    groups = [data[k:k + GROUP].hex() for k in range(0, len(data), GROUP)]
+def _hex_literal(data: bytes, head: str) -> Call:
+    m = _ALIGN.search(head)
+    size = min(max(int(m.group(1)) if m else GROUP[0], GROUP[0]), GROUP[1])
+    groups = [data[k:k + size].hex() for k in range(0, len(data), size)]
     return Call("bytes.fromhex", ['"' + " ".join(groups) + '"'])
 
 
@@ -59,6 +64,6 @@ def run(stmts, ctx):
                 data = _values(it.value)
                 if data is not None:
                     lit = _text_literal(data)
-                    e.items[k] = Kw("init", lit if lit is not None else _hex_literal(data))
+                    e.items[k] = Kw("init", lit if lit is not None else _hex_literal(data, e.head))
                     e._flat = None
     return stmts

@@ -17,7 +17,7 @@ from sugar import pipeline
 from transpile.format import black_format
 from transpile.generator import Generator, render
 
-from conftest import CASES, corpus_files, external_files, file_id, sample, small
+from conftest import CASES, corpus_files, external_files, file_id, probe_files, sample, small
 from strategies import modules
 
 SUGAR_CASES = CASES / "sugar"
@@ -44,6 +44,14 @@ SAMPLE = sample(small(corpus_files(), 250_000), 24) + sample(external_files(), 8
 
 @pytest.mark.parametrize("path", SAMPLE, ids=file_id)
 def test_sugar_round_trips_and_is_black_formatted(path):
+    text = ptxgrammar.read_ptx(path)
+    src = roundtrips(text)
+    assert black_format(src) == src
+
+
+@pytest.mark.parametrize("path", probe_files(), ids=file_id)
+def test_sugar_round_trips_on_every_syntax_probe(path):
+    """The probes hold the odd spellings (`.loc` forms, attributes) no compiler writes often."""
     text = ptxgrammar.read_ptx(path)
     src = roundtrips(text)
     assert black_format(src) == src

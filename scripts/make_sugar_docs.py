@@ -58,7 +58,8 @@ What the passes did (see `sugar/`): `at(file, line, col).<insn>` is a `.loc` and
 its instruction (LLVM's `// file.py:L:C` comment derived via `srcmap`);
 `at("1:53:3 2:477:5@0")` is a chain of inlined `.loc`s (nvcc -lineinfo; `@N` is
 `function_name $L__info_stringN, inlined_at` the previous frame, `^f:l:c` names
-it); `asm.<insn>` / `with inline_asm():` stand for the `// begin/end inline asm`
+it; `ptx.<insn>(..., at="...")` where the prefix would not fit the line);
+`asm.<insn>` / `with inline_asm():` stand for the `// begin/end inline asm`
 markers (`nvasm.<insn>` / `inline_asm(blank=False)`: NVVM's, without the blank
 line; `with at(...).inline_asm():` puts the `.loc` first);
 `with inline_asm(block=True):` is nvcc's `{{ .reg ...; ... }}` inside the markers;

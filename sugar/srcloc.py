@@ -3,7 +3,8 @@ with its derived comment and no instruction after it -> `loc(file, line, col)`.
 
 A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the
 previous one's location) before an instruction -> `at("1:53:3 2:477:5@0").<insn>`
-(`@N`: `function_name $L__info_stringN`; see `structured.loc_chain`).
+(`@N`: `function_name $L__info_stringN`; see `structured.loc_chain`). Where the
+prefix would push the head past 88 columns, `ptx.<insn>(..., at="1:18:7 2:91:5@0")`.
 
 LLVM/Triton's trailing `// file.py:L:C` comment on a `.loc` line is derived
 from the `.file` table and a module-wide column (`srcmap(col)`), so it costs
@@ -17,6 +18,7 @@ from collections import Counter
 from ptxgrammar.tree import File
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
+from transpile.format import layout
 from transpile.generator import q
 
 from .ir import Call, Display, Kw, inline_comment, is_call, is_insn, stmt, taken_names, unq
@@ -87,6 +89,12 @@ def run(stmts, ctx):
                 rest = h[4:] if h.startswith("ptx.") else h
                 if len(pre) <= MAX_PREFIX and 4 * ins.depth + len(pre) + len(rest) + 2 <= 88:
                     out.append(stmt(Call(pre + "." + rest, ins.expr.items), ins.depth))
+                    k = j + 1
+                    continue
+                f = _frame(s)
+                kw = None if f is None else _with_at(stmts[k:j], ins, _text([f]))
+                if kw is not None:
+                    out.append(kw)
                     k = j + 1
                     continue
         if k in node_of and column is not None and commented(k) and _frame(s) is not None:
@@ -165,4 +173,26 @@ def _chain(stmts, k, node_of, out, commented=None):
             out.extend(stmts[k:starts[m]])
             out.append(stmt(Call(pre + "." + rest, ins.expr.items), depth))
             return j + 1
+    kw = _with_at(stmts[k:j], ins, _text(frames))
+    if kw is not None:
+        out.append(kw)
+        return j + 1
     return 0
+
+
+def _with_at(locs, ins, text):
+    """`ins` with `at="..."` standing for the `.loc` statements before it (a head too long
+    for the `at(...)` prefix), when that takes fewer lines; else None. Plain `ptx.` heads
+    only: under `asm.` the keyword's `.loc` would land inside the inline-asm markers."""
+    e = ins.expr
+    if not e.head.startswith("ptx.") or any(i.__class__ is Kw and i.name == "at" for i in e.items):
+        return None
+    call = Call(e.head, [*e.items, Kw("at", q(text))])
+    before = sum(_lines(s.expr, s.depth) for s in locs) + _lines(e, ins.depth)
+    return stmt(call, ins.depth) if _lines(call, ins.depth) < before else None
+
+
+def _lines(expr, depth) -> int:
+    out = []
+    layout(expr, "    " * depth, "", "", out)
+    return len(out)

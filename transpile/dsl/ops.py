@@ -45,12 +45,18 @@ class Op:
         self.__dict__[ident] = child
         return child
 
-    def __call__(self, *operands, pred=None, fmt=None, indent=None, lead=None):
+    def __call__(self, *operands, pred=None, fmt=None, indent=None, lead=None, at=None):
+        """The instruction; `at="1:18:7 2:91:5@0"`: its `.loc` line(s) first, as the
+        `at(...)` prefix writes them (for heads too long to carry the prefix)."""
         try:
             nodes = tuple([to_node(o) for o in operands])
         except DSLError as e:
             raise DSLError(f"{self._opcode}{''.join(self._modifiers)}: {e.message}") from None
         guard = None if pred is None else _guard(pred)
+        if at is not None:
+            from .structured import loc
+
+            loc(at)
         return recorder.current().record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
 
 

@@ -11,7 +11,7 @@ the plain DSL call would (same modifiers in the same order, same operands):
     == ptx.wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16(r[125:189], rd[4], rd[5], p[27], 1, 1, 0, 0)
 
 Omitted defaulted operands take their default (`c=d`, `scale_a=1`, `state=sink`)
-where the form has them. `pred=`, `fmt=`, `indent=`, `lead=` go to the
+where the form has them. `pred=`, `fmt=`, `indent=`, `lead=`, `at=` go to the
 instruction, and prefixes compose: `asm.at(1, 264, 15).wgmma_mma.m64n128k16...(...)`.
 `operands` is shared with the sugar pass, which checks its rewrites with it.
 """
@@ -135,7 +135,7 @@ class Typed:
         self.__dict__[ident] = child
         return child
 
-    def __call__(self, *args, pred=None, fmt=None, indent=None, lead=None, **kw):
+    def __call__(self, *args, pred=None, fmt=None, indent=None, lead=None, at=None, **kw):
         if args:
             raise DSLError(f"{self}: operands are keywords ({', '.join(o.name for o in self._fam.operands)})")
         legacy = LEGACY.get(self._fam.name, ()) if not self._mods else ()
@@ -143,12 +143,12 @@ class Typed:
             t = self
             for k in legacy:
                 t = getattr(t, kw.pop(k))
-            return t(pred=pred, fmt=fmt, indent=indent, lead=lead, **kw)
+            return t(pred=pred, fmt=fmt, indent=indent, lead=lead, at=at, **kw)
         try:
             values = operands(self._fam, self._mods, kw, _is_vec, _const)
         except DSLError as e:
             raise DSLError(f"{self}: {e.message}") from None
-        return self._op(*values, pred=pred, fmt=fmt, indent=indent, lead=lead)
+        return self._op(*values, pred=pred, fmt=fmt, indent=indent, lead=lead, at=at)
 
     def __repr__(self):
         return self._fam.name + "".join("." + to_python(m) for m in self._mods)

@@ -63,7 +63,8 @@ it; `ptx.<insn>(..., at="...")` where the prefix would not fit the line);
 markers (`nvasm.<insn>` / `inline_asm(blank=False)`: NVVM's, without the blank
 line; `with at(...).inline_asm():` puts the `.loc` first);
 `with inline_asm(block=True):` is nvcc's `{{ .reg ...; ... }}` inside the markers;
-`data_b8("hex rows", notes=...)` is a run of DWARF `.b8` rows; `init=b"..."` /
+`data_b8("hex rows", notes=...)` is a run of DWARF `.b8` rows; `debug_strings(b"...", ...)`
+nvcc's `.debug_str` table (`$L__info_string0`, 1, ... in order); `init=b"..."` /
 `bytes.fromhex(...)` a byte array's initializer; `banner("nvvm", ...)` the
 producer's header comments; `k = kernel_name(...)` names a function, its
 parameters (`k.param_0`, or from the demangled signature `k.a0_float_ptr`) and

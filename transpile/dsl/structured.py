@@ -16,6 +16,8 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
     data_b8("01 Abbreviation Code|11 DW_TAG_compile_unit|01")  # rows with their notes
     banner("nvvm", "CL-36424714", "13.0, V13.0.88", "7.0.1")  # the producer's header comments
+    debug_str(L.info_string0, b"_ZN3cub...")  # a .debug_str entry: label, then 40-byte .b8 rows
+    debug_strings(b"_ZN3cub...", b"_ZN43...")  # entries $L__info_string0, 1, ... in order
 
 `acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
 `{...}` vector operand.
@@ -303,4 +305,20 @@ def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
             rec.tail += pad_to(line_text(stmt), col) + "//" + text
 
 
-__all__ = ["srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "banner"]
+def debug_str(label, text: bytes, row: int = 40) -> None:
+    """A `.debug_str` entry as nvcc writes it: `label:`, then `text` and its terminating 0
+    as `.b8` rows of `row` bytes (the last one shorter)."""
+    ptx.label(label)
+    data = bytes(text) + b"\0"
+    rec = recorder.current()
+    for k in range(0, len(data), row):
+        rec.record(SectionData(".b8", tuple([IntLiteral(str(b)) for b in data[k:k + row]])))
+
+
+def debug_strings(*texts: bytes, first: int = 0, row: int = 40) -> None:
+    """nvcc's `.debug_str` table: `debug_str("$L__info_string<first + i>", text_i, row)` for each."""
+    for i, text in enumerate(texts):
+        debug_str(f"$L__info_string{first + i}", text, row)
+
+
+__all__ = ["srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings"]

@@ -4,7 +4,9 @@ For every corpus file with at least MIN_INSNS instructions: (non-blank,
 non-comment lines of the sugar Python) / (PTX instruction count). Prints the
 median per producer and the file count. `--plain` measures without sugar.
 `--check` also runs every file (any size) PTX -> sugar Python -> PTX and
-black, and prints the byte-identical and black-stable counts.
+black, and prints the byte-identical and black-stable counts. `--floor` counts
+only the lines of instruction statements (calls with their continuation lines,
+`for`/`skip_if`/`loop` headers): the figure a sugar without any other line would reach.
 """
 
 from __future__ import annotations
@@ -31,8 +33,38 @@ def code_lines(src: str) -> int:
     return n
 
 
+def instruction_lines(src: str) -> int:
+    """Lines of the instruction statements of a generated module (see `--floor`)."""
+    import ast
+
+    from sugar.ir import _DIRECTIVES
+    from transpile.dsl.families import FAMILIES
+
+    lines = set()
+
+    def is_insn(call) -> bool:
+        parts = ast.unparse(call.func).split("(")[0].split(".")
+        if parts[0] == "ptx":
+            return len(parts) > 1 and (parts[1] == "insn" or parts[1] not in _DIRECTIVES)
+        return parts[0] in ("asm", "nvasm", "at") or parts[0] in FAMILIES
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, (ast.With, ast.For)):
+                head = "for" if isinstance(node, ast.For) else ast.unparse(node.items[0].context_expr)
+                if head == "for" or head.startswith(("skip_if", "loop")):
+                    lines.update(range(node.lineno, node.body[0].lineno))
+                visit(node.body)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and is_insn(node.value):
+                lines.update(range(node.lineno, node.end_lineno + 1))
+
+    visit(ast.parse(src).body)
+    text = src.split("\n")
+    return sum(1 for k in lines if text[k - 1].strip() and not text[k - 1].strip().startswith("#"))
+
+
 def one(job):
-    path, sugar, check, min_insns = job
+    path, sugar, check, min_insns, floor = job
     import transpile
     from ptxgrammar import parse
     from ptxgrammar.tree import Instruction
@@ -45,7 +77,7 @@ def one(job):
         src = transpile.ptx_to_python(text, sugar=sugar)
     except Exception as e:  # noqa: BLE001
         return path, n, None, False, f"generate: {e}"
-    r = code_lines(src) / max(n, 1)
+    r = (instruction_lines(src) if floor else code_lines(src)) / max(n, 1)
     ok = black_ok = None
     if check:
         try:
@@ -62,6 +94,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--plain", action="store_true", help="measure the output without sugar")
     ap.add_argument("--check", action="store_true", help="also check byte identity and black on all files")
+    ap.add_argument("--floor", action="store_true", help="count only instruction statement lines")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
     ap.add_argument("-j", type=int, default=None)
     ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx")])
@@ -71,7 +104,7 @@ def main(argv=None) -> int:
     total = same = black_same = 0
     bad = []
     with ProcessPoolExecutor(args.j) as ex:
-        for path, n, r, ok, black_ok in ex.map(one, [(f, not args.plain, args.check, args.min) for f in files],
+        for path, n, r, ok, black_ok in ex.map(one, [(f, not args.plain, args.check, args.min, args.floor) for f in files],
                                                chunksize=2):
             if args.check:
                 total += 1

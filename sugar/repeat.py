@@ -266,8 +266,10 @@ def _fold(stmts, var):
             cands = []
             if i < n and T[i] is not None:
                 for p in range(1, MAX_PERIOD + 1):
-                    if i + MIN_REPS * p > n:
-                        break
+                    if i + MIN_REPS * p > n or T[i + p - 1] is None:
+                        break  # every longer period holds that unit too
+                    if any(T[i + r * p] is None or T[i + r * p][0] != T[i][0] for r in range(1, MIN_REPS)):
+                        continue  # the first unit does not come back every p units
                     k = _run_length(T, i, p, n)
                     size = units[i + p - 1][1] - units[i][0]
                     saved = (k - 1) * size - 1

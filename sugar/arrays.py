@@ -13,26 +13,19 @@ from __future__ import annotations
 
 import re
 
-from .ir import Call, Display, Kw
+from .ir import Call, Display, Kw, byte_values
 
 MIN_ITEMS = 8
 TEXT_SHARE = 0.9  # printable share of the bytes for a text literal
 GROUP = (4, 8)  # bytes per hex group: the array's alignment, within these bounds
 _ALIGN = re.compile(r"\.align\((\d+)\)")
-_BYTES = {str(i): i for i in range(256)}
 _ESCAPES = {0x5C: "\\\\", 0x0A: "\\n", 0x09: "\\t", 0x0D: "\\r"}
 
 
 def _values(d):
     if d.__class__ is not Display or d.open != "[" or len(d.items) < MIN_ITEMS:
         return None
-    out = bytearray()
-    for a in d.items:
-        v = _BYTES.get(a) if a.__class__ is str else None
-        if v is None:
-            return None
-        out.append(v)
-    return bytes(out)
+    return byte_values(d.items)
 
 
 def _text_literal(data: bytes):

@@ -16,7 +16,7 @@ from transpile.dsl.structured import line_text, pad_to
 
 from transpile.generator import q
 
-from .ir import Call, Kw, inline_comment, is_call, kwargs, stmt, taken_names
+from .ir import Call, Kw, byte_values, inline_comment, is_call, kwargs, stmt, taken_names
 
 NAMES = ("data_b8",)
 MIN_ROWS = 3
@@ -26,12 +26,8 @@ def _bytes(s):
     """The row's values when it is a plain `ptx.data.b8(<ints 0..255>)`, else None."""
     if not is_call(s, "ptx.data.b8") or not s.expr.items:
         return None
-    vals = []
-    for a in s.expr.items:
-        if a.__class__ is not str or not a.isdigit() or (a[0] == "0" and a != "0") or int(a) > 255:
-            return None
-        vals.append(int(a))
-    return vals
+    data = byte_values(s.expr.items)
+    return None if data is None else list(data)
 
 
 def _note(s):

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import ast
 
-from .ir import Call, Kw, is_call, stmt, taken_names
+from .ir import Call, Kw, byte_values, is_call, stmt, taken_names
 
 NAMES = ("debug_str", "debug_strings")
 ROW = 40
-_BYTES = {str(i): i for i in range(256)}
 
 
 def _row(s):
@@ -33,13 +32,7 @@ def _row(s):
             return ast.literal_eval(items[0][1:])
         except (ValueError, SyntaxError):
             return None
-    out = bytearray()
-    for a in items:
-        v = _BYTES.get(a) if a.__class__ is str else None
-        if v is None:
-            return None
-        out.append(v)
-    return bytes(out)
+    return byte_values(items)
 
 
 def _split(data: bytes, row: int) -> list:

@@ -11,6 +11,8 @@ label) is `with inline_asm(end_indent="\\t"):`.
 
 from __future__ import annotations
 
+from transpile.generator import q
+
 from .ir import Call, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
 
 BEGIN, END = '" begin inline asm"', '" end inline asm"'
@@ -79,14 +81,8 @@ def _with_call(tight, ind, block) -> Call:
         kw.append(Kw("block", "True"))
         kw.extend(block.expr.items)  # the `{ }` block's own layout keywords
     if ind:
-        kw.append(Kw("end_indent", _q(ind)))
+        kw.append(Kw("end_indent", q(ind)))
     return Call("inline_asm", kw)
-
-
-def _q(text):
-    from transpile.generator import q
-
-    return q(text)
 
 
 def run(stmts, ctx):

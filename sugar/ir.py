@@ -73,6 +73,29 @@ def unq(atom: str) -> str | None:
     return v if v.__class__ is str else None
 
 
+_BYTE = {str(i): i for i in range(256)}
+
+
+def byte_values(items):
+    """The bytes spelled by atoms that are plain decimal ints 0..255, else None."""
+    out = bytearray()
+    for a in items:
+        v = _BYTE.get(a) if a.__class__ is str else None
+        if v is None:
+            return None
+        out.append(v)
+    return bytes(out)
+
+
+def layout_lines(expr, depth) -> int:
+    """How many lines `transpile.format.layout` (black's layout) gives `expr` at `depth`."""
+    from transpile.format import layout
+
+    out = []
+    layout(expr, "    " * depth, "", "", out)
+    return len(out)
+
+
 def taken_names(stmts) -> set:
     """Every identifier the generated code binds (register families and such)."""
     out = set()
@@ -84,4 +107,4 @@ def taken_names(stmts) -> set:
 
 
 __all__ = ["Call", "Display", "Kw", "PyStmt", "head", "is_insn", "is_call", "kwargs", "positional",
-           "stmt", "unq", "taken_names", "inline_comment"]
+           "stmt", "unq", "taken_names", "inline_comment", "byte_values", "layout_lines"]

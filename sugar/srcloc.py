@@ -18,10 +18,9 @@ from collections import Counter
 from ptxgrammar.tree import File
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
-from transpile.format import layout
 from transpile.generator import q
 
-from .ir import Call, Display, Kw, inline_comment, is_call, is_insn, stmt, taken_names, unq
+from .ir import Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
 MAX_PREFIX = 44
@@ -188,11 +187,5 @@ def _with_at(locs, ins, text):
     if not e.head.startswith("ptx.") or any(i.__class__ is Kw and i.name == "at" for i in e.items):
         return None
     call = Call(e.head, [*e.items, Kw("at", q(text))])
-    before = sum(_lines(s.expr, s.depth) for s in locs) + _lines(e, ins.depth)
-    return stmt(call, ins.depth) if _lines(call, ins.depth) < before else None
-
-
-def _lines(expr, depth) -> int:
-    out = []
-    layout(expr, "    " * depth, "", "", out)
-    return len(out)
+    before = sum(layout_lines(s.expr, s.depth) for s in locs) + layout_lines(e, ins.depth)
+    return stmt(call, ins.depth) if layout_lines(call, ins.depth) < before else None

@@ -22,7 +22,7 @@ from transpile.dsl.typed import FAMILIES, applicable, operands
 from transpile.format import LINE, flat, layout
 from transpile.names import from_python, to_python
 
-from .ir import Call, Display, Kw, is_insn, positional, stmt, taken_names
+from .ir import Call, Display, Kw, is_insn, layout_lines, positional, stmt, taken_names
 
 _REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
 _RANGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\[\]]*:[^\[\]]*\]\Z")  # r[0:64]: a vector
@@ -93,18 +93,12 @@ def _short(fam, mods, kw, items):
         return kw
 
 
-def _lines(expr, depth) -> int:
-    out = []
-    layout(expr, "    " * depth, "", "", out)
-    return len(out)
-
-
 def _cost(expr, depth):
     """(a line overflows, lines): a line over LINE columns, here or in a loop the repeat
     pass may put the statement in, is one black lays out otherwise (its head split)."""
     out = []
     layout(expr, "    " * (depth + 1), "", "", out)
-    return any(len(line) > LINE for line in out), _lines(expr, depth)
+    return any(len(line) > LINE for line in out), layout_lines(expr, depth)
 
 
 def typed(s, free):

@@ -127,10 +127,17 @@ def test_plain_conventional_params_are_a_list_of_types():
 
 
 def test_same_typed_conventional_params_are_declared_as_a_run():
-    text = _scale_module(".param .align 8 .b8 scale_param_4[16]")  # not a plain type: the full list
+    text = _scale_module(".param .align 8 .b8 scale_param_4[]")  # not a plain type: the full list
     src = roundtrips(text, [names])
     assert "*param.u32.of(scale, 0, 4)" in src
-    assert "param.align(8).b8(scale.param_4, dim=16)" in src
+    assert "param.align(8).b8(scale.param_4, unsized=True)" in src
+    assert transpile.python_to_ptx(src) == text
+
+
+def test_array_params_are_types_with_a_dimension():
+    text = _scale_module(".param .align 8 .b8 scale_param_4[16]")
+    src = roundtrips(text, [names])
+    assert "with scale.entry(param.u32 * 4, param.align(8).b8[16], visible=True):" in src
     assert transpile.python_to_ptx(src) == text
 
 

@@ -1,19 +1,20 @@
 """`// begin inline asm` / instruction / blank / `// end inline asm` -> `asm.<insn>(...)`
-(one instruction; `asm.block.<insn>(...)` when nvcc wraps it in `{ }`) or
+(one instruction or spin wait; `asm.block.<insn>(...)` when nvcc wraps it in `{ }`) or
 `with inline_asm():` (several; `with inline_asm(block=True):` for the statements
 of one `{ }` block, as nvcc wraps inline asm that declares registers; the
 block's own layout keywords follow, `close_lead=""`).
 
 NVVM's bracket has no blank line before the end comment: `nvasm.<insn>(...)`
 or `with inline_asm(blank=False):`. An end comment at its own indent (before a
-label) is `with inline_asm(end_indent="\\t"):`.
+label) is `with inline_asm(end_indent="\\t"):`. The block's first register declaration
+is a keyword of the `with`: `with inline_asm(block=True, pred="p") as p_2:`.
 """
 
 from __future__ import annotations
 
 from transpile.generator import q
 
-from .ir import Call, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
+from .ir import Call, Display, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
 
 BEGIN, END = '" begin inline asm"', '" end inline asm"'
 NAMES = ("asm", "nvasm", "inline_asm")
@@ -85,6 +86,24 @@ def _with_call(tight, ind, block) -> Call:
     return Call("inline_asm", kw)
 
 
+def _declaration(s):
+    """(keyword, `as` target) of a block's first statement `p_2 = reg.pred("p")` (names only)."""
+    e = s.expr
+    if not s.prefix.endswith(" = ") or s.trailer or e.__class__ is not Call or not e.head.startswith("reg.") \
+            or not e.items or any(unq(i) is None for i in e.items):
+        return None
+    kind = e.head[4:]
+    if not kind.isidentifier() or kind in _WITH_KW:
+        return None
+    target = s.prefix[:-3]
+    if len(e.items) == 1:
+        return Kw(kind, e.items[0]), target
+    return Kw(kind, Display("(", ")", list(e.items))), f"({target})"
+
+
+_WITH_KW = frozenset({"blank", "block", "end_indent", "prefix"}) | _BLOCK_KW
+
+
 def run(stmts, ctx):
     if taken_names(stmts) & set(NAMES):
         return stmts
@@ -114,13 +133,14 @@ def run(stmts, ctx):
                 i += 1
                 continue
             tight, ind, end = close
-            h = body[0].expr.head if len(body) == 1 and is_insn(body[0]) and not braces else ""
+            h = body[0].expr.head if len(body) == 1 and (is_insn(body[0]) or is_call(body[0], "mbarrier_wait")) \
+                and not braces else ""
             if one and not ind:  # `{ insn }`
                 b = body[1]
                 h = b.expr.head
                 p = ("nvasm." if tight else "asm.") + "block."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
-            elif (h.startswith("ptx.") or h.startswith("at(")) and not ind:
+            elif (h.startswith("ptx.") or h.startswith("at(") or h == "mbarrier_wait") and not ind:
                 b = body[0]
                 p = "nvasm." if tight else "asm."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), b.depth))
@@ -128,7 +148,13 @@ def run(stmts, ctx):
                 block = stmts[i + 1] if one or braces else None
                 if one:
                     body = body[1:]
-                out.append(stmt(_with_call(tight, ind, block), d, "with ", ":"))
+                call, trailer = _with_call(tight, ind, block), ":"
+                decl = _declaration(body[0]) if block is not None and len(body) > 1 else None
+                if decl is not None:
+                    call.items.append(decl[0])
+                    trailer = f" as {decl[1]}:"
+                    body = body[1:]
+                out.append(stmt(call, d, "with ", trailer))
                 for b in body:
                     b.depth += block is None
                     out.append(b)

@@ -87,12 +87,12 @@ def byte_values(items):
     return bytes(out)
 
 
-def layout_lines(expr, depth) -> int:
-    """How many lines `transpile.format.layout` (black's layout) gives `expr` at `depth`."""
+def layout_lines(expr, depth, prefix="") -> int:
+    """How many lines `transpile.format.layout` (black's layout) gives `prefix + expr` at `depth`."""
     from transpile.format import layout
 
     out = []
-    layout(expr, "    " * depth, "", "", out)
+    layout(expr, "    " * depth, prefix, "", out)
     return len(out)
 
 

@@ -85,21 +85,23 @@ def _group_params(call, py) -> None:
 
 def _compact_head(call, py):
     """`ptx.entry(k.name, params=[param.u64(...), param.u64(...)], visible=True)` ->
-    `k.entry(param.u64 * 2, visible=True)`: every parameter plain, in declaration order."""
+    `k.entry(param.u64 * 2, visible=True)`: every parameter plain (or an array of a
+    dimension: `param.align(128).b8[128]`), in declaration order."""
     decls, rest = None, []
     for it in call.items[1:]:
         if it.__class__ is Kw and it.name == "params" and it.value.__class__ is Display:
             decls = it.value.items
         else:
             rest.append(it)
-    if not decls or not all(_plain_param(p) for p in decls):
+    heads = [_param_type(p) for p in decls or ()]
+    if not heads or None in heads:
         return None
     types, k = [], 0
-    while k < len(decls):
+    while k < len(heads):
         j = k + 1
-        while j < len(decls) and decls[j].head == decls[k].head:
+        while j < len(heads) and heads[j] == heads[k]:
             j += 1
-        types.append(decls[k].head if j - k == 1 else f"{decls[k].head} * {j - k}")
+        types.append(heads[k] if j - k == 1 else f"{heads[k]} * {j - k}")
         k = j
     kind = "entry" if call.head == "ptx.entry" else "func"
     return Call(f"{py}.{kind}", types + rest)
@@ -118,6 +120,17 @@ _PARAM_HEAD = re.compile(r"param(\.\w+|\.align\(\d+\))*\Z")
 def _plain_param(p) -> bool:
     """`param.u64.ptr.global_.align(1)(name)`: a parameter with a type chain and only its name."""
     return p.__class__ is Call and len(p.items) == 1 and _PARAM_HEAD.match(p.head) is not None
+
+
+def _param_type(p):
+    """The type of a parameter as `k.entry` takes it: `param.u64`, or `param.align(128).b8[128]`
+    for `param.align(128).b8(name, dim=128)`; None for anything else."""
+    if _plain_param(p):
+        return p.head
+    if p.__class__ is Call and len(p.items) == 2 and _PARAM_HEAD.match(p.head) and p.items[1].__class__ is Kw \
+            and p.items[1].name == "dim" and p.items[1].value.__class__ is str and p.items[1].value.isdigit():
+        return f"{p.head}[{p.items[1].value}]"
+    return None
 
 
 def _items_param_decls(call):

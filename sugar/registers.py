@@ -4,8 +4,9 @@
     f = reg.f32("%f", 76)         ->   p, f, r = regs(pred=4, f32=76, b32=72)
     r = reg.b32("%r", 72)
 
-Only declarations named as nvcc names each type (`transpile.dsl.ops.NVPTX_REGISTERS`),
-bound to that name, one per type in the run, with no formatting keywords.
+Only declarations named as nvcc names a type (`transpile.dsl.ops.NVPTX_REGISTERS`),
+bound to that name, one per keyword in the run, with no formatting keywords;
+CUDA 13's `f = reg.b32("%f", 205)` (a type under another type's name) is `b32_f=205`.
 """
 
 from __future__ import annotations
@@ -20,18 +21,23 @@ MIN_RUN = 2
 _HEAD = re.compile(r"reg\.(\w+)\Z")
 
 
+_NAMES = {v: k for k, v in NVPTX_REGISTERS.items()}
+
+
 def _conventional(s):
-    """(type, count) of `r = reg.b32("%r", 72)` in nvcc's naming, else None."""
+    """(keyword, count) of `r = reg.b32("%r", 72)` in nvcc's naming (`b32_f` for
+    `f = reg.b32("%f", 205)`: another type's name), else None."""
     e = s.expr
     if e.__class__ is not Call or s.trailer or len(e.items) != 2 or e.items[1].__class__ is not str:
         return None
     m = _HEAD.match(e.head)
-    if m is None or NVPTX_REGISTERS.get(m.group(1)) != unq(e.items[0]):
+    spelling = unq(e.items[0])
+    if m is None or spelling not in _NAMES:
         return None
-    name = NVPTX_REGISTERS[m.group(1)][1:]
+    t, name = m.group(1), spelling[1:]
     if s.prefix != name + " = " or not e.items[1].isdigit():
         return None
-    return m.group(1), e.items[1]
+    return (t if _NAMES[spelling] == t else f"{t}_{name}"), e.items[1]
 
 
 def run(stmts, ctx):
@@ -52,7 +58,7 @@ def run(stmts, ctx):
             out.append(stmts[k])
             k += 1
             continue
-        names = ", ".join(NVPTX_REGISTERS[t][1:] for t, _ in run_)
+        names = ", ".join(t.partition("_")[2] or NVPTX_REGISTERS[t][1:] for t, _ in run_)
         out.append(stmt(Call("regs", [Kw(t, c) for t, c in run_]), stmts[k].depth, names + " = "))
         k = j
     return out

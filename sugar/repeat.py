@@ -20,7 +20,7 @@ import re
 
 from transpile.format import LINE
 
-from .ir import Call, Display, Kw, stmt, taken_names
+from .ir import Call, Display, Kw, layout_lines, stmt, taken_names
 
 MAX_PERIOD = 32
 NESTING = 2  # loop levels: `for j ...: for i ...:`
@@ -28,6 +28,10 @@ MIN_REPS = 3
 LOOKAHEAD = (1, 2)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|(?<![\w.])[0-9]+(?![\w.])')
 _VARS = ("i", "j", "k", "n", "m", "idx", "ii")
+_COLUMNS = ("x", "y", "v", "w", "reg_", "col")
+_REGREF = re.compile(r"[A-Za-z_]\w*\[[0-9]+\]\Z")
+TABLE_MIN_PERIOD = 2  # a table loop's body has at least this many units
+TABLE_MIN_SAVED = 4
 
 
 def _atoms(e, out):
@@ -93,6 +97,11 @@ def _subst_atom(atom, coeffs, var):
     parts, vals = _split(atom)
     if not vals:
         return atom
+    if len(vals) == 1 and _REGREF.match(atom):
+        a, b = next(coeffs)
+        if a.__class__ is str:  # a table loop's column: the register itself
+            return a
+        coeffs = iter([(a, b)])
     exprs, complex_ = [], []
     for k, _ in enumerate(vals):
         a, b = next(coeffs)
@@ -206,7 +215,7 @@ def _units(stmts):
 
 
 def _is_block_header(s) -> bool:
-    if s.trailer != ":" or s.expr.__class__ is not Call:
+    if not s.trailer.endswith(":") or s.expr.__class__ is not Call:
         return False
     if s.prefix.startswith("for "):
         return True
@@ -219,12 +228,15 @@ def _header_template(s):
     return ("hdr", s.depth, s.prefix, s.expr.flat(), s.trailer), []
 
 
-def _instance(part, a0, a1, r, var, depth_shift=0):
-    """The statements of a unit with its integers at repetition r (b=0) or as `a + b*var` (r=None)."""
+def _instance(part, a0, a1, r, var, depth_shift=0, cols=(), col=None):
+    """The statements of a unit with its integers at repetition r (b=0) or as `a + b*var` (r=None);
+    the integer slots in `cols` are a table loop's column: the register atom `col` (r=None)."""
     if r is None:
-        coeffs = iter([(x, y - x) for x, y in zip(a0, a1)])
+        coeffs = iter([(col, 0) if k in cols else (x, y - x) for k, (x, y) in enumerate(zip(a0, a1))])
     else:
         coeffs = iter([(x + (y - x) * r, 0) for x, y in zip(a0, a1)])
+        if cols:  # the check of a table loop: repetition r's own column register
+            coeffs = iter([(c, 0) if k in cols else v for k, (v, c) in enumerate(zip(coeffs, col))])
     out = []
     for s in part:
         e = s.expr if s.prefix else _rebuild(s.expr, coeffs, var)
@@ -236,32 +248,99 @@ def run(stmts, ctx):
     """Roll runs into loops, then runs of those loops (and statements) into outer loops."""
     taken = taken_names(stmts)
     free = [v for v in _VARS if v not in taken]
-    for var in free[:NESTING]:
-        stmts = _fold(stmts, var)
+    cols = [c for c in _COLUMNS if c not in taken]
+    for var, col in zip(free[:NESTING], cols):
+        stmts = _fold(stmts, var, col)
     return stmts
 
 
-def _fold(stmts, var):
+def _slot_atoms(part):
+    """Per integer slot of a unit (template order): its atom when that is a register `r[14]`, else None."""
+    out = []
+    for s in part:
+        if s.prefix:
+            continue
+        for a in _atoms(s.expr, []):
+            vals = _split(a)[1]
+            reg = a if len(vals) == 1 and _REGREF.match(a) else None
+            out.extend([reg] * len(vals))
+    return out
+
+
+def _table(stmts, units, T, i, p, n, atoms):
+    """(repetitions, column slots per unit, column registers) of the longest table loop at unit i:
+    repetitions of one shape whose integers are affine but for one register operand that takes
+    another register each time (`for i, x in enumerate((r[14], r[23], r[26]))`), else None."""
+    k = 1
+    while i + (k + 1) * p <= n and all(T[i + k * p + j] is not None and T[i + k * p + j][0] == T[i + j][0]
+                                       for j in range(p)):
+        k += 1
+
+    def regs_at(u):
+        if u not in atoms:
+            a, b, _ = units[u]
+            atoms[u] = _slot_atoms(stmts[a:b])
+        return atoms[u]
+
+    for reps in range(k, MIN_REPS - 1, -1):
+        cols, column = [], None
+        for j in range(p):
+            vals = [T[i + r * p + j][1] for r in range(reps)]
+            here = set()
+            for slot in range(len(vals[0])):
+                d = vals[1][slot] - vals[0][slot]
+                if all(vals[r][slot] - vals[r - 1][slot] == d for r in range(2, reps)):
+                    continue
+                seq = tuple(regs_at(i + r * p + j)[slot] for r in range(reps))
+                if None in seq or column is not None and seq != column:
+                    break
+                column = seq
+                here.add(slot)
+            else:
+                cols.append(here)
+                continue
+            break
+        else:
+            if column is None:
+                return None  # affine: a plain loop
+            return reps, cols, column
+    return None
+
+
+def _fold(stmts, var, col):
     units = _units(stmts)
     T = [u[2] for u in units]
     out = []
     i, n = 0, len(units)
-    memo = {}
+    memo, atoms = {}, {}
 
-    def build(i, p, k):
+    def build(i, p, k, table):
+        cols = table[1] if table else [()] * p
         try:
             body = []
             for j in range(p):
                 a, b, _ = units[i + j]
-                body += _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], None, var, 1)
+                body += _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], None, var, 1, cols[j], col)
             if not all(_lays_out(s) for s in body):
                 return None
-            return body if _check(stmts, units[i:i + p * k], T, i, p, k, var) else None
+            if not _check(stmts, units[i:i + p * k], T, i, p, k, var, cols, atoms if table else None):
+                return None
         except _Unsafe:
             return None
+        depth = stmts[units[i][0]].depth
+        if table is None:
+            return stmt(Call("range", [str(k)]), depth, f"for {var} in ", ":"), body
+        column = Display("(", ")", list(table[2]))
+        used = re.compile(rf"(?<![\w.]){var}(?!\w)")
+        counted = any(used.search(s.expr.flat()) for s in body)
+        head = stmt(Call("enumerate", [column]), depth, f"for {var}, {col} in ", ":") if counted \
+            else stmt(column, depth, f"for {col} in ", ":")
+        if layout_lines(head.expr, depth, head.prefix) > 1:
+            return None
+        return head, body
 
     def best_at(i):
-        """(period, repetitions, lines saved, loop body) of the best checked run at unit i."""
+        """(period, repetitions, lines saved, loop header, loop body) of the best checked run at unit i."""
         if i not in memo:
             cands = []
             if i < n and T[i] is not None:
@@ -274,12 +353,16 @@ def _fold(stmts, var):
                     size = units[i + p - 1][1] - units[i][0]
                     saved = (k - 1) * size - 1
                     if k >= MIN_REPS and saved > 0:
-                        cands.append((-saved, p, k))
+                        cands.append((-saved, p, k, len(cands), None))
+                    if p >= TABLE_MIN_PERIOD:
+                        t = _table(stmts, units, T, i, p, n, atoms)
+                        if t is not None and t[0] > k and (t[0] - 1) * size - 1 >= TABLE_MIN_SAVED:
+                            cands.append((1 - (t[0] - 1) * size, p, t[0], len(cands), t))
             best = None
-            for saved, p, k in sorted(cands):
-                body = build(i, p, k)
-                if body is not None:
-                    best = (p, k, -saved, body)
+            for saved, p, k, _, table in sorted(cands, key=lambda c: c[:4]):
+                built = build(i, p, k, table)
+                if built is not None:
+                    best = (p, k, -saved, *built)
                     break
             memo[i] = best
         return memo[i]
@@ -297,15 +380,15 @@ def _fold(stmts, var):
                     best, forced = None, i + d
                     break
         if best is not None:
-            p, k, _, body = best
-            out.append(stmt(Call("range", [str(k)]), stmts[units[i][0]].depth, f"for {var} in ", ":"))
+            p, k, _, head, body = best
+            out.append(head)
             out.extend(body)
             i += p * k
             continue
         a, b, _ = units[i]
         if b - a > 1:  # a block not repeated as a whole: its body may hold runs
             out.append(stmts[a])
-            out.extend(_fold(stmts[a + 1:b], var))
+            out.extend(_fold(stmts[a + 1:b], var, col))
         else:
             out.append(stmts[a])
         i += 1
@@ -326,12 +409,14 @@ def _saved(best):
     return 0 if best is None else best[2]
 
 
-def _check(stmts, run_units, T, i, p, k, var):
-    """Verify by construction: repetition r of the template is the original statement."""
+def _check(stmts, run_units, T, i, p, k, var, cols, atoms):
+    """Verify by construction: repetition r of the template is the original statement
+    (a table loop's column slots take repetition r's own register)."""
     for r in range(k):
         for j in range(p):
             a, b, _ = run_units[j]
-            got = _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], r, var)
+            own = atoms[i + r * p + j] if atoms is not None and cols[j] else ()
+            got = _instance(stmts[a:b], T[i + j][1], T[i + p + j][1], r, var, 0, cols[j], own)
             c, d, _ = run_units[r * p + j]
             want = stmts[c:d]
             if len(got) != len(want) or any(

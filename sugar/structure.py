@@ -4,6 +4,8 @@
     @p bra L; <body> L:            -> with skip_if(p, to=L): <body>
     { .reg .pred complete; waitLoop: mbarrier.try_wait... complete, a, ph;
       @!complete bra.uni waitLoop; }   -> mbarrier_wait(a, ph)
+    { .reg .pred P1; LAB_WAIT: mbarrier.try_wait... P1, a, ph; @P1 bra DONE;
+      bra LAB_WAIT; DONE: }            -> mbarrier_wait(a, ph, form="cutlass")
 
 A body is a single-entry region: no label at its own level (nested blocks are
 fine) and no block_open/block_close. Statements are only grouped, never moved,
@@ -17,6 +19,8 @@ from collections import Counter
 from ptxgrammar.tree import File
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 from transpile.generator import q
+
+from transpile.dsl.control import SPIN_WAITS
 
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
 
@@ -168,51 +172,70 @@ def _loc(stmts, k, d, src):
 
 
 def _spin_wait(stmts, i, src):
-    """`with ptx.block(): complete = reg.pred("complete"); [loc] waitLoop: [loc] try_wait; bra.uni`."""
+    """`with ptx.block(): <pred> = reg.pred(...); [loc] <label>: [loc] try_wait; <branches>` in one
+    of the shapes of `control.SPIN_WAITS`."""
     s = stmts[i]
-    if not (s.prefix == "with " and s.expr.__class__ is Call and s.expr.head == "ptx.block"):
+    if not (s.prefix == "with " and s.expr.__class__ is Call and s.expr.head == "ptx.block") or i + 1 >= len(stmts):
         return None
+    for form in SPIN_WAITS:
+        got = _spin_wait_as(stmts, i, src, form)
+        if got is not None:
+            return got
+    return None
+
+
+def _spin_wait_as(stmts, i, src, form):
+    s = stmts[i]
     d = s.depth + 1
     k = i + 1
-    if k >= len(stmts):
-        return None
     decl = stmts[k]
-    if not (decl.depth == d and decl.prefix == "complete = " and decl.expr.__class__ is Call
-            and decl.expr.head == "reg.pred" and decl.expr.items == ['"complete"']):
+    pred, top, done, uni = SPIN_WAITS[form]
+    if not (decl.depth == d and decl.prefix == pred + " = " and decl.expr.__class__ is Call
+            and decl.expr.head == "reg.pred" and decl.expr.items == [q(pred)]):
         return None
     k += 1
     loc, used = _loc(stmts, k, d, src)
     k += used
-    if k >= len(stmts) or stmts[k].depth != d or _label(stmts[k]) != '"waitLoop"':
+    if k >= len(stmts) or stmts[k].depth != d or _label(stmts[k]) != q(top):
         return None
     k += 1
     at, used = _loc(stmts, k, d, src)
     k += used
-    if k + 1 >= len(stmts):
+    if k >= len(stmts):
         return None
-    wait, bra = stmts[k], stmts[k + 1]
+    wait = stmts[k]
     w = wait.expr
     if wait.depth != d or wait.prefix or wait.trailer or w.__class__ is not Call or not w.head.startswith(_WAIT) \
-            or len(w.items) < 3 or w.items[0] != "complete" or any(x.__class__ is Kw for x in w.items[:3]) \
+            or len(w.items) < 3 or w.items[0] != pred or any(x.__class__ is Kw for x in w.items[:3]) \
             or any(x.__class__ is not Kw or x.name != "fmt" for x in w.items[3:]):
         return None
-    br = _branch(bra)
-    if bra.depth != d or br is None or br[0] != '"waitLoop"' or br[1] != "~complete" or not br[2]:
-        return None
-    if k + 2 < len(stmts) and stmts[k + 2].depth >= d:
+    k += 1
+    want = [(q(top), "~" + pred)] if done is None else [(q(done), pred), (q(top), None)]
+    for target, guard in want:
+        br = _branch(stmts[k]) if k < len(stmts) and stmts[k].depth == d else None
+        if br is None or br[:2] != (target, guard) or br[2] != uni:
+            return None
+        k += 1
+    if done is not None:
+        if k >= len(stmts) or stmts[k].depth != d or _label(stmts[k]) != q(done):
+            return None
+        k += 1
+    if k < len(stmts) and stmts[k].depth >= d:
         return None
     kind = w.head[len(_WAIT):]
     args = list(w.items[1:3])
     if len(w.items) > 3:
         args.append(Kw("wait_fmt", w.items[3].value))
     if kind != "parity.shared__cta.b64":
-        args.append(Kw("kind", f'"{kind}"'))
+        args.append(Kw("kind", q(kind)))
     if loc is not None:
         args.append(Kw("loc", loc))
     if at is not None:
         args.append(Kw("at", at))
+    if form != "triton":
+        args.append(Kw("form", q(form)))
     args.extend(s.expr.items)  # the block's own fmt/indent/close_* keywords
-    return stmt(Call("mbarrier_wait", args), s.depth), k + 2 - i, (loc is not None or at is not None)
+    return stmt(Call("mbarrier_wait", args), s.depth), k - i, (loc is not None or at is not None)
 
 
 class _Src:

@@ -175,8 +175,21 @@ class skip_if:
         return False
 
 
-def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None, wait_fmt=None, **block):
-    """Triton's spin wait on an mbarrier phase, as one call:
+# spin waits on an mbarrier phase as producers write them: the predicate, the loop
+# label, the exit label (None: `@!pred bra.uni loop` ends it) and whether the
+# branches are `.uni`
+SPIN_WAITS = {
+    # { .reg .pred complete; waitLoop: try_wait complete, a, ph; @!complete bra.uni waitLoop; }
+    "triton": ("complete", "waitLoop", None, True),
+    # { .reg .pred P1; LAB_WAIT: try_wait P1, a, ph; @P1 bra DONE; bra LAB_WAIT; DONE: }
+    "cutlass": ("P1", "LAB_WAIT", "DONE", False),
+    "cutlass.uni": ("P1", "LAB_WAIT", "DONE", True),
+}
+
+
+def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None, wait_fmt=None, form="triton",
+                  **block):
+    """A spin wait on an mbarrier phase, as one call (`form`: a `SPIN_WAITS` shape):
 
         {
         .reg .pred complete;
@@ -190,18 +203,27 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
     from .ops import reg
     from .structured import _record_loc
 
+    if form not in SPIN_WAITS:
+        raise DSLError(f"mbarrier_wait: no form {form!r} (have {', '.join(SPIN_WAITS)})")
+    pred, top, done, uni = SPIN_WAITS[form]
     op = ptx.mbarrier.try_wait
     for part in kind.split("."):
         op = getattr(op, part)
+    bra = ptx.bra.uni if uni else ptx.bra
     with ptx.block(**block):
-        complete = reg.pred("complete")
+        complete = reg.pred(pred)
         if loc is not None:
             _record_loc(tuple(loc), {})
-        ptx.label("waitLoop")
+        ptx.label(top)
         if at is not None:
             _record_loc(tuple(at), {})
         op(complete, addr, phase, fmt=wait_fmt)
-        ptx.bra.uni(sym("waitLoop"), pred=~complete)
+        if done is None:
+            bra(sym(top), pred=~complete)
+        else:
+            bra(sym(done), pred=complete)
+            bra(sym(top))
+            ptx.label(done)
 
 
 __all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "mbarrier_wait"]

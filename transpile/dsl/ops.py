@@ -117,6 +117,12 @@ class Decl:
             raise DSLError("only parameter types repeat: param.<type> * n")
         return [self] * n
 
+    def __getitem__(self, dim: int) -> "_Sized":
+        """`param.align(128).b8[128]`: a parameter type with a dimension (for `k.entry(...)`)."""
+        if self._kind != "param" or dim.__class__ is not int:
+            raise DSLError("only parameter types take a dimension: param.<type>[n]")
+        return _Sized(self, dim)
+
     def of(self, kernel, start: int, stop: int) -> list:
         """`*param.u32.of(k, 3, 12)`: parameters `k.param_3` ... `k.param_11`, all this type."""
         if self._kind != "param":
@@ -162,6 +168,21 @@ class Decl:
         return results[0] if len(results) == 1 else tuple(results)
 
 
+class _Sized:
+    """`param.align(128).b8[128]`: called with a name, the parameter `name[128]`."""
+
+    def __init__(self, decl: Decl, dim: int):
+        self._decl, self._dim = decl, dim
+
+    def __call__(self, name):
+        return self._decl._param(name, dim=self._dim)
+
+    def __mul__(self, n: int) -> list:
+        if n.__class__ is not int:
+            raise DSLError("param.<type>[dim] * n repeats a parameter type")
+        return [self] * n
+
+
 def _dims(dims):
     return tuple("" if d is None else str(d) for d in dims)
 
@@ -183,13 +204,15 @@ NVPTX_REGISTERS = {"pred": "%p", "b16": "%rs", "b32": "%r", "b64": "%rd", "f32":
 
 
 def regs(**counts) -> tuple:
-    """`p, r, rd = regs(pred=4, b32=72, b64=56)`: one `.reg` line per type, in this order,
-    each named as nvcc names it (NVPTX_REGISTERS): `.reg .pred %p<4>;` ..."""
+    """`p, r, rd = regs(pred=4, b32=72, b64=56)`: one `.reg` line per keyword, in this order,
+    each named as nvcc names its type (NVPTX_REGISTERS): `.reg .pred %p<4>;` ...;
+    `b32_f=205` is `.reg .b32 %f<205>;` (a type under another type's name, as CUDA 13 writes `%f`)."""
     out = []
-    for t, n in counts.items():
-        name = NVPTX_REGISTERS.get(t)
-        if name is None:
-            raise DSLError(f"regs: no conventional register name for .{t}; use reg.{t}(name, count)")
+    for key, n in counts.items():
+        t, _, named = key.partition("_")
+        name = NVPTX_REGISTERS.get(t) if not named else "%" + named
+        if name is None or named and "%" + named not in NVPTX_REGISTERS.values():
+            raise DSLError(f"regs: no conventional register name for {key}; use reg.{t}(name, count)")
         out.append(getattr(reg, t)(name, n))
     return tuple(out)
 

@@ -13,6 +13,7 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
                                     # $L__info_string0, inlined_at 1 53 3; the instruction
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
     asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
+    asm.mbarrier_wait([r[9]], r[117], form="cutlass")  # a spin-wait block inside the bracket
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
     data_b8("01 Abbreviation Code|11 DW_TAG_compile_unit|01")  # rows with their notes
     banner("nvvm", "CL-36424714", "13.0, V13.0.88", "7.0.1")  # the producer's header comments
@@ -120,7 +121,10 @@ class _Bound:
             raise AttributeError(ident)
         return _Bound(self._prefix, getattr(self._target, ident))
 
-    def __call__(self, *args, **kw):
+    def __call__(self, *args, at=None, **kw):
+        """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would."""
+        if at is not None:
+            loc(at)
         for f in self._prefix.before:
             f()
         r = self._target(*args, **kw)
@@ -166,9 +170,10 @@ class Prefix:
     def __getattr__(self, ident):
         if ident.startswith("__"):
             raise AttributeError(ident)
+        from .control import mbarrier_wait
         from .typed import TYPED
 
-        f = TYPED.get(ident)
+        f = TYPED.get(ident) or (mbarrier_wait if ident == "mbarrier_wait" else None)
         return _Bound(self, f if f is not None else getattr(ptx, ident))
 
 
@@ -213,13 +218,19 @@ class inline_asm:
     (`blank=False`: NVVM's, without the blank line before the end comment;
     `block=True`: the body is one `{ }` block inside the bracket, as nvcc writes inline
     asm that declares registers, with that block's layout keywords `fmt=`, `indent=`,
-    `lead=`, `close_indent=`, `close_lead=`; `end_indent="\t"`: the end comment's own indent)."""
+    `lead=`, `close_indent=`, `close_lead=`; `end_indent="\t"`: the end comment's own indent).
+    A register type keyword declares the block's registers first and `as` binds them:
+    `with inline_asm(block=True, pred="p") as p_2:` is `{ .reg .pred p; ...`
+    (`f16=("low", "high")`: one declaration of two names, bound as a tuple)."""
 
     def __init__(self, blank: bool = True, prefix: Prefix | None = None, block: bool = False,
                  end_indent: str | None = None, fmt=None, indent=None, lead=None, close_indent=None,
-                 close_lead=None):
+                 close_lead=None, **decls):
         self.blank, self.prefix, self.block, self.end_indent = blank, prefix, block, end_indent
         self.open_kw, self.close_kw = (fmt, indent, lead), (close_indent, close_lead)
+        if decls and not block:
+            raise DSLError(f"inline_asm({', '.join(decls)}=...): register declarations need block=True")
+        self.decls = decls
 
     def __enter__(self):
         for f in self.prefix.before if self.prefix is not None else ():
@@ -227,7 +238,14 @@ class inline_asm:
         _asm_begin()
         if self.block:
             ptx.block_open(*self.open_kw)
-        return self
+        if not self.decls:
+            return self
+        from .ops import reg
+
+        bound = []
+        for kind, names in self.decls.items():
+            bound.append(getattr(reg, kind)(*((names,) if names.__class__ is str else names)))
+        return bound[0] if len(bound) == 1 else tuple(bound)
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:

@@ -1,0 +1,155 @@
+"""Long instruction heads used where their calls wrap -> one named alias each:
+
+    wmma_load_a = ptx.wmma.load.a.sync.aligned.row.m16n16k16.global_.f16
+    ...
+    wmma_load_a(r[45:53], [rd[7]], r[30])     # was 3 lines under black
+
+A head with an `at(...)` prefix keeps its `.loc` chain as the `at=` keyword
+(`ptx.add.s32(r[1], r[2], 1, at="1:53:3")` records the same `.loc` lines first).
+The alias name is the opcode (or typed family) and the fewest of its words that
+tell it apart from the file's other aliases of that opcode (`sync`/`aligned`
+never do). An alias is made only for a head called at least twice where it
+saves lines: the calls' lines before, less the lines after and the alias line.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+
+import transpile.dsl as dsl
+from transpile.dsl.families import FAMILIES
+from transpile.format import LINE
+from transpile.generator import q
+
+from .ir import _DIRECTIVES, Call, Kw, layout_lines, stmt, taken_names
+
+NOISE = frozenset({"sync", "aligned"})
+MIN_USES = 2  # a name for one call is only indirection
+MIN_GAIN = 2  # lines saved, the alias line counted
+_AT = re.compile(r'at\((?:("(?:[^"\\]|\\.)*")|(\d+), (\d+), (\d+))\)\.')
+_CHAIN = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
+_PREFIXES = ("ptx", "asm", "nvasm")
+RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+
+
+def split_head(head: str):
+    """(alias target, `at=` value or None) of an instruction head, else None:
+    `at(1, 5, 0).asm.bar.sync` -> ("asm.bar.sync", '"1:5:0"')."""
+    at = None
+    m = _AT.match(head)
+    if m is not None:
+        at = m.group(1) or q(f"{m.group(2)}:{m.group(3)}:{m.group(4)}")
+        head = head[m.end():]
+    if not _CHAIN.match(head):
+        return None
+    first, second = head.split(".", 2)[:2]
+    if first in FAMILIES:
+        return head, at
+    if first not in _PREFIXES:
+        if at is None:
+            return None
+        head, first, second = "ptx." + head, "ptx", first
+    if second not in FAMILIES and (second in _DIRECTIVES or second in ("block", "insn")):
+        return None
+    return head, at
+
+
+def _words(target: str):
+    """(group, words): the opcode or family (with its prefix) and the dot-words after it."""
+    parts = target.split(".")
+    kind = parts[0] if parts[0] in _PREFIXES else ""
+    rest = parts[1:] if kind else parts
+    return (kind, rest[0]), rest[1:]
+
+
+def _ident(words) -> str:
+    return "_".join(w.strip("_").replace("__", "_") for w in words if w.strip("_"))
+
+
+def _distinguishing(words, others) -> list:
+    """Its words, in order, that each tell it apart from one more member of the group."""
+    cand = [w for w in dict.fromkeys(words) if w not in NOISE]
+    if not others:
+        return cand[:1]
+    chosen, left = [], [set(o) for o in others]
+    for w in cand:
+        if not left:
+            break
+        if any(w not in o for o in left):
+            chosen.append(w)
+            left = [o for o in left if w in o]
+    return chosen if not left else cand  # no word separates it: all of them
+
+
+def names_for(targets, taken) -> dict:
+    """target -> alias name, unique, clear of the DSL's names and the module's own."""
+    groups: dict = {}
+    for t in targets:
+        g, words = _words(t)
+        groups.setdefault(g, []).append((t, words))
+    out, used = {}, set(taken) | RESERVED
+    for (kind, op), members in sorted(groups.items()):
+        for t, words in members:
+            others = [w for u, w in members if u != t]
+            base = [op, *_distinguishing(words, others)]
+            name = _ident(base)
+            if name in used or not name.isidentifier():
+                name = _ident([kind or "ptx", *base])
+            k = 2
+            while name in used or not name.isidentifier():
+                name, k = f"{_ident(base)}_{k}", k + 1
+            used.add(name)
+            out[t] = name
+    return out
+
+
+def _aliased(s, name, at):
+    items = list(s.expr.items) + ([Kw("at", at)] if at is not None else [])
+    return stmt(Call(name, items), s.depth)
+
+
+def _definition(name, target):
+    if len(name) + 3 + len(target) > LINE:  # black wraps a long value in ( )
+        return stmt(Call("", [target]), 0, name + " = ")
+    return stmt(target, 0, name + " = ")
+
+
+def _lines(s) -> int:
+    return layout_lines(s.expr, s.depth, s.prefix)
+
+
+def run(stmts, ctx):
+    uses: dict = {}
+    for k, s in enumerate(stmts):
+        e = s.expr
+        if e.__class__ is not Call or s.prefix or s.trailer:
+            continue
+        split = split_head(e.head)
+        if split is None or (split[1] is not None and any(i.__class__ is Kw and i.name == "at" for i in e.items)):
+            continue
+        uses.setdefault(split[0], []).append((k, split[1]))
+    taken = taken_names(stmts)
+    chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 for k, _ in us)]
+    for _ in range(3):  # names depend on which aliases there are: settle them
+        names = names_for(chosen, taken)
+        keep = [t for t in chosen if len(uses[t]) >= MIN_USES and _gain(stmts, uses[t], names[t], t) >= MIN_GAIN]
+        if keep == chosen:
+            break
+        chosen = keep
+    if not chosen:
+        return stmts
+    names = names_for(chosen, taken)
+    out = list(stmts)
+    for t in chosen:
+        for k, at in uses[t]:
+            out[k] = _aliased(stmts[k], names[t], at)
+    defs = [_definition(names[t], t) for t in sorted(chosen, key=lambda t: names[t])]
+    return defs + out
+
+
+def _gain(stmts, us, name, target) -> int:
+    before = sum(_lines(stmts[k]) for k, _ in us)
+    after = sum(_lines(_aliased(stmts[k], name, at)) for k, at in us)
+    return before - after - _lines(_definition(name, target))

@@ -46,7 +46,8 @@ def test_names_alone_keeps_the_bytes_of_drawn_trees(module):
 def test_mangled_names_are_code_with_their_demangling():
     text = ptxgrammar.read_ptx(ROOT / "corpus" / "ptx" / "nvcc" / "cub_block.sm_90a.ptx")
     src = roundtrips(text, [names])
-    assert 'demangled="void block_reduce_sum<128, 4>(float const*, float*)"' in src
+    assert "# void block_reduce_sum<128, 4>(float const*, float*)\n" in src  # for the reader
+    assert 'block_reduce_sum = kernel_name("_Z16block_reduce_sumILi128ELi4EEvPKfPf")' in src
     assert "with block_reduce_sum.entry(param.u64 * 2, visible=True, globl=True):" in src
     assert "sym(block_reduce_sum.a0_float_ptr)" in src  # named from the demangled signature
     assert "_Z16block_reduce_sumILi128ELi4EEvPKfPf_param_0" not in src  # only in the table, derived
@@ -72,6 +73,8 @@ def test_runtime_tables():
         L.bb3  # not a rule name: `$L__BB3` has no block number
     d = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)")
     assert (d.a0_float_ptr, d.a2_int) == ("_Z6vecAddPfS_i_param_0", "_Z6vecAddPfS_i_param_2")
+    auto = kernel_name("_Z6vecAddPfS_i")  # demangled by the library when not given
+    assert (auto.demangled, auto.a1_float_ptr) == ("vecAdd(float*, float*, int)", "_Z6vecAddPfS_i_param_1")
     with pytest.raises(DSLError):
         d.entry(param.u64 * 2)  # three parameters, two types
     with pytest.raises(DSLError):

@@ -41,12 +41,19 @@ def instruction_lines(src: str) -> int:
     from transpile.dsl.families import FAMILIES
 
     lines = set()
+    tree = ast.parse(src)
+    aliases = set()  # `wmma_mma = ptx.wmma.mma...` (sugar/aliases.py)
 
     def is_insn(call) -> bool:
         parts = ast.unparse(call.func).split("(")[0].split(".")
         if parts[0] == "ptx":
             return len(parts) > 1 and (parts[1] == "insn" or parts[1] not in _DIRECTIVES)
-        return parts[0] in ("asm", "nvasm", "at") or parts[0] in FAMILIES
+        return parts[0] in ("asm", "nvasm", "at") or parts[0] in FAMILIES or parts[0] in aliases
+
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Attribute) and is_insn(ast.Call(node.value, [], [])):
+            aliases.add(node.targets[0].id)
 
     def visit(body):
         for node in body:
@@ -58,7 +65,7 @@ def instruction_lines(src: str) -> int:
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and is_insn(node.value):
                 lines.update(range(node.lineno, node.end_lineno + 1))
 
-    visit(ast.parse(src).body)
+    visit(tree.body)
     text = src.split("\n")
     return sum(1 for k in lines if text[k - 1].strip() and not text[k - 1].strip().startswith("#"))
 

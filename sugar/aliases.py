@@ -5,7 +5,8 @@
     wmma_load_a(r[45:53], [rd[7]], r[30])     # was 3 lines under black
 
 A head with an `at(...)` prefix keeps its `.loc` chain as the `at=` keyword
-(`ptx.add.s32(r[1], r[2], 1, at="1:53:3")` records the same `.loc` lines first).
+(`ptx.add.s32(r[1], r[2], 1, at="1:53:3")` records the same `.loc` lines first), and
+nvcc's plain `.loc` lines just before an aliased call become its `at=` where that saves lines.
 The alias name is the opcode (or typed family) and the fewest of its words that
 tell it apart from the file's other aliases of that opcode (`sync`/`aligned`
 never do). An alias is made only for a head called at least twice where it
@@ -23,7 +24,8 @@ from transpile.dsl.families import FAMILIES
 from transpile.format import LINE
 from transpile.generator import q
 
-from .ir import _DIRECTIVES, Call, Kw, layout_lines, stmt, taken_names
+from .ir import _DIRECTIVES, Call, Kw, is_call, layout_lines, stmt, taken_names
+from .srcloc import locs_before
 
 NOISE = frozenset({"sync", "aligned"})
 MIN_USES = 2  # a name for one call is only indirection
@@ -141,12 +143,19 @@ def run(stmts, ctx):
     if not chosen:
         return stmts
     names = names_for(chosen, taken)
-    out = list(stmts)
+    out, drop = list(stmts), set()
+    plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
     for t in chosen:
         for k, at in uses[t]:
             out[k] = _aliased(stmts[k], names[t], at)
+            before = locs_before(stmts, k) if at is None and plain_locs else None
+            if before is not None:  # nvcc's `.loc` lines before it: the alias's `at=`
+                folded = _aliased(stmts[k], names[t], q(before[1]))
+                if _lines(folded) < _lines(out[k]) + k - before[0]:
+                    out[k] = folded
+                    drop.update(range(before[0], k))
     defs = [_definition(names[t], t) for t in sorted(chosen, key=lambda t: names[t])]
-    return defs + out
+    return defs + [s for k, s in enumerate(out) if k not in drop]
 
 
 def _gain(stmts, us, name, target) -> int:

@@ -6,8 +6,9 @@ block's own layout keywords follow, `close_lead=""`).
 
 NVVM's bracket has no blank line before the end comment: `nvasm.<insn>(...)`
 or `with inline_asm(blank=False):`. An end comment at its own indent (before a
-label) is `with inline_asm(end_indent="\\t"):`. The block's first register declaration
-is a keyword of the `with`: `with inline_asm(block=True, pred="p") as p_2:`.
+label) is `end_indent="\\t"`: `asm.<insn>(..., end_indent="\\t")`,
+`with inline_asm(end_indent="\\t"):`. The block's first register declaration is a
+keyword of the `with`: `with inline_asm(block=True, pred="p") as p_2:`.
 """
 
 from __future__ import annotations
@@ -140,10 +141,11 @@ def run(stmts, ctx):
                 h = b.expr.head
                 p = ("nvasm." if tight else "asm.") + "block."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
-            elif (h.startswith("ptx.") or h.startswith("at(") or h == "mbarrier_wait") and not ind:
+            elif h.startswith("ptx.") or h.startswith("at(") or h == "mbarrier_wait":
                 b = body[0]
                 p = "nvasm." if tight else "asm."
-                out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), b.depth))
+                items = list(b.expr.items) + ([Kw("end_indent", q(ind))] if ind else [])
+                out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), items), b.depth))
             else:
                 block = stmts[i + 1] if one or braces else None
                 if one:

@@ -1,7 +1,7 @@
 """Readable Python names for PTX names, as a table in the Python (never text edits):
 
-    vecAdd = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)",
-                         params=("a0_float_ptr", "a1_float_ptr", "a2_int"))
+    # vecAdd(float*, float*, int)
+    vecAdd = kernel_name("_Z6vecAddPfS_i")        # parameters vecAdd.a0_float_ptr, ...
     k = kernel_name("matmul_kernel", params=3)     # Triton's `<kernel>_param_<i>` -> k.param_i
     L = labels("$L__BB0_3 $L__tmp0")              # LLVM's local labels: L.bb3, L.tmp0
 
@@ -166,8 +166,8 @@ def run(stmts, ctx):
             continue
         py = names.fresh(sig[0] if sig else (name if dem is None else "kernel"))
         args = [q(name)]
-        if dem is not None:
-            args.append(Kw("demangled", q(dem)))
+        if dem is not None:  # for the reader; kernel_name demangles the spelling itself
+            tables.setdefault(k, []).append(stmt("# " + dem, 0))
         if conventional:
             head = _compact_head(e, py)
             if sig and len(sig[1]) == len(decls):
@@ -218,6 +218,8 @@ def run(stmts, ctx):
             continue
         for t in tables.get(k, ()):
             out.append(t)
+            if t.expr.__class__ is str:  # the `# <demangled>` line
+                continue
             if t.prefix == LABELS + " = ":
                 for line in t.expr.items:
                     for lab in unq(line).split():

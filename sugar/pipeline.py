@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import aliases, arrays, banner, debugdata, debugstr, inline_asm, name_runs, names, ranges, registers, repeat, srcloc, structure, tensorcore
+from . import aliases, arrays, banner, debugdata, demoted, debugstr, inline_asm, name_runs, names, ranges, registers, repeat, srcloc, structure, tensorcore
 
-PASSES: list = [names, structure, banner, registers, arrays, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, repeat, aliases]
+PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, repeat, aliases]
 
 
 def apply(stmts, *, module=None, generator=None, passes=None):

@@ -1,5 +1,6 @@
 """`.loc` + the instruction it describes -> `at(file, line, col).<insn>(...)`; a `.loc`
-with its derived comment and no instruction after it -> `loc(file, line, col)`.
+with its derived comment and no instruction after it -> `loc(file, line, col)`;
+several plain `.loc`s with none after them -> `loc("1:97:5 1:81:5@12")`.
 
 A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the
 previous one's location) before an instruction -> `at("1:53:3 2:477:5@0").<insn>`
@@ -100,9 +101,33 @@ def run(stmts, ctx):
             out.append(stmt(Call("loc", s.expr.items), s.depth))  # `.loc` + comment, no instruction
             k += 2
             continue
+        run_end = _plain_run_end(stmts, k, node_of) if column is None else k
+        if run_end - k >= 2 and _no_statement_after(stmts, run_end, s.depth):  # nvcc's `.loc` lines before a label or block: `loc("1:97:5 1:81:5@12")`
+            out.append(stmt(Call("loc", [q(_text([_frame(x) for x in stmts[k:run_end]]))]), s.depth))
+            k = run_end
+            continue
         out.append(s)
         k += 1
     return out
+
+
+def _no_statement_after(stmts, j, depth) -> bool:
+    """Whether stmts[j] is a label, a loop/skip_if block or the end of the block (what no
+    `.loc` folds into)."""
+    if j >= len(stmts) or stmts[j].depth < depth:
+        return True
+    s = stmts[j]
+    e = s.expr
+    return s.depth == depth and e.__class__ is Call and (
+        is_call(s, "ptx.label") or s.prefix == "with " and e.head in ("loop", "skip_if"))
+
+
+def _plain_run_end(stmts, k, node_of):
+    """The index after the plain `ptx.loc(...)` statements from k on at one depth."""
+    e = k
+    while e < len(stmts) and e in node_of and stmts[e].depth == stmts[k].depth and _frame(stmts[e]) is not None:
+        e += 1
+    return e
 
 
 def _frame(s):
@@ -181,11 +206,21 @@ def _chain(stmts, k, node_of, out, commented=None):
 
 def _with_at(locs, ins, text):
     """`ins` with `at="..."` standing for the `.loc` statements before it (a head too long
-    for the `at(...)` prefix), when that takes fewer lines; else None. Plain `ptx.` heads
-    only: under `asm.` the keyword's `.loc` would land inside the inline-asm markers."""
+    for the `at(...)` prefix), when that takes fewer lines; else None. (Under `asm.` the
+    keyword's `.loc` comes before the inline-asm markers, as `at(...).asm.` writes it.)"""
     e = ins.expr
-    if not e.head.startswith("ptx.") or any(i.__class__ is Kw and i.name == "at" for i in e.items):
+    if not e.head.startswith(("ptx.", "asm.", "nvasm.")) or any(i.__class__ is Kw and i.name == "at" for i in e.items):
         return None
     call = Call(e.head, [*e.items, Kw("at", q(text))])
     before = sum(layout_lines(s.expr, s.depth) for s in locs) + layout_lines(e, ins.depth)
     return stmt(call, ins.depth) if layout_lines(call, ins.depth) < before else None
+
+
+def locs_before(stmts, j):
+    """(first index, `at=` text) of the plain `ptx.loc(...)` statements just before stmts[j]
+    at its depth (nvcc's, with no derived comment), else None."""
+    k = j
+    while k > 0 and stmts[k - 1].depth == stmts[j].depth and is_call(stmts[k - 1], "ptx.loc") \
+            and _frame(stmts[k - 1]) is not None:
+        k -= 1
+    return (k, _text([_frame(s) for s in stmts[k:j]])) if k < j else None

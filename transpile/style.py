@@ -176,6 +176,8 @@ def prev_tag(stmt, asm: bool, lval: str) -> str:
     inline asm and for branches) and its L value (indent, or SAME_LINE + text)."""
     if stmt.__class__ is Instruction and (asm or stmt.opcode in _BRANCHES):
         return stmt.opcode + ":" + lval  # nvcc leaves a blank line after a branch
+    if stmt.__class__ is VarDecl and stmt.space == ".reg" and not asm:
+        return "VarDecl.reg:" + lval  # nvcc's blank line after the registers, not after `.shared`
     return stmt.__class__.__name__ + ":" + lval
 
 
@@ -493,7 +495,7 @@ def detect_newline(module: Module) -> str:
 
 from ptxgrammar.tree import (  # noqa: E402
     Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Register, SectionData,
-    SpecialRegister, Symbol, UnaryExpr, Vector,
+    SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 
 _BLOCK, _SECTION, _END, _INSN, _ADDR, _VEC, _BIN, _UN = (object() for _ in range(8))

@@ -2,7 +2,7 @@
 statements the plain DSL would (same spellings, guards, modifiers), so the bytes
 are the same:
 
-    vecAdd = kernel_name("_Z6vecAddPfS_i", demangled="vecAdd(float*, float*, int)")
+    vecAdd = kernel_name("_Z6vecAddPfS_i")  # demangled: vecAdd(float*, float*, int)
     with vecAdd.entry(param.u64 * 2, param.u32, visible=True): ...   # a0_float_ptr, a1_float_ptr, a2_int
     ptx.ld.param.u64(rd[1], [sym(vecAdd.a0_float_ptr)])
     k = kernel_name("matmul_kernel", params=3)   # k.param_0 .. k.param_2 (Triton's names)
@@ -74,7 +74,9 @@ def kernel_name(spelling: str, demangled: str | None = None, params=None) -> Ker
     """The function `spelling` (checked against `demangled` when given); `params` names its
     parameters `<spelling>_param_<i>`: a count (`param_0`...) or a tuple of Python names
     (by default, with `demangled`, `a<i>_<type>` from its signature: `k.a0_float_ptr`)."""
-    if demangled is not None:
+    if demangled is None and params is None and spelling.startswith("_Z"):
+        demangled = _demangle(spelling)  # the sugar's `# <demangled>` comment line is for the reader
+    elif demangled is not None:
         got = _demangle(spelling)
         if got is not None and got != demangled:
             raise DSLError(f"kernel_name: {spelling} demangles to {got!r}, not {demangled!r}")

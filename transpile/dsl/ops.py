@@ -134,7 +134,14 @@ class Decl:
         d = "" if unsized else (None if dim is None else str(dim))
         return Param(space, self._attrs, name, d)
 
-    def _declare(self, *args, dims=(), init=None, fmt=None, indent=None, lead=None, **linkage_kw):
+    def _declare(self, *args, dims=(), init=None, fmt=None, indent=None, lead=None, demoted=False,
+                 **linkage_kw):
+        """`demoted=True`: nvcc's `// demoted variable` line first (a shared variable it moved
+        into the function)."""
+        if demoted:
+            from .directives import ptx
+
+            ptx.comment(" demoted variable")
         linkage = []
         for k, v in linkage_kw.items():
             if k not in LINKAGE or v is not True:

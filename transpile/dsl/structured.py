@@ -108,6 +108,9 @@ def _asm_end_tight(indent=None):
     ptx.comment(" end inline asm", indent)
 
 
+_ASM_ENDS = (_asm_end, _asm_end_tight)
+
+
 class _Bound:
     """An instruction chain (`ptx.add.s32`) that runs the prefix's actions around the call."""
 
@@ -121,15 +124,19 @@ class _Bound:
             raise AttributeError(ident)
         return _Bound(self._prefix, getattr(self._target, ident))
 
-    def __call__(self, *args, at=None, **kw):
-        """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would."""
+    def __call__(self, *args, at=None, end_indent=None, **kw):
+        """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would;
+        `end_indent="\t"`: the end comment of `asm.`/`nvasm.` at its own indent."""
         if at is not None:
             loc(at)
         for f in self._prefix.before:
             f()
         r = self._target(*args, **kw)
         for f in self._prefix.after:
-            f()
+            if end_indent is not None and f in _ASM_ENDS:
+                f(end_indent)
+            else:
+                f()
         return r
 
 

@@ -191,3 +191,17 @@ def test_style_records_first_operand_gaps_by_instruction_family():
     style = src[src.index("ptx.style("):src.index("\n)\n")]
     assert "sync.aligned" not in style
     assert '"wmma.mma"' in style or '"wmma.load"' in style
+
+
+def test_line_info_builds_take_their_own_preset():
+    """nvcc -lineinfo's `.loc`/`.file`/section layout is the "nvcc-lineinfo" preset, so such a
+    module records fewer style entries than under plain "nvcc" (and keeps its bytes)."""
+    from transpile.generator import Generator
+    from transpile.style import Style
+
+    text = (ROOT / "corpus" / "ptx" / "nvcc" / "stencil.sm_80.lineinfo.ptx").read_text(encoding="latin-1")
+    style = Generator(ptxgrammar.parse(text)).style
+    assert style.preset == "nvcc-lineinfo"
+    assert len(style.overrides()) < len(Style(style.own, style.newline, "nvcc").overrides())
+    src = ptx_to_python(text)
+    assert 'ptx.style(\n    "nvcc-lineinfo",' in src and python_to_ptx(src) == text

@@ -2,7 +2,8 @@
 
 A preset holds the style entries (see transpile/style.py) that at least half of a
 producer's corpus files record with the same value, so `ptx.style("nvcc", {...})`
-lists only what a module does differently. Run after the corpus changes:
+lists only what a module does differently (nvcc builds with line info have their
+own, "nvcc-lineinfo"; each module takes the preset that leaves it fewest entries). Run after the corpus changes:
 
     python scripts/make_style_presets.py
 """
@@ -31,8 +32,17 @@ def recorded(path: str) -> dict:
     return Style(style.own, style.newline).overrides()  # relative to no preset
 
 
+def preset_of(path: Path) -> str:
+    """The preset a corpus file counts toward: its producer's, or nvcc's with line info
+    (`-lineinfo`, `-G`: `.loc` lines, `.file` table and debug sections) apart."""
+    name = PRESETS[path.parent.name]
+    if name == "nvcc" and "\n\t.loc\t" in path.read_bytes().decode("latin-1"):
+        return "nvcc-lineinfo"
+    return name
+
+
 def main() -> int:
-    jobs = [(PRESETS[f.parent.name], str(f)) for f in sorted((ROOT / "corpus" / "ptx").rglob("*.ptx"))
+    jobs = [(preset_of(f), str(f)) for f in sorted((ROOT / "corpus" / "ptx").rglob("*.ptx"))
             if f.parent.name in PRESETS]
     seen: dict = defaultdict(lambda: defaultdict(Counter))
     files = Counter()

@@ -62,21 +62,29 @@ it; `ptx.<insn>(..., at="...")` where the prefix would not fit the line);
 `asm.<insn>` / `with inline_asm():` stand for the `// begin/end inline asm`
 markers (`nvasm.<insn>` / `inline_asm(blank=False)`: NVVM's, without the blank
 line; `with at(...).inline_asm():` puts the `.loc` first);
-`with inline_asm(block=True):` is nvcc's `{{ .reg ...; ... }}` inside the markers;
+`with inline_asm(block=True, pred="p") as p_2:` is nvcc's `{{ .reg .pred p; ... }}`
+inside the markers (`end_indent="\\t"`: the end comment at its own indent);
+`mbarrier_wait(addr, phase)` a whole spin wait on an mbarrier phase (Triton's, or
+`form="cutlass"`: nvcc/CUTLASS inline asm's `LAB_WAIT:`/`DONE:` loop);
 `data_b8("hex rows", notes=...)` is a run of DWARF `.b8` rows; `debug_strings(b"...", ...)`
 nvcc's `.debug_str` table (`$L__info_string0`, 1, ... in order); `init=b"..."` /
 `bytes.fromhex(...)` a byte array's initializer; `banner("nvvm", ...)` the
 producer's header comments; `k = kernel_name(...)` names a function, its
 parameters (`k.param_0`, or from the demangled signature `k.a0_float_ptr`) and
-`with k.entry(param.u64 * 2, param.u32, globl=True):` declares it (with nvcc's
-`// .globl` line); `p, r, rd = regs(pred=4, b32=9, b64=6)` are nvcc's register
-files; `L.bb0_3` is the label `$L__BB0_3`;
+`with k.entry(param.u64 * 2, param.align(128).b8[128], globl=True):` declares it
+(with nvcc's `// .globl` line; a `# void f<2>(...)` comment above a mangled name is
+its demangling, for the reader); `p, r, rd = regs(pred=4, b32=9, b64=6)` are nvcc's
+register files (`b32_f=205`: CUDA 13's `.b32 %f`); `demoted=True` is nvcc's
+`// demoted variable` line; `L.bb0_3` is the label `$L__BB0_3`;
+`wmma_load_a = ptx.wmma.load.a...` at the top names a long instruction head its
+calls use (`at=` then carries the `.loc` lines);
 `r[125:189]` is a register range (a `{{...}}` vector), `f[8:4:-1]` a descending one
 and `(f[64],) * 8` one register repeated; `wgmma_mma(shape=...,
 d=acc, a=desc_a, b=desc_b, ...)` is a typed `wgmma.mma_async` and
 `WGMMA_DESC_BITS` the descriptor constant OR-ed into its operands;
 `for i in range(n):` is an unrolled run (3 or more repetitions, also of whole
-inline-asm blocks) whose integers step affinely.
+inline-asm blocks) whose integers step affinely, and
+`for i, x in enumerate((r[14], r[23], ...)):` one that also walks a column of registers.
 
 ## PTX (first {EXCERPT} lines)
 

@@ -1,4 +1,5 @@
-"""Runs of statements that differ only by affine integers -> `for i in range(n):` loops.
+"""Runs of statements that differ only by affine integers -> `for i in range(n):` loops;
+runs that also take one register column -> `for i, x in enumerate((r[14], r[23], ...)):`.
 
 A run is p statements repeated k times where every integer (outside string
 literals) of repetition r is `a + b*r`. The loop body is repetition 0 with each
@@ -12,6 +13,12 @@ MIN_REPS repetitions (two-repetition loops read worse than the code: any two
 integers are affine, so their loops show strides that mean nothing); a run
 that starts one or two units later wins when it (and the run after it) saves
 more lines, and a block that is not repeated is searched inside.
+
+A table loop (nvcc's unrolled stencil taps, each reading another clamped
+column) is a run of one shape whose integers are affine but for register
+operands that all take the same other register each time: the loop walks that
+column. It needs a body of TABLE_MIN_PERIOD units, TABLE_MIN_REPS repetitions
+and a header on one line, and must save TABLE_MIN_SAVED lines.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ _VARS = ("i", "j", "k", "n", "m", "idx", "ii")
 _COLUMNS = ("x", "y", "v", "w", "reg_", "col")
 _REGREF = re.compile(r"[A-Za-z_]\w*\[[0-9]+\]\Z")
 TABLE_MIN_PERIOD = 2  # a table loop's body has at least this many units
+TABLE_MIN_REPS = 4  # and runs at least this often (three registers in a row are a coincidence)
 TABLE_MIN_SAVED = 4
 
 
@@ -282,7 +290,7 @@ def _table(stmts, units, T, i, p, n, atoms):
             atoms[u] = _slot_atoms(stmts[a:b])
         return atoms[u]
 
-    for reps in range(k, MIN_REPS - 1, -1):
+    for reps in range(k, TABLE_MIN_REPS - 1, -1):
         cols, column = [], None
         for j in range(p):
             vals = [T[i + r * p + j][1] for r in range(reps)]

@@ -16,6 +16,7 @@ ptx.style(
         ("first", "Instruction", "stmatrix"): " ",
     },
 )
+stmatrix_m8n8 = stmatrix.m8n8.x4.shared.b16
 WGMMA_DESC_BITS = 4611686293305294848
 srcmap(38, {1: "kernels.py"})
 banner("llvm")
@@ -30,21 +31,18 @@ ptx.comment(
 global_smem = var.shared.align(16).b8("global_smem", dims=(None,), extern=True)
 ptx.comment(" @matmul_tma_kernel", indent="                                        ")
 matmul_tma_kernel = kernel_name("matmul_tma_kernel", params=20)
-with ptx.entry(
-    matmul_tma_kernel.name,
-    params=[
-        param.align(64).b8(matmul_tma_kernel.param_0, dim=128),
-        *param.u32.of(matmul_tma_kernel, 1, 3),
-        *param.u64.of(matmul_tma_kernel, 3, 5),
-        param.align(64).b8(matmul_tma_kernel.param_5, dim=128),
-        *param.u32.of(matmul_tma_kernel, 6, 8),
-        *param.u64.of(matmul_tma_kernel, 8, 10),
-        param.align(64).b8(matmul_tma_kernel.param_10, dim=128),
-        *param.u32.of(matmul_tma_kernel, 11, 13),
-        *param.u64.of(matmul_tma_kernel, 13, 15),
-        *param.u32.of(matmul_tma_kernel, 15, 18),
-        *param.u64.ptr.global_.align(1).of(matmul_tma_kernel, 18, 20),
-    ],
+with matmul_tma_kernel.entry(
+    param.align(64).b8[128],
+    param.u32 * 2,
+    param.u64 * 2,
+    param.align(64).b8[128],
+    param.u32 * 2,
+    param.u64 * 2,
+    param.align(64).b8[128],
+    param.u32 * 2,
+    param.u64 * 2,
+    param.u32 * 3,
+    param.u64.ptr.global_.align(1) * 2,
     visible=True,
     reqntid=256,
     close_indent="",
@@ -276,16 +274,12 @@ with ptx.entry(
     ptx.or_.b32(r[109], r[108], r[103])
     for i in range(3):
         ptx.add.s32(r[2 * i + 110], r[9], r[2 * i + 109])
-        stmatrix.m8n8.x4.shared.b16(
-            addr=[r[2 * i + 110]], src=r[4 * i + 68 : 4 * i + 72]
-        )
-        stmatrix.m8n8.x4.shared.b16(
-            addr=[r[2 * i + 110] + 16384], src=r[4 * i + 84 : 4 * i + 88]
-        )
+        stmatrix_m8n8(addr=[r[2 * i + 110]], src=r[4 * i + 68 : 4 * i + 72])
+        stmatrix_m8n8(addr=[r[2 * i + 110] + 16384], src=r[4 * i + 84 : 4 * i + 88])
         ptx.xor.b32(r[2 * i + 111], r[109], 32 * i + 32)
     ptx.add.s32(r[116], r[9], r[115])
-    stmatrix.m8n8.x4.shared.b16(addr=[r[116]], src=r[80:84])
-    stmatrix.m8n8.x4.shared.b16(addr=[r[116] + 16384], src=r[96:100])
+    stmatrix_m8n8(addr=[r[116]], src=r[80:84])
+    stmatrix_m8n8(addr=[r[116] + 16384], src=r[96:100])
     ptx.fence.proxy.async_.shared__cta()
     ptx.bar.sync(0)
     ptx.elect.sync(pair(r[117], p[46]), -1)

@@ -25,7 +25,7 @@ from transpile.format import LINE
 from transpile.generator import q
 
 from .ir import _DIRECTIVES, Call, Kw, is_call, layout_lines, stmt, taken_names
-from .srcloc import locs_before
+from .srcloc import locs_before, with_at
 
 NOISE = frozenset({"sync", "aligned"})
 MIN_USES = 2  # a name for one call is only indirection
@@ -149,11 +149,10 @@ def run(stmts, ctx):
         for k, at in uses[t]:
             out[k] = _aliased(stmts[k], names[t], at)
             before = locs_before(stmts, k) if at is None and plain_locs else None
-            if before is not None:  # nvcc's `.loc` lines before it: the alias's `at=`
-                folded = _aliased(stmts[k], names[t], q(before[1]))
-                if _lines(folded) < _lines(out[k]) + k - before[0]:
-                    out[k] = folded
-                    drop.update(range(before[0], k))
+            folded = None if before is None else with_at(stmts[before[0]:k], out[k], before[1])
+            if folded is not None:  # nvcc's `.loc` lines before it: the alias's `at=`
+                out[k] = folded
+                drop.update(range(before[0], k))
     defs = [_definition(names[t], t) for t in sorted(chosen, key=lambda t: names[t])]
     return defs + [s for k, s in enumerate(out) if k not in drop]
 

@@ -13,6 +13,7 @@ keyword of the `with`: `with inline_asm(block=True, pred="p") as p_2:`.
 
 from __future__ import annotations
 
+from transpile.dsl.structured import STATEMENT_CALLS
 from transpile.generator import q
 
 from .ir import Call, Display, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
@@ -87,6 +88,14 @@ def _with_call(tight, ind, block) -> Call:
     return Call("inline_asm", kw)
 
 
+def _statement_call(s) -> bool:
+    """A whole call the prefixes take like an instruction (`mbarrier_wait(...)`)."""
+    return any(is_call(s, n) for n in STATEMENT_CALLS)
+
+
+_WITH_KW = frozenset({"blank", "block", "end_indent", "prefix"}) | _BLOCK_KW
+
+
 def _declaration(s):
     """(keyword, `as` target) of a block's first statement `p_2 = reg.pred("p")` (names only)."""
     e = s.expr
@@ -100,9 +109,6 @@ def _declaration(s):
     if len(e.items) == 1:
         return Kw(kind, e.items[0]), target
     return Kw(kind, Display("(", ")", list(e.items))), f"({target})"
-
-
-_WITH_KW = frozenset({"blank", "block", "end_indent", "prefix"}) | _BLOCK_KW
 
 
 def run(stmts, ctx):
@@ -134,14 +140,14 @@ def run(stmts, ctx):
                 i += 1
                 continue
             tight, ind, end = close
-            h = body[0].expr.head if len(body) == 1 and (is_insn(body[0]) or is_call(body[0], "mbarrier_wait")) \
+            h = body[0].expr.head if len(body) == 1 and (is_insn(body[0]) or _statement_call(body[0])) \
                 and not braces else ""
             if one and not ind:  # `{ insn }`
                 b = body[1]
                 h = b.expr.head
                 p = ("nvasm." if tight else "asm.") + "block."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
-            elif h.startswith("ptx.") or h.startswith("at(") or h == "mbarrier_wait":
+            elif h.startswith("ptx.") or h.startswith("at(") or h in STATEMENT_CALLS:
                 b = body[0]
                 p = "nvasm." if tight else "asm."
                 items = list(b.expr.items) + ([Kw("end_indent", q(ind))] if ind else [])

@@ -92,7 +92,7 @@ def run(stmts, ctx):
                     k = j + 1
                     continue
                 f = _frame(s)
-                kw = None if f is None else _with_at(stmts[k:j], ins, _text([f]))
+                kw = None if f is None else with_at(stmts[k:j], ins, _text([f]))
                 if kw is not None:
                     out.append(kw)
                     k = j + 1
@@ -102,7 +102,7 @@ def run(stmts, ctx):
             k += 2
             continue
         run_end = _plain_run_end(stmts, k, node_of) if column is None else k
-        if run_end - k >= 2 and _no_statement_after(stmts, run_end, s.depth):  # nvcc's `.loc` lines before a label or block: `loc("1:97:5 1:81:5@12")`
+        if run_end - k >= 2 and _no_statement_after(stmts, run_end, s.depth):  # before a label or block
             out.append(stmt(Call("loc", [q(_text([_frame(x) for x in stmts[k:run_end]]))]), s.depth))
             k = run_end
             continue
@@ -197,23 +197,26 @@ def _chain(stmts, k, node_of, out, commented=None):
             out.extend(stmts[k:starts[m]])
             out.append(stmt(Call(pre + "." + rest, ins.expr.items), depth))
             return j + 1
-    kw = _with_at(stmts[k:j], ins, _text(frames))
+    kw = with_at(stmts[k:j], ins, _text(frames))
     if kw is not None:
         out.append(kw)
         return j + 1
     return 0
 
 
-def _with_at(locs, ins, text):
+def with_at(locs, ins, text):
     """`ins` with `at="..."` standing for the `.loc` statements before it (a head too long
     for the `at(...)` prefix), when that takes fewer lines; else None. (Under `asm.` the
     keyword's `.loc` comes before the inline-asm markers, as `at(...).asm.` writes it.)"""
     e = ins.expr
-    if not e.head.startswith(("ptx.", "asm.", "nvasm.")) or any(i.__class__ is Kw and i.name == "at" for i in e.items):
+    if e.head.startswith(_AT_HEADS) or any(i.__class__ is Kw and i.name == "at" for i in e.items):
         return None
     call = Call(e.head, [*e.items, Kw("at", q(text))])
     before = sum(layout_lines(s.expr, s.depth) for s in locs) + layout_lines(e, ins.depth)
     return stmt(call, ins.depth) if layout_lines(call, ins.depth) < before else None
+
+
+_AT_HEADS = ("at(", "ptx.at(", "asm.at(", "nvasm.at(")  # a `.loc` prefix of its own already
 
 
 def locs_before(stmts, j):

@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections import Counter
 
 from ptxgrammar.tree import File
+from transpile.dsl.control import SPIN_WAITS
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 from transpile.generator import q
-
-from transpile.dsl.control import SPIN_WAITS
 
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
 

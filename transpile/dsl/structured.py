@@ -177,11 +177,24 @@ class Prefix:
     def __getattr__(self, ident):
         if ident.startswith("__"):
             raise AttributeError(ident)
-        from .control import mbarrier_wait
+        f = _prefixable().get(ident)
+        return _Bound(self, f if f is not None else getattr(ptx, ident))
+
+
+# calls that are not instructions but go inside a prefix's brackets like one (`asm.mbarrier_wait(...)`)
+STATEMENT_CALLS = ("mbarrier_wait",)
+_PREFIXABLE: dict = {}
+
+
+def _prefixable() -> dict:
+    """The typed families and STATEMENT_CALLS by name (imported once: they import this module)."""
+    if not _PREFIXABLE:
+        from . import control
         from .typed import TYPED
 
-        f = TYPED.get(ident) or (mbarrier_wait if ident == "mbarrier_wait" else None)
-        return _Bound(self, f if f is not None else getattr(ptx, ident))
+        _PREFIXABLE.update(TYPED)
+        _PREFIXABLE.update({n: getattr(control, n) for n in STATEMENT_CALLS})
+    return _PREFIXABLE
 
 
 def at(file, line=None, column=None, *rest, **kw) -> Prefix:

@@ -79,7 +79,7 @@ def progress(items, label: str):
 # --- ptx2py check ---------------------------------------------------------------------
 
 def cmd_check(args) -> int:
-    from transpile.check import check_file
+    from roundtrip.check import check_file
 
     files = ptx_files(args.paths)
     if not files:
@@ -200,7 +200,7 @@ def run_subcommand(argv) -> int:
 def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
-    for module, attr in (("transpile.lint_cli", "add_parser"), ("transpile.verify_cli", "add_parser"),
+    for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
                          ("kernelir.cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])

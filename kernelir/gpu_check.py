@@ -32,7 +32,7 @@ SKIP = 77
 
 def driver():
     """The cuda-python driver module, or None."""
-    from transpile.gpu_run import driver_module
+    from verify.gpu_run import driver_module
 
     return driver_module()
 

@@ -11,7 +11,7 @@ import pytest
 
 import ptxgrammar
 from transpile import ptx_to_python, python_to_ptx
-from transpile.lint import lint_module
+from lint import lint_module
 
 from conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""The host side of `ptx2py verify --run` (transpile/gpu_run.py), without a GPU: every corpus
+"""The host side of `ptx2py verify --run` (verify/gpu_run.py), without a GPU: every corpus
 kernel with a launch sidecar gets an argument plan that matches its `.entry` parameter list,
 TMA descriptor requests satisfy cuTensorMapEncodeTiled's rules, the packed parameter block
 holds the right bytes at the right places, and every cuda.bindings call the launcher makes
@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from transpile import gpu_plan as g
-from transpile import gpu_run
+from launch import plan as g
+from verify import gpu_run
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH = ROOT / "corpus" / "launch"

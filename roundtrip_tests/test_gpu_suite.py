@@ -19,7 +19,7 @@ def test_suite_plans_without_gpu():
 
 @pytest.mark.gpu
 def test_gpu_suite():
-    from transpile import gpu_run
+    from verify import gpu_run
 
     why = gpu_run.skip_reason()
     if why:

@@ -17,7 +17,7 @@ from kernelir.problems import problem_path
 from kernelir.problems.dsl import V, f, i, mod
 from kernelir.tables import LN2, LOG2E, f32_hex
 from ptxgrammar import emit, parse
-from transpile.lint import lint_module
+from lint import lint_module
 
 TARGETS = ("sm_80", "sm_90a")
 CASES = [(n, t) for n in PROBLEM_NAMES for t in TARGETS]

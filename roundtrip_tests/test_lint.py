@@ -1,4 +1,4 @@
-"""Linter (transpile/lint.py) and the instruction tables (ptxgrammar/isa):
+"""Linter (lint/rules.py) and the instruction tables (ptxgrammar/isa):
 no false positives on valid PTX, every listed invalid instruction caught with its rule."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import ptxgrammar
 from conftest import CASES, CORPUS, EXTERNAL, PROBES, corpus_files, external_files, file_id, needs, probe_files, sample, small
 from ptxgrammar.isa import spec
-from transpile.lint import RULES, Violation, check_instruction, lint_module, lint_text
+from lint import RULES, Violation, check_instruction, lint_module, lint_text
 
 INVALID = CASES / "lint" / "invalid.txt"
 KNOWN_EXTERNAL = CASES / "lint" / "external_known_invalid.txt"

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import CORPUS, ROOT, needs
-from transpile import verify
+from verify import sass as verify
 
 PTXAS = verify.find_ptxas((8, 0))[0]
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="no ptxas found")
@@ -118,7 +118,7 @@ def test_cli_json_and_python_input(tmp_path):
 @needs_ptxas
 @needs(CORPUS)
 def test_run_skips_cleanly_without_gpu(tmp_path):
-    from transpile import gpu_run
+    from verify import gpu_run
 
     base = CORPUS / "triton/add_bf16_sm80.ptx"
     res = gpu_run.run_pair(str(base), base.read_text())

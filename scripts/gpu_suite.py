@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from transpile import gpu_run, ptx_to_python, python_to_ptx  # noqa: E402
+from transpile import ptx_to_python, python_to_ptx  # noqa: E402
+from verify import gpu_run  # noqa: E402
 
 SKIP = 77
 CORPUS = ROOT / "corpus" / "ptx"

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import ptxgrammar  # noqa: E402
 from transpile import ptx_to_python, python_to_ptx  # noqa: E402
-from transpile.verify import format_report, verify_texts  # noqa: E402
+from verify.sass import format_report, verify_texts  # noqa: E402
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
 OUT = ROOT / "examples" / "worked_matmul"
@@ -48,7 +48,7 @@ def edit_wait_group(source: str) -> tuple[str, int]:
 
 def gpu_section(base_path: Path, edited_ptx: str) -> str:
     try:
-        from transpile.gpu_run import run_pair
+        from verify.gpu_run import run_pair
     except ImportError as e:
         return f"GPU run not possible here: {e}\n"
     result = run_pair(str(base_path), edited_ptx)

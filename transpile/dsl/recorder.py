@@ -190,7 +190,7 @@ class InstructionChecker:
     A violation raises DSLError, which python_to_ptx locates at the calling line."""
 
     def __init__(self):
-        from ..lint import check_instruction
+        from lint import check_instruction
 
         self.check = check_instruction
         self.version = None

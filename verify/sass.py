@@ -244,7 +244,7 @@ def module_facts(ptx: str, filename: str):
     """(.version, .target list, whether it declares functions it does not define)."""
     import ptxgrammar
 
-    from .lint import module_targets, module_version
+    from lint import module_targets, module_version
 
     module = ptxgrammar.parse(ptx, filename)
     extern = any(f.body is None and ".extern" in f.head.linkage for f in module.functions)
@@ -309,7 +309,7 @@ def _python_to_ptx_traced(source: str, filename: str) -> tuple[str, dict[int, in
         Recorder.record, Recorder.finish = original_record, original_finish
     if not finished:
         return ptx, None
-    from .lint import instruction_positions
+    from lint import instruction_positions
 
     line_map = {}
     for instr, line, _ in instruction_positions(finished[-1]):

@@ -13,7 +13,7 @@ import sys
 def run_verify(args) -> int:
     from ptxgrammar import ParseError
 
-    from .verify import EXIT_FAIL, EXIT_INPUT, VerifyError, format_report, verify_files
+    from .sass import EXIT_FAIL, EXIT_INPUT, VerifyError, format_report, verify_files
 
     try:
         report = verify_files(args.base, args.edited)
@@ -54,7 +54,7 @@ def run_verify(args) -> int:
 
 
 def report_edited_ptx(path: str, report: dict) -> str:
-    from .verify import load_edited
+    from .sass import load_edited
 
     return load_edited(path)[0]
 

@@ -22,7 +22,7 @@ def run_lint(args) -> int:
     from ptxgrammar import ParseError, read_ptx
     import ptxgrammar
 
-    from transpile.lint import lint_module
+    from lint import lint_module
 
     status = 0
     found_any = False

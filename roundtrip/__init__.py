@@ -1,0 +1,1 @@
+"""Round-trip checks of PTX files and folders: `ptx2py check`."""

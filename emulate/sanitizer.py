@@ -1,0 +1,141 @@
+"""The checks compute-sanitizer makes (memcheck, initcheck, racecheck, synccheck), as shadow
+state beside the engine's memory. Each check can be turned off (``Sanitizer(disabled={...})``).
+
+Race model: per CTA, an *epoch* counts completed barriers. Every shared byte remembers its last
+writer and last reader (warp, lane, instruction, epoch). Two accesses to a byte conflict when at
+least one writes, they come from different warps, and they fall in the same epoch (no barrier
+between them). Lanes of one warp are ordered by the lock-step SIMT model and are not reported;
+atomics are not tracked. A barrier with a thread count orders everything (no false positives,
+possibly missed races between disjoint groups).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import Report
+
+CHECKS = ("oob", "misaligned", "uninit", "race", "async", "barrier", "shfl", "deadlock")
+MAX_REPORTS = 200
+
+
+def thread_name(cta, warp, lane: int) -> str:
+    ntid = cta.machine.block
+    t = warp.index * 32 + int(lane)
+    x, y, z = t % ntid[0], (t // ntid[0]) % ntid[1], t // (ntid[0] * ntid[1])
+    c = cta.ctaid
+    return f"thread ({x},{y},{z}) of block ({c[0]},{c[1]},{c[2]})"
+
+
+class SharedShadow:
+    """Per-byte last writer / reader / init / pending-async state of one CTA's shared memory."""
+
+    def __init__(self, size: int):
+        self.init = np.zeros(size, bool)
+        self.w_warp = np.full(size, -1, np.int32)
+        self.w_lane = np.zeros(size, np.int16)
+        self.w_pc = np.zeros(size, np.int32)
+        self.w_epoch = np.full(size, -1, np.int32)
+        self.r_warp = np.full(size, -1, np.int32)
+        self.r_lane = np.zeros(size, np.int16)
+        self.r_pc = np.zeros(size, np.int32)
+        self.r_epoch = np.full(size, -1, np.int32)
+        self.pending = np.full(size, -1, np.int64)    # id of the async op that will write it
+
+
+class Sanitizer:
+    def __init__(self, enabled: bool = True, disabled=()):
+        self.on = {c: enabled and c not in disabled for c in CHECKS}
+        self.reports: list[Report] = []
+        self._seen: set = set()
+        self.uninit_regs = self.on["uninit"]
+
+    def report(self, kind: str, message: str, where: str, key=None, **details) -> None:
+        key = (kind, where, key)
+        if key in self._seen or len(self.reports) >= MAX_REPORTS:
+            return
+        self._seen.add(key)
+        self.reports.append(Report(kind, message, where, details))
+
+    # --- registers --------------------------------------------------------------------------------
+    def uninit_register(self, warp, name: str, mask) -> None:
+        cta = warp.cta
+        lane = int(np.flatnonzero(mask)[0]) if mask.any() else 0
+        self.report("uninit", f"read of uninitialised register {name} by {thread_name(cta, warp, lane)}",
+                    cta.machine.where_now(warp), key=name, register=name, thread=thread_name(cta, warp, lane))
+
+    # --- bounds -----------------------------------------------------------------------------------
+    def bad_access(self, kind, warp, lanes, addrs, nbytes, space, what, write):
+        if not self.on[kind] or not len(lanes):
+            return
+        cta = warp.cta
+        lane, addr = int(lanes[0]), int(addrs[0])
+        verb = "write" if write else "read"
+        self.report(kind, f"{verb} of {nbytes} bytes at {space} address {addr:#x} by "
+                    f"{thread_name(cta, warp, lane)}: {what}", cta.machine.where_now(warp),
+                    key=space, thread=thread_name(cta, warp, lane), address=addr, space=space,
+                    lanes=len(lanes))
+
+    # --- shared memory ------------------------------------------------------------------------------
+    def shared_read(self, cta, warp, lanes, offsets, nbytes):
+        sh = cta.shadow
+        if cta.machine.in_atomic:
+            return
+        idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
+        lane_of = np.repeat(lanes, nbytes)
+        pc = cta.machine.pc_now(warp)
+        if self.on["async"]:
+            pend = sh.pending[idx]
+            if (pend >= 0).any():
+                k = int(np.flatnonzero(pend >= 0)[0])
+                op = cta.machine.async_op(int(pend[k]))
+                self.report("async-read", f"read of shared offset {int(idx[k]):#x} by "
+                            f"{thread_name(cta, warp, lane_of[k])} before the wait for the "
+                            f"{op.kind} that writes it ({op.where})", cta.machine.where_now(warp),
+                            key=op.where, other=op.where, thread=thread_name(cta, warp, lane_of[k]))
+        if self.on["uninit"]:
+            bad = ~sh.init[idx] & (sh.pending[idx] < 0)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                self.report("uninit", f"read of uninitialised shared offset {int(idx[k]):#x} by "
+                            f"{thread_name(cta, warp, lane_of[k])}", cta.machine.where_now(warp),
+                            thread=thread_name(cta, warp, lane_of[k]), offset=int(idx[k]))
+        if self.on["race"]:
+            hit = (sh.w_epoch[idx] == cta.epoch) & (sh.w_warp[idx] != warp.index) & (sh.w_warp[idx] >= 0)
+            if hit.any():
+                self._race(cta, warp, "read", lane_of, idx, hit, sh.w_warp, sh.w_lane, sh.w_pc, "write")
+            sh.r_warp[idx] = warp.index
+            sh.r_lane[idx] = lane_of
+            sh.r_pc[idx] = pc
+            sh.r_epoch[idx] = cta.epoch
+
+    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False):
+        sh = cta.shadow
+        idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
+        lane_of = np.repeat(lanes, nbytes)
+        sh.init[idx] = True
+        if not self.on["race"] or atomic or cta.machine.in_atomic:
+            return
+        ep = cta.epoch
+        for warps, lns, pcs, epochs, what in ((sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, "write"),
+                                              (sh.r_warp, sh.r_lane, sh.r_pc, sh.r_epoch, "read")):
+            hit = (epochs[idx] == ep) & (warps[idx] != warp.index) & (warps[idx] >= 0)
+            if hit.any():
+                self._race(cta, warp, "write", lane_of, idx, hit, warps, lns, pcs, what)
+                break
+        sh.w_warp[idx] = warp.index
+        sh.w_lane[idx] = lane_of
+        sh.w_pc[idx] = cta.machine.pc_now(warp)
+        sh.w_epoch[idx] = ep
+
+    def _race(self, cta, warp, verb, lane_of, idx, hit, warps, lns, pcs, other_verb):
+        k = int(np.flatnonzero(hit)[0])
+        m = cta.machine
+        other_warp = cta.warps[int(warps[idx[k]])]
+        other_where = m.where_of(other_warp, int(pcs[idx[k]]))
+        me = thread_name(cta, warp, lane_of[k])
+        them = thread_name(cta, other_warp, int(lns[idx[k]]))
+        self.report("race", f"{verb} of shared offset {int(idx[k]):#x} by {me} conflicts with the "
+                    f"{other_verb} by {them} at {other_where} (no barrier between them)",
+                    m.where_now(warp), key=other_where, thread=me, other_thread=them,
+                    other=other_where, offset=int(idx[k]))

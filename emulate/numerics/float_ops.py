@@ -1,0 +1,343 @@
+"""f32/f64 arithmetic with every rounding mode, .ftz and .sat: add sub mul fma mad div sqrt rcp,
+min/max (.NaN, .xorsign.abs), abs neg copysign testp — PTX ISA 9.7.3.
+
+Exact results come as f64 pairs (see rounding.py) and are rounded once to the destination.
+f32 NaN results are the canonical NaN 0x7fffffff. f64 NaN results keep numpy's (x86) payload
+rules: a NaN operand's payload propagates (quieted), a new NaN is 0xfff8000000000000 — PTX leaves
+f64 NaN payloads unspecified, so compare f64 NaNs by NaN-ness.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import accept, refuse
+from .floatbits import decode, encode, fmt_of, saturate
+from .registry import handles
+from .rounding import (FORMATS, clamp_overflow_f64, fraction_pairs, round_pair, two_prod,
+                       two_prod_exact, two_sum)
+
+ROUNDINGS = {".rn": "rn", ".rz": "rz", ".rm": "rm", ".rp": "rp"}
+
+
+def rounding_of(opcode, mods, types, default="rn"):
+    found = [ROUNDINGS[m] for m in mods if m in ROUNDINGS]
+    if len(found) > 1:
+        refuse(opcode, mods, types, "more than one rounding modifier")
+    return found[0] if found else default
+
+
+def _setup(opcode, mods, types, allowed, srcs):
+    accept(opcode, mods, types, allowed | set(ROUNDINGS))
+    fmt = fmt_of(types[0])
+    if fmt not in ("f32", "f64"):
+        refuse(opcode, mods, types, "not an f32/f64 form")
+    ftz = ".ftz" in mods
+    if ftz and fmt == "f64":
+        refuse(opcode, mods, types, ".ftz is defined for .f32 only")
+    vals = [decode(s, fmt, ftz) for s in srcs]
+    return fmt, ftz, rounding_of(opcode, mods, types), vals
+
+
+def _finish(vals, fmt, ftz, mods):
+    if ".sat" in mods:
+        vals = saturate(vals)
+    return encode(vals, fmt, ftz, canonical_nan=(fmt == "f32"))
+
+
+# -- the exact pairs of each operation -------------------------------------------------------------
+
+def _f64_lanes_exact(hi, lo, ok, fn, *args):
+    """Replace the lanes where the fast pair is not exact by the Fraction fallback."""
+    redo = ~ok & np.logical_and.reduce([np.isfinite(a) for a in args])
+    if np.any(redo):
+        h, l = fraction_pairs(fn, *(a[redo] for a in args))
+        hi, lo = hi.copy(), lo.copy()
+        hi[redo], lo[redo] = h, l
+    return hi, lo
+
+
+def pair_add(a, b, fmt):
+    hi, lo = two_sum(a, b)
+    ok = np.isfinite(hi)
+    if fmt == "f64":
+        hi, lo = _f64_lanes_exact(hi, lo, ok, lambda x, y: x + y, a, b)
+    return hi, np.where(ok, lo, 0.0)
+
+
+def pair_mul(a, b, fmt):
+    if fmt != "f64":
+        return a * b, np.zeros_like(a)           # a 24x24-bit product is exact in f64
+    hi, lo = two_prod(a, b)
+    return _f64_lanes_exact(hi, np.where(np.isfinite(lo), lo, 0.0), two_prod_exact(a, b),
+                            lambda x, y: x * y, a, b)
+
+
+def pair_fma(a, b, c, fmt):
+    if fmt != "f64":
+        p = a * b                               # exact
+        hi, lo = two_sum(p, c)
+        return hi, np.where(np.isfinite(hi), lo, 0.0)
+    # TODO(speed): a vectorised exact f64 fma (Boldo-Melquiond round-to-odd); exact lanes by Fraction
+    return _f64_lanes_exact(a * b + c, np.zeros_like(a), np.zeros(a.shape, bool),
+                            lambda x, y, z: x * y + z, a, b, c)
+
+
+def pair_div(a, b, fmt):
+    q = a / b
+    p, e = two_prod(q, b)
+    ok = np.isfinite(q) & (q != 0) & two_prod_exact(q, b)
+    resid = (a - p) - e                          # exact sign: a - p is exact (Sterbenz)
+    lo = np.where(ok, resid * np.sign(b), 0.0)
+    if fmt == "f64":
+        redo = ~ok & np.isfinite(a) & np.isfinite(b) & (b != 0) & (a != 0)
+        if np.any(redo):
+            h, l = fraction_pairs(lambda x, y: x / y, a[redo], b[redo])
+            q, lo = q.copy(), lo.copy()
+            q[redo], lo[redo] = h, l
+    return q, lo
+
+
+def pair_sqrt(a, fmt):
+    s = np.sqrt(np.where(a < 0, np.nan, a))
+    p, e = two_prod(s, s)
+    ok = np.isfinite(s) & (s > 0) & two_prod_exact(s, s)
+    lo = np.where(ok, (a - p) - e, 0.0)
+    if fmt == "f64":
+        redo = ~ok & np.isfinite(s) & (s > 0)
+        if np.any(redo):
+            lo = lo.copy()
+            lo[redo] = [_sqrt_rest_sign(x, y) for x, y in zip(a[redo].tolist(), s[redo].tolist())]
+    return s, lo
+
+
+def _sqrt_rest_sign(a, s):
+    from fractions import Fraction
+    d = Fraction(a) - Fraction(s) ** 2
+    return float((d > 0) - (d < 0))
+
+
+def _round(hi, lo, fmt, mode, overflow_inputs_finite=None):
+    out = round_pair(hi, lo, FORMATS[fmt], mode)
+    if fmt == "f64" and overflow_inputs_finite is not None:
+        out = clamp_overflow_f64(out, np.isinf(hi) & overflow_inputs_finite, mode)
+    return out
+
+
+def _zero_sign(out, mode, *addends):
+    """An exact zero sum is +0 except -0 + -0, and -0 in every case under .rm (IEEE 754)."""
+    all_neg_zero = np.logical_and.reduce([(x == 0) & np.signbit(x) for x in addends])
+    all_pos_zero = np.logical_and.reduce([(x == 0) & ~np.signbit(x) for x in addends])
+    zero = out == 0
+    if mode == "rm":
+        return np.where(zero & ~all_pos_zero, -0.0, out)
+    return np.where(zero & all_neg_zero, -0.0, out)
+
+
+def _exact_zero(hi, lo):
+    return (hi == 0) & (lo == 0)
+
+
+# -- handlers ----------------------------------------------------------------------------------------
+
+def _addsub(opcode, negate_b):
+    def handler(mods, types, a, b):
+        fmt, ftz, mode, (x, y) = _setup(opcode, mods, types, {".ftz", ".sat"}, (a, b))
+        if negate_b:
+            y = -y
+        hi, lo = pair_add(x, y, fmt)
+        out = _round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y))
+        out = np.where(_exact_zero(hi, lo), _zero_sign(out, mode, x, y), out)
+        return _finish(out, fmt, ftz, mods)
+    return handler
+
+
+handles("add", "float")(_addsub("add", False))
+handles("sub", "float")(_addsub("sub", True))
+
+
+@handles("mul", "float")
+def mul(mods, types, a, b):
+    fmt, ftz, mode, (x, y) = _setup("mul", mods, types, {".ftz", ".sat"}, (a, b))
+    hi, lo = pair_mul(x, y, fmt)
+    return _finish(_round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y)), fmt, ftz, mods)
+
+
+def _fma(opcode):
+    def handler(mods, types, a, b, c):
+        fmt, ftz, mode, (x, y, z) = _setup(opcode, mods, types, {".ftz", ".sat"}, (a, b, c))
+        if opcode == "mad" and not any(m in mods for m in ROUNDINGS) and fmt == "f64":
+            refuse(opcode, mods, types, "mad.f64 needs a rounding modifier")
+        hi, lo = pair_fma(x, y, z, fmt)
+        out = _round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y) & np.isfinite(z))
+        out = np.where(_exact_zero(hi, lo), _zero_sign(out, mode, x * y, z), out)
+        return _finish(out, fmt, ftz, mods)
+    return handler
+
+
+handles("fma", "float")(_fma("fma"))
+handles("mad", "float")(_fma("mad"))
+
+
+@handles("div", "float")
+def div(mods, types, a, b):
+    fmt, ftz, mode, (x, y) = _setup("div", mods, types, {".ftz", ".approx", ".full"}, (a, b))
+    if ".approx" in mods or ".full" in mods:
+        if fmt != "f32" or any(m in mods for m in ROUNDINGS):
+            refuse("div", mods, types, ".approx/.full are f32 forms without a rounding modifier")
+        return _finish(div_approx(x, y, ftz, full=".full" in mods), fmt, ftz, mods)
+    if fmt == "f32" and not any(m in mods for m in ROUNDINGS):
+        refuse("div", mods, types, "div.f32 needs .approx, .full or a rounding modifier")
+    hi, lo = pair_div(x, y, fmt)
+    return _finish(_round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y) & (y != 0)), fmt, ftz, mods)
+
+
+def div_approx(x, y, ftz, full):
+    """div.full.f32 (ISA: max 2 ulp) as the correctly rounded quotient; div.approx.f32 (ISA: max 2
+    ulp for |y| in [2^-126, 2^126], else 0 for |y| in (2^126, 2^128)) as x * rcp(y), both rounded."""
+    if full:
+        hi, lo = pair_div(x, y, "f32")
+        return round_pair(hi, lo, FORMATS["f32"], "rn")
+    r = _to_f32(1.0 / y)
+    r = np.where((np.abs(y) > 2.0 ** 126) & np.isfinite(y), np.copysign(0.0, y), r)
+    return _to_f32(x * r)
+
+
+def _to_f32(v):
+    """Round-to-nearest f32 of f64 values (numpy's cast is correctly rounded)."""
+    return np.asarray(v, np.float64).astype(np.float32).astype(np.float64)
+
+
+@handles("sqrt", "float")
+def sqrt(mods, types, a):
+    fmt, ftz, mode, (x,) = _setup("sqrt", mods, types, {".ftz", ".approx"}, (a,))
+    if ".approx" in mods:
+        if fmt != "f32":
+            refuse("sqrt", mods, types, ".approx is an f32 form")
+        # ISA bound: max relative error 2^-23 (sqrt.approx.f32); this returns the rounded root.
+        return _finish(_to_f32(np.sqrt(np.where(x < 0, np.nan, x))), fmt, ftz, mods)
+    if not any(m in mods for m in ROUNDINGS):
+        refuse("sqrt", mods, types, "needs .approx or a rounding modifier")
+    hi, lo = pair_sqrt(x, fmt)
+    out = _round(hi, lo, fmt, mode)
+    return _finish(np.where(x == 0, x, out), fmt, ftz, mods)       # sqrt(-0) = -0
+
+
+@handles("rcp", "float")
+def rcp(mods, types, a):
+    fmt, ftz, mode, (x,) = _setup("rcp", mods, types, {".ftz", ".approx"}, (a,))
+    one = np.ones_like(x)
+    if ".approx" in mods:
+        # ISA bound: max 1 ulp (rcp.approx.f32); rcp.approx.ftz.f64 has 1 ulp on its 20-bit seed.
+        if fmt != "f32":
+            refuse("rcp", mods, types, "rcp.approx.ftz.f64 (a 20-bit seed) is not emulated")
+        return _finish(_to_f32(1.0 / x), fmt, ftz, mods)
+    if not any(m in mods for m in ROUNDINGS):
+        refuse("rcp", mods, types, "needs .approx or a rounding modifier")
+    hi, lo = pair_div(one, x, fmt)
+    return _finish(_round(hi, lo, fmt, mode, x != 0), fmt, ftz, mods)
+
+
+# -- sign and magnitude -----------------------------------------------------------------------------
+
+_SIGN = {"f32": np.uint32(0x80000000), "f64": np.uint64(0x8000000000000000)}
+
+
+def _bit_view(opcode, mods, types, a, allowed=frozenset({".ftz"})):
+    accept(opcode, mods, types, allowed)
+    fmt = fmt_of(types[0])
+    if fmt not in _SIGN:
+        refuse(opcode, mods, types, "not an f32/f64 form")
+    if ".ftz" in mods and fmt != "f32":
+        refuse(opcode, mods, types, ".ftz is defined for .f32 only")
+    bits = np.asarray(a).astype(_SIGN[fmt].dtype)
+    if ".ftz" in mods:
+        bits = encode(decode(bits, fmt, True), fmt, canonical_nan=False)
+    return fmt, bits
+
+
+@handles("abs", "float")
+def abs_(mods, types, a):
+    """Clears the sign bit; NaN stays NaN (its payload kept, as a sign operation)."""
+    fmt, bits = _bit_view("abs", mods, types, a)
+    return bits & ~_SIGN[fmt]
+
+
+@handles("neg", "float")
+def neg(mods, types, a):
+    fmt, bits = _bit_view("neg", mods, types, a)
+    return bits ^ _SIGN[fmt]
+
+
+@handles("copysign", "float")
+def copysign(mods, types, a, b):
+    """copysign d, a, b: b's magnitude with a's sign."""
+    fmt, sign_src = _bit_view("copysign", mods, types, a, frozenset())
+    _, mag_src = _bit_view("copysign", mods, types, b, frozenset())
+    return (mag_src & ~_SIGN[fmt]) | (sign_src & _SIGN[fmt])
+
+
+# -- min / max -------------------------------------------------------------------------------------
+
+def _min_max(opcode, mods, types, srcs):
+    fmt, ftz, _, vals = _setup(opcode, mods, types, {".ftz", ".NaN", ".xorsign.abs", ".xorsign", ".abs"},
+                               srcs)
+    if any(m in mods for m in ROUNDINGS):
+        refuse(opcode, mods, types, "min/max take no rounding modifier")
+    xorsign = ".xorsign.abs" in mods or ".xorsign" in mods
+    if xorsign:
+        sign = np.logical_xor.reduce([np.signbit(v) for v in vals])
+        vals = [np.abs(v) for v in vals]
+    out = vals[0]
+    any_nan = np.isnan(out)
+    for v in vals[1:]:
+        out = _pick(opcode, out, v)
+        any_nan = any_nan | np.isnan(v)
+    if ".NaN" in mods:
+        out = np.where(any_nan, np.nan, out)
+    if xorsign:
+        out = np.where(np.isnan(out), out, np.copysign(out, np.where(sign, -1.0, 1.0)))
+    return encode(out, fmt, ftz, canonical_nan=True)
+
+
+def _pick(opcode, x, y):
+    """IEEE minNum/maxNum with -0 < +0: a NaN operand yields the other one, two NaNs a NaN."""
+    smaller = (x < y) | ((x == y) & np.signbit(x) & ~np.signbit(y))
+    take_x = smaller if opcode == "min" else ((x > y) | ((x == y) & ~np.signbit(x) & np.signbit(y)))
+    take_x = take_x | (np.isnan(y) & ~np.isnan(x)) | ((x == y) & (np.signbit(x) == np.signbit(y)))
+    return np.where(take_x, x, y)
+
+
+@handles("min", "float")
+def min_(mods, types, *srcs):
+    return _min_max("min", mods, types, srcs)
+
+
+@handles("max", "float")
+def max_(mods, types, *srcs):
+    return _min_max("max", mods, types, srcs)
+
+
+# -- testp ------------------------------------------------------------------------------------------
+
+_TESTS = {
+    ".finite": np.isfinite,
+    ".infinite": np.isinf,
+    ".number": lambda v: ~np.isnan(v),
+    ".notanumber": np.isnan,
+    ".normal": lambda v, t: np.isfinite(v) & (np.abs(v) >= t),
+    ".subnormal": lambda v, t: (v != 0) & (np.abs(v) < t),
+}
+
+
+@handles("testp", "float")
+def testp(mods, types, a):
+    accept("testp", mods, types, set(_TESTS))
+    fmt = fmt_of(types[0])
+    tests = [m for m in mods if m in _TESTS]
+    if len(tests) != 1 or fmt not in ("f32", "f64"):
+        refuse("testp", mods, types, "needs exactly one test on .f32/.f64")
+    v = decode(a, fmt)
+    smallest = 2.0 ** -126 if fmt == "f32" else 2.0 ** -1022
+    test = tests[0]
+    return _TESTS[test](v, smallest) if test in (".normal", ".subnormal") else _TESTS[test](v)

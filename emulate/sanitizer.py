@@ -15,7 +15,8 @@ import numpy as np
 
 from .errors import Report
 
-CHECKS = ("oob", "misaligned", "uninit", "race", "async", "barrier", "shfl", "deadlock")
+# check names = report kinds; a deadlock always ends the run and is always reported
+CHECKS = ("oob", "misaligned", "uninit", "race", "async-read", "barrier-divergence", "shfl")
 MAX_REPORTS = 200
 
 
@@ -45,12 +46,17 @@ class SharedShadow:
 
 class Sanitizer:
     def __init__(self, enabled: bool = True, disabled=()):
+        unknown = set(disabled) - set(CHECKS)
+        if unknown:
+            raise ValueError(f"unknown sanitizer checks: {', '.join(sorted(unknown))} (known: {', '.join(CHECKS)})")
         self.on = {c: enabled and c not in disabled for c in CHECKS}
         self.reports: list[Report] = []
         self._seen: set = set()
         self.uninit_regs = self.on["uninit"]
 
     def report(self, kind: str, message: str, where: str, key=None, **details) -> None:
+        if kind in self.on and not self.on[kind]:
+            return
         key = (kind, where, key)
         if key in self._seen or len(self.reports) >= MAX_REPORTS:
             return
@@ -84,7 +90,7 @@ class Sanitizer:
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         pc = cta.machine.pc_now(warp)
-        if self.on["async"]:
+        if self.on["async-read"]:
             pend = sh.pending[idx]
             if (pend >= 0).any():
                 k = int(np.flatnonzero(pend >= 0)[0])

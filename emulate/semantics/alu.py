@@ -61,6 +61,11 @@ def _pred_of(types, n):
     return [TYPES[types[-1]]] * n, PRED
 
 
+def _selp(types, n):
+    t = TYPES[types[-1]]
+    return [t, t, PRED], t
+
+
 def _u32(types, n):
     return [U32] * n, TYPES[types[-1]] if types else U32
 
@@ -70,7 +75,7 @@ RULES = {
     "popc": _count, "clz": _count, "bfind": _count,
     "mul": _wide, "mad": _wide,
     "cvt": _cvt, "set": _set, "slct": _slct, "testp": _pred_of, "setp": _pred_of,
-    "bmsk": _u32,
+    "bmsk": _u32, "selp": _selp,
 }
 WIDE_RULES = {"mul", "mad"}
 CARRY_IN = {"addc", "subc", "madc"}
@@ -153,6 +158,6 @@ def _alu_handler(instr, scope):
 ALU_OPCODES = (
     "add sub mul mad mul24 mad24 sad div rem abs neg min max popc clz bfind fns brev bfe bfi szext "
     "bmsk dp4a dp2a and or xor not cnot lop3 shf shl shr prmt setp set slct testp copysign fma rcp "
-    "sqrt rsqrt sin cos lg2 ex2 tanh cvt cvt.pack addc subc madc frnd tanh"
+    "sqrt rsqrt sin cos lg2 ex2 tanh cvt addc subc madc frnd selp"
 ).split()
 HANDLERS = {op: _alu_handler for op in ALU_OPCODES}

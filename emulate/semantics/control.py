@@ -218,7 +218,7 @@ def _barrier(instr, scope):
         if not exec_mask.any():
             top[0] += 1
             return
-        if count is None and (exec_mask != w.live).any() and cta.machine.sanitizer.on["barrier"]:
+        if count is None and (exec_mask != w.live).any() and cta.machine.sanitizer.on["barrier-divergence"]:
             missing = int(np.flatnonzero(w.live & ~exec_mask)[0])
             cta.machine.sanitizer.report(
                 "barrier-divergence", f"{label} reached by only part of warp {w.index}: "

@@ -23,14 +23,6 @@ def _mov(instr, scope):
     return lambda w, m: write(w, m, read(w, m))
 
 
-def _selp(instr, scope):
-    ptype = type_of(instr)
-    d, a, b, c = instr.operands
-    dec = scope.decoder
-    ra, rb, rc, wd = dec.reader(a, ptype), dec.reader(b, ptype), dec.reader(c, TYPES[".pred"]), dec.writer(d, ptype)
-    return lambda w, m: wd(w, m, np.where(rc(w, m), ra(w, m), rb(w, m)))
-
-
 def _cvta(instr, scope):
     mods = instr.modifiers
     to = ".to" in mods
@@ -111,7 +103,7 @@ def _nothing(instr, scope):
 
 
 HANDLERS = {
-    "mov": _mov, "selp": _selp, "cvta": _cvta, "ld": _ld, "ldu": _ld, "st": _st,
+    "mov": _mov, "cvta": _cvta, "ld": _ld, "ldu": _ld, "st": _st,
     "prefetch": _nothing, "prefetchu": _nothing, "fence": _nothing, "membar": _nothing,
     "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
     "createpolicy": lambda instr, scope: _zero_policy(instr, scope),

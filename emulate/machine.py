@@ -258,10 +258,18 @@ class Machine:
         self.current = w
         budget = QUANTUM
         stack = w.stack
+        count_nonzero = np.count_nonzero
         while budget:
             top = stack[-1]
-            if top[0] == top[1] or not top[2].any():
+            if top[0] == top[1]:
                 stack.pop()
+                if not stack:
+                    w.state = DONE
+                    return
+                continue
+            if w.dirty:                      # masks changed (exit, ret): drop empty entries
+                w.dirty = False
+                stack[:] = [e for e in stack if e[2].any()]
                 if not stack:
                     w.state = DONE
                     return
@@ -274,20 +282,23 @@ class Machine:
                 continue
             op = frame.ops[pc] or frame.scope.op(pc)
             mask = top[2]
+            self.steps += 1
             if op.guard is not None:
                 g = op.guard(w, mask)
                 exec_mask = mask.copy()
                 exec_mask[mask] = g
+                n = count_nonzero(exec_mask)
             else:
                 exec_mask = mask
-            self.steps += 1
-            self.thread_steps += int(exec_mask.sum())
+                n = -1
             if op.control:
+                self.thread_steps += count_nonzero(exec_mask) if n < 0 else n
                 op.run(w, exec_mask, top)
                 if w.state != READY:
                     return
             else:
-                if exec_mask.any():
+                if n:
+                    self.thread_steps += count_nonzero(exec_mask) if n < 0 else n
                     op.run(w, exec_mask)
                 top[0] = pc + 1
             budget -= 1

@@ -52,6 +52,7 @@ class Warp:
         self.local = None             # (WARP, local bytes), made by the CTA
         self.async_groups = None      # cp.async groups (asyncops.CpAsyncGroups)
         self.steps = 0
+        self.dirty = False            # some stack entry lost lanes: drop the empty ones
 
     # --- registers ----------------------------------------------------------------------------
     def read(self, name: str, rtype: PtxType, mask):
@@ -63,8 +64,8 @@ class Warp:
                 san.uninit_register(self, name, mask)
             return np.zeros(int(mask.sum()), rtype.container)
         if san.uninit_regs:
-            init = frame.init[name]
-            if not init[mask].all():
+            init = frame.init.get(name)      # None once every lane has been written
+            if init is not None and not init[mask].all():
                 san.uninit_register(self, name, mask & ~init)
         return arr[mask]
 
@@ -75,12 +76,17 @@ class Warp:
             arr = frame.regs[name] = np.zeros(WARP, rtype.container)
             frame.init[name] = np.zeros(WARP, bool)
         arr[mask] = values
-        frame.init[name][mask] = True
+        init = frame.init.get(name)
+        if init is not None:
+            init[mask] = True
+            if init.all():
+                frame.init[name] = None
 
     # --- lanes ----------------------------------------------------------------------------------
     def retire(self, mask) -> None:
         """Lanes in mask exit: they leave every stack entry."""
         self.exited |= mask
+        self.dirty = True
         for entry in self.stack:
             entry[2] = entry[2] & ~mask
 

@@ -124,6 +124,7 @@ def _return(w, exec_mask, top):
         return
     for src, dst, size in frame.returns:
         frame.caller.params[exec_mask, dst:dst + size] = frame.params[exec_mask, src:src + size]
+    w.dirty = True
     for entry in w.stack:
         if entry[3] is frame:
             entry[2] = entry[2] & ~exec_mask

@@ -164,3 +164,20 @@ def test_refuses_what_it_cannot_do(form):
 ])
 def test_testp(test, value, want):
     assert bool(run("testp", {test}, [value])[0]) is want
+
+
+moderate = st.floats(min_value=-1e30, max_value=1e30, allow_nan=False).filter(lambda v: v == 0 or abs(v) > 1e-30)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(moderate, moderate, st.floats(-1, 1), st.booleans()), min_size=1, max_size=16))
+def test_fma_f64_nearest_with_cancellation(rows):
+    # c cancels most of a*b (the case a separate multiply and add gets wrong)
+    a = [r[0] for r in rows]
+    b = [r[1] for r in rows]
+    c = [(-(x * y) + t * abs(x * y) * 2.0 ** -50) if near else t for x, y, t, near in rows]
+    got = as_float(run("fma", {".rn"}, a, b, c, fmt="f64"), "f64")
+    for x, y, z, g in zip(a, b, c, got):
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        if exact != 0:
+            assert same(g, round_fraction(exact, "f64", "rn")), (x, y, z, g)

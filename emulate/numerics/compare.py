@@ -70,7 +70,7 @@ def combine(opcode, mods, types, result, c, pair):
     return (p, q) if pair else p
 
 
-@handles("setp", "int", "float")
+@handles("setp", "int", "float", quiet=True)
 def setp(mods, types, a, b, c=None, pair=False):
     """Returns p (a bool array), or (p, q) with pair=True for `setp... p|q, a, b`."""
     fam_float = fmt_of(types[-1]) in ("f32", "f64")
@@ -82,7 +82,7 @@ def setp(mods, types, a, b, c=None, pair=False):
     return combine("setp", mods, types, result, c, pair)
 
 
-@handles("set", None)
+@handles("set", None, quiet=True)
 def set_(mods, types, a, b, c=None):
     """set.CmpOp{.bop}.dtype.stype: 0xffffffff/0 for integer destinations, 1.0/0.0 for .f32."""
     if len(types) != 2:
@@ -104,14 +104,14 @@ def set_(mods, types, a, b, c=None):
     refuse("set", mods, types, f"destination type {dtype}")
 
 
-@handles("selp", None)
+@handles("selp", None, quiet=True)
 def selp(mods, types, a, b, c):
     accept("selp", mods, types, set())
     t = ptx_type(types[0])
     return np.where(np.asarray(c, bool), np.asarray(a).astype(t.container), np.asarray(b).astype(t.container))
 
 
-@handles("slct", None)
+@handles("slct", None, quiet=True)
 def slct(mods, types, a, b, c):
     """slct.dtype.s32 / .f32: a when c >= 0 (c >= 0.0 for .f32; -0.0 counts as >= 0), else b."""
     accept("slct", mods, types, {".ftz"})

@@ -65,11 +65,8 @@ def signed_view(bits, width):
 
 
 def to_bits(values, width):
-    """Wrap integer values (int64 or uint64 arrays) to `width` raw bits."""
-    v = np.asarray(values)
-    if v.dtype.kind == "i":
-        v = v.view(np.uint64) if v.dtype == np.int64 else v.astype(np.int64).view(np.uint64)
-    return v.astype(np.uint64, copy=False).astype(UINT[width])
+    """Wrap integer values (any numpy integer array) to `width` raw bits (a C cast wraps)."""
+    return np.asarray(values).astype(UINT[width], copy=False)
 
 
 def int_value(bits, t: PtxType):

@@ -14,8 +14,8 @@ import numpy as np
 from .errors import accept, refuse
 from .floatbits import decode, encode, fmt_of, saturate
 from .registry import handles
-from .rounding import (FORMATS, clamp_overflow_f64, fraction_pairs, round_pair, two_prod,
-                       two_prod_exact, two_sum)
+from .rounding import (FORMATS, clamp_overflow_f64, fma_nearest_f64, fraction_pairs, round_pair,
+                       two_prod, two_prod_exact, two_sum)
 
 ROUNDINGS = {".rn": "rn", ".rz": "rz", ".rm": "rm", ".rp": "rp"}
 
@@ -78,7 +78,12 @@ def pair_fma(a, b, c, fmt):
         p = a * b                               # exact
         hi, lo = two_sum(p, c)
         return hi, np.where(np.isfinite(hi), lo, 0.0)
-    # TODO(speed): a vectorised exact f64 fma (Boldo-Melquiond round-to-odd); exact lanes by Fraction
+    hi, ok = fma_nearest_f64(a, b, c)
+    return _f64_lanes_exact(hi, np.zeros_like(a), ok, lambda x, y, z: x * y + z, a, b, c)
+
+
+def pair_fma_f64_directed(a, b, c):
+    """Directed f64 fma needs the remainder's sign: exact per lane (Fraction), not vectorised."""
     return _f64_lanes_exact(a * b + c, np.zeros_like(a), np.zeros(a.shape, bool),
                             lambda x, y, z: x * y + z, a, b, c)
 
@@ -140,8 +145,74 @@ def _exact_zero(hi, lo):
 
 # -- handlers ----------------------------------------------------------------------------------------
 
+# -- fast paths: f32 round-to-nearest in numpy's own f32 arithmetic (IEEE, one rounding) ---------
+
+_FAST_MODS = {".rn", ".ftz", ".f32"}
+_F32_TINY = np.float32(2.0 ** -126)
+
+
+def _fast_f32(mods, types):
+    return types == (".f32",) and mods <= _FAST_MODS
+
+
+def _f32_in(bits, ftz):
+    x = np.asarray(bits).astype(np.uint32, copy=False).view(np.float32)
+    return np.where(np.abs(x) < _F32_TINY, np.copysign(np.float32(0), x), x) if ftz else x
+
+
+def _f32_out(r, ftz):
+    if ftz:
+        r = np.where(np.abs(r) < _F32_TINY, np.copysign(np.float32(0), r), r)
+    return np.where(np.isnan(r), np.uint32(0x7FFFFFFF), r.view(np.uint32))
+
+
+def _fma_f32_nearest(x, y, z):
+    """RN_f32(x*y + z): the f64 sum is exact-or-nearest; only lanes that land on an f32 midpoint
+    (or below the normal range, where the grid is coarser) need the exact pair."""
+    p = x.astype(np.float64) * y.astype(np.float64)
+    s = p + z.astype(np.float64)
+    r = s.astype(np.float32)
+    tail = s.view(np.uint64) & np.uint64((1 << 29) - 1)
+    redo = (tail == np.uint64(1 << 28)) | (np.abs(s) < 2.0 ** -126)
+    if np.any(redo):
+        hi, lo = two_sum(p[redo], z[redo].astype(np.float64))
+        out = round_pair(hi, np.where(np.isfinite(hi), lo, 0.0), FORMATS["f32"], "rn")
+        out = np.where((hi == 0) & (lo == 0), _zero_sign(out, "rn", p[redo], z[redo].astype(np.float64)), out)
+        r = r.copy()
+        r[redo] = out.astype(np.float32)
+    return r
+
+
+_FAST_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def _fast_f64(mods, types):
+    return types == (".f64",) and mods <= {".rn", ".f64"}
+
+
+def _f64_in(bits):
+    return np.asarray(bits).astype(np.uint64, copy=False).view(np.float64)
+
+
+def _fma_f64_nearest(x, y, z):
+    r, ok = fma_nearest_f64(x, y, z)
+    redo = ~ok & np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+    if np.any(redo):
+        r = r.copy()
+        r[redo] = fraction_pairs(lambda p, q, t: p * q + t, x[redo], y[redo], z[redo])[0]
+    zero = (r == 0) & ok
+    if np.any(zero):                              # exact zeros: the IEEE sign of a zero sum
+        r = np.where(zero, _zero_sign(r, "rn", x * y, z), r)
+    return r
+
+
 def _addsub(opcode, negate_b):
     def handler(mods, types, a, b):
+        if _fast_f32(mods, types):
+            ftz = ".ftz" in mods
+            return _f32_out(_FAST_BINARY[opcode](_f32_in(a, ftz), _f32_in(b, ftz)), ftz)
+        if _fast_f64(mods, types):
+            return _FAST_BINARY[opcode](_f64_in(a), _f64_in(b)).view(np.uint64)
         fmt, ftz, mode, (x, y) = _setup(opcode, mods, types, {".ftz", ".sat"}, (a, b))
         if negate_b:
             y = -y
@@ -152,12 +223,17 @@ def _addsub(opcode, negate_b):
     return handler
 
 
-handles("add", "float")(_addsub("add", False))
-handles("sub", "float")(_addsub("sub", True))
+handles("add", "float", quiet=True)(_addsub("add", False))
+handles("sub", "float", quiet=True)(_addsub("sub", True))
 
 
-@handles("mul", "float")
+@handles("mul", "float", quiet=True)
 def mul(mods, types, a, b):
+    if _fast_f32(mods, types):
+        ftz = ".ftz" in mods
+        return _f32_out(_f32_in(a, ftz) * _f32_in(b, ftz), ftz)
+    if _fast_f64(mods, types):
+        return (_f64_in(a) * _f64_in(b)).view(np.uint64)
     fmt, ftz, mode, (x, y) = _setup("mul", mods, types, {".ftz", ".sat"}, (a, b))
     hi, lo = pair_mul(x, y, fmt)
     return _finish(_round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y)), fmt, ftz, mods)
@@ -165,21 +241,29 @@ def mul(mods, types, a, b):
 
 def _fma(opcode):
     def handler(mods, types, a, b, c):
+        if _fast_f32(mods, types) and (opcode == "fma" or ".rn" in mods):
+            ftz = ".ftz" in mods
+            return _f32_out(_fma_f32_nearest(_f32_in(a, ftz), _f32_in(b, ftz), _f32_in(c, ftz)), ftz)
+        if _fast_f64(mods, types):
+            return _fma_f64_nearest(_f64_in(a), _f64_in(b), _f64_in(c)).view(np.uint64)
         fmt, ftz, mode, (x, y, z) = _setup(opcode, mods, types, {".ftz", ".sat"}, (a, b, c))
         if opcode == "mad" and not any(m in mods for m in ROUNDINGS) and fmt == "f64":
             refuse(opcode, mods, types, "mad.f64 needs a rounding modifier")
-        hi, lo = pair_fma(x, y, z, fmt)
+        if fmt == "f64" and mode != "rn":
+            hi, lo = pair_fma_f64_directed(x, y, z)
+        else:
+            hi, lo = pair_fma(x, y, z, fmt)
         out = _round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y) & np.isfinite(z))
         out = np.where(_exact_zero(hi, lo), _zero_sign(out, mode, x * y, z), out)
         return _finish(out, fmt, ftz, mods)
     return handler
 
 
-handles("fma", "float")(_fma("fma"))
-handles("mad", "float")(_fma("mad"))
+handles("fma", "float", quiet=True)(_fma("fma"))
+handles("mad", "float", quiet=True)(_fma("mad"))
 
 
-@handles("div", "float")
+@handles("div", "float", quiet=True)
 def div(mods, types, a, b):
     fmt, ftz, mode, (x, y) = _setup("div", mods, types, {".ftz", ".approx", ".full"}, (a, b))
     if ".approx" in mods or ".full" in mods:
@@ -208,7 +292,7 @@ def _to_f32(v):
     return np.asarray(v, np.float64).astype(np.float32).astype(np.float64)
 
 
-@handles("sqrt", "float")
+@handles("sqrt", "float", quiet=True)
 def sqrt(mods, types, a):
     fmt, ftz, mode, (x,) = _setup("sqrt", mods, types, {".ftz", ".approx"}, (a,))
     if ".approx" in mods:
@@ -223,7 +307,7 @@ def sqrt(mods, types, a):
     return _finish(np.where(x == 0, x, out), fmt, ftz, mods)       # sqrt(-0) = -0
 
 
-@handles("rcp", "float")
+@handles("rcp", "float", quiet=True)
 def rcp(mods, types, a):
     fmt, ftz, mode, (x,) = _setup("rcp", mods, types, {".ftz", ".approx"}, (a,))
     one = np.ones_like(x)
@@ -256,20 +340,20 @@ def _bit_view(opcode, mods, types, a, allowed=frozenset({".ftz"})):
     return fmt, bits
 
 
-@handles("abs", "float")
+@handles("abs", "float", quiet=True)
 def abs_(mods, types, a):
     """Clears the sign bit; NaN stays NaN (its payload kept, as a sign operation)."""
     fmt, bits = _bit_view("abs", mods, types, a)
     return bits & ~_SIGN[fmt]
 
 
-@handles("neg", "float")
+@handles("neg", "float", quiet=True)
 def neg(mods, types, a):
     fmt, bits = _bit_view("neg", mods, types, a)
     return bits ^ _SIGN[fmt]
 
 
-@handles("copysign", "float")
+@handles("copysign", "float", quiet=True)
 def copysign(mods, types, a, b):
     """copysign d, a, b: b's magnitude with a's sign."""
     fmt, sign_src = _bit_view("copysign", mods, types, a, frozenset())
@@ -308,12 +392,12 @@ def _pick(opcode, x, y):
     return np.where(take_x, x, y)
 
 
-@handles("min", "float")
+@handles("min", "float", quiet=True)
 def min_(mods, types, *srcs):
     return _min_max("min", mods, types, srcs)
 
 
-@handles("max", "float")
+@handles("max", "float", quiet=True)
 def max_(mods, types, *srcs):
     return _min_max("max", mods, types, srcs)
 
@@ -330,7 +414,7 @@ _TESTS = {
 }
 
 
-@handles("testp", "float")
+@handles("testp", "float", quiet=True)
 def testp(mods, types, a):
     accept("testp", mods, types, set(_TESTS))
     fmt = fmt_of(types[0])

@@ -61,6 +61,11 @@ def _wide(lo, hi, w):
 
 def multiply(mods, t, a, b):
     """mul's three shapes: .lo (or none, for 64-bit), .hi, .wide (2w-bit destination)."""
+    if ".hi" not in mods and ".wide" not in mods:   # low half: the container's wrapping product
+        return _arr(a, t) * _arr(b, t)
+    if ".wide" in mods and t.width <= 32:           # exact in 64 bits
+        wide = int_value(_arr(a, t), t) * int_value(_arr(b, t), t)
+        return to_bits(wide, 2 * t.width)
     lo, hi = product_parts(a, b, t)
     if ".hi" in mods:
         return hi
@@ -113,6 +118,8 @@ def _add_sub(opcode):
             if t.name != ".s32":
                 refuse(opcode, mods, types, ".sat is defined for .s32 only")
             return to_bits(_sat(exact(int_value(a, t), int_value(b, t)), t), 32)
+        if not carry_in and ".cc" not in mods:       # the common case: wrap in the container
+            return exact(a, b)
         if carry_in and cc is None:
             refuse(opcode, mods, types, "needs the carry flag (cc=)")
         cin = np.asarray(cc, bool) if carry_in else _zeros(a)

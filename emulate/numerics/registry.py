@@ -24,26 +24,43 @@ def family(type_name: str) -> str | None:
     return FAMILY_OF_KIND.get(t.kind) if t else None
 
 
-def handles(opcode: str, *families: str | None):
-    """Register `fn(mods, types, *srcs, **extra)` for an opcode and operand families."""
+def handles(opcode: str, *families: str | None, quiet=False):
+    """Register `fn(mods, types, *srcs, **extra)` for an opcode and operand families. `quiet`
+    handlers make NaNs and infinities on purpose: numpy's floating-point warnings are silenced."""
     def register(fn):
+        run = _quietly(fn) if quiet else fn
         for fam in families or (None,):
-            _HANDLERS[(opcode, fam)] = fn
+            _HANDLERS[(opcode, fam)] = run
         ALU.setdefault(opcode, _dispatcher(opcode))
         return fn
     return register
 
 
+def _quietly(fn):
+    def run(*args, **kw):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kw)
+    return run
+
+
 def _dispatcher(opcode):
-    def dispatch(mods, types, *srcs, **extra):
+    resolved = {}
+
+    def resolve(types):
         fn = _HANDLERS.get((opcode, None))
         if fn is None:
-            fam = family(types[0]) if types else None
-            fn = _HANDLERS.get((opcode, fam))
+            fn = _HANDLERS.get((opcode, family(types[0]) if types else None))
+        return fn
+
+    def dispatch(mods, types, *srcs, **extra):
+        types = tuple(types)
+        fn = resolved.get(types)
+        if fn is None:
+            fn = resolved[types] = resolve(types)
             if fn is None:
+                del resolved[types]
                 refuse(opcode, mods, types, f"no {opcode} for operand type {types[0] if types else '(none)'}")
-        with np.errstate(all="ignore"):        # wrap-around and NaN are PTX semantics here
-            return fn(frozenset(mods), tuple(types), *srcs, **extra)
+        return fn(mods if isinstance(mods, frozenset) else frozenset(mods), types, *srcs, **extra)
     dispatch.__name__ = f"alu_{opcode}"
     dispatch.opcode = opcode
     return dispatch

@@ -99,6 +99,26 @@ def two_prod_exact(a, b):
     return (np.abs(a) < 2.0 ** 995) & (np.abs(b) < 2.0 ** 995) & ((a == 0) | (b == 0) | (p > 2.0 ** -960)) & (p < 2.0 ** 1000)
 
 
+def round_to_odd_sum(x, y):
+    """RO(x + y): the exact sum if representable, else its neighbour with an odd last bit."""
+    s, e = two_sum(x, y)
+    inward = (e != 0) & (np.signbit(e) != np.signbit(s))
+    z = np.where(inward, np.nextafter(s, 0.0), s)           # RZ(x + y)
+    odd = z.view(np.uint64) | np.uint64(1)
+    return np.where(e != 0, odd.view(np.float64), s)
+
+
+def fma_nearest_f64(a, b, c):
+    """RN(a*b + c) for f64 without a hardware fma (Boldo & Melquiond, rounding to odd), and the
+    lanes where its preconditions hold (no overflow, no underflow of the product's error)."""
+    uh, ul = two_prod(a, b)
+    th, tl = two_sum(c, uh)
+    z = th + round_to_odd_sum(tl, ul)
+    mag_ok = lambda v: (v == 0) | ((np.abs(v) > 2.0 ** -900) & (np.abs(v) < 2.0 ** 1000))
+    ok = two_prod_exact(a, b) & mag_ok(uh) & mag_ok(c) & mag_ok(z) & np.isfinite(z)
+    return z, ok
+
+
 # -- rounding ---------------------------------------------------------------------------------
 
 def round_pair(hi, lo, fmt: FloatFormat, mode: str):

@@ -8,7 +8,6 @@ in the same order, as the GPU runner (verify/gpu_run.py), so CPU and GPU runs se
 from __future__ import annotations
 
 import copy
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -117,15 +116,13 @@ _SIZE_NAMES = {"n", "N", "n_elements", "numel", "size", "count", "len", "length"
 
 
 def reduced_launch(spec: dict, max_ctas: int = 4) -> dict:
-    """A smaller launch for testing: at most `max_ctas` CTAs (the grid is cut dimension by
-    dimension, x last). Buffers keep their sizes, so every access stays in bounds."""
+    """A smaller launch for testing: at most `max_ctas` CTAs, the grid cut x first, then y, z.
+    Buffers keep their sizes (every access stays in bounds); the CTAs that run compute exactly
+    what they compute in the full launch."""
     spec = copy.deepcopy(spec)
-    grid = list(spec.get("grid", [1, 1, 1])) + [1] * (3 - len(spec.get("grid", [1])))
-    for axis in (2, 1, 0):
-        while math.prod(grid) > max_ctas and grid[axis] > 1:
-            grid[axis] = max(1, math.prod(grid[:axis] + [1] + grid[axis + 1:]) and
-                             max(1, max_ctas // max(1, math.prod(grid[:axis] + grid[axis + 1:]))))
-            if math.prod(grid) > max_ctas:
-                grid[axis] = 1
-    spec["grid"] = grid
+    grid = [int(g) for g in spec.get("grid", [1, 1, 1])] + [1] * (3 - len(spec.get("grid", [1])))
+    x = min(grid[0], max_ctas)
+    y = min(grid[1], max(1, max_ctas // x))
+    z = min(grid[2], max(1, max_ctas // (x * y)))
+    spec["grid"] = [x, y, z]
     return spec

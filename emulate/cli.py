@@ -51,8 +51,13 @@ def _finish(result, args) -> int:
         from cli import write_atomic
 
         write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
-                                            "stats": stats}, indent=1) + "\n")
+                                            "stats": stats}, indent=1, default=_plain) + "\n")
     return EXIT_REPORT if result.reports else EXIT_OK
+
+
+def _plain(value):
+    """numpy scalars and arrays in reports, as JSON values."""
+    return value.tolist() if hasattr(value, "tolist") else str(value)
 
 
 def _options(args) -> dict:

@@ -115,11 +115,19 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
 _SIZE_NAMES = {"n", "N", "n_elements", "numel", "size", "count", "len", "length"}
 
 
-def reduced_launch(spec: dict, max_ctas: int = 4) -> dict:
+def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = None) -> dict:
     """A smaller launch for testing: at most `max_ctas` CTAs, the grid cut x first, then y, z.
     Buffers keep their sizes (every access stays in bounds); the CTAs that run compute exactly
-    what they compute in the full launch."""
+    what they compute in the full launch. With `max_elements`, an integer scalar argument equal
+    to a buffer's element count (a problem size `n`) is lowered to it, so grid-stride loops stay
+    short."""
     spec = copy.deepcopy(spec)
+    if max_elements is not None:
+        counts = {int(a["count"]) for a in spec["args"] if a["kind"] == "pointer" and "count" in a}
+        for a in spec["args"]:
+            v = a.get("value")
+            if a["kind"] == "scalar" and isinstance(v, int) and v in counts and v > max_elements:
+                a["value"] = max_elements
     grid = [int(g) for g in spec.get("grid", [1, 1, 1])] + [1] * (3 - len(spec.get("grid", [1])))
     x = min(grid[0], max_ctas)
     y = min(grid[1], max(1, max_ctas // x))

@@ -165,6 +165,8 @@ class Machine:
         self.func_local_size = off - self.entry_scope.layout.local_size
         self.current = None       # the warp running now
         self.in_atomic = False    # atomics are not race-tracked
+        self._site_ids: dict = {}
+        self._sites: list = []
 
     def _module_data(self):
         for decl in self.program.module_vars:
@@ -190,7 +192,16 @@ class Machine:
         return f"{self.program.filename}:{line}:{col}"
 
     def pc_now(self, warp) -> int:
-        return warp.stack[-1][0] if warp.stack else -1
+        """A launch-wide id of the instruction the warp runs now (its function and index)."""
+        if not warp.stack:
+            return -1
+        top = warp.stack[-1]
+        key = (top[3].code.name, top[0])
+        site = self._site_ids.get(key)
+        if site is None:
+            site = self._site_ids[key] = len(self._sites)
+            self._sites.append((top[3].code, top[0]))
+        return site
 
     def where_now(self, warp) -> str:
         top = warp.stack[-1] if warp.stack else None
@@ -198,8 +209,9 @@ class Machine:
             return f"{self.program.filename}:0:0"
         return self.where_instr(top[3].code, top[0])
 
-    def where_of(self, warp, pc: int) -> str:
-        return self.where_instr(warp.frame.code, pc)
+    def where_of(self, warp, site: int) -> str:
+        code, pc = self._sites[site]
+        return self.where_instr(code, pc)
 
     def async_op(self, ident: int):
         return self.asyncs.get(ident)

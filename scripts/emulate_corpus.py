@@ -53,7 +53,10 @@ def cases(targets, only):
 
 def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
     text = ptx.read_text()
-    small = reduced_launch(spec, ctas)
+    block = 1
+    for b in spec.get("block", [1]):
+        block *= int(b)
+    small = reduced_launch(spec, ctas, max_elements=4 * ctas * block)
     outs, t0 = [], time.perf_counter()
     steps = 0
     for sched in SCHEDULES:
@@ -63,6 +66,8 @@ def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
             return {"status": "refused", "why": str(e).splitlines()[0]}
         except Exception as e:  # noqa: BLE001 - report every kernel
             return {"status": "crash", "why": f"{type(e).__name__}: {e}"}
+        if any(x.kind == "trap" and "step limit" in x.message for x in r.reports):
+            return {"status": "too-long", "why": r.reports[-1].render(), "schedule": sched}
         if r.reports:
             return {"status": "report", "why": r.reports[0].render(), "schedule": sched,
                     "kinds": sorted({x.kind for x in r.reports})}

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 # (exponent bits, mantissa bits, has infinities)
-FORMATS = {"f32": (8, 23), "f64": (11, 52), "f16": (5, 10), "bf16": (8, 7), "tf32": (8, 10)}
+FORMATS = {"f32": (8, 23), "f64": (11, 52), "f16": (5, 10), "bf16": (8, 7), "tf32": (8, 10), "e5m2": (5, 2)}
 
 
 def f32(x: float) -> int:
@@ -55,9 +55,11 @@ def round_fraction(x: Fraction, fmt: str, mode: str) -> float:
         up = frac != 0 and sign > 0
     elif mode == "rm":
         up = frac != 0 and sign < 0
+    elif mode == "rna":
+        up = frac >= Fraction(1, 2)
     mag = (lo + up) * q
     if mag > max_finite:
-        outward = mode == "rn" or (mode == "rp" and sign > 0) or (mode == "rm" and sign < 0)
+        outward = mode in ("rn", "rna") or (mode == "rp" and sign > 0) or (mode == "rm" and sign < 0)
         return sign * math.inf if outward else sign * float(max_finite)
     return sign * float(mag)
 

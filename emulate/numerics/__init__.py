@@ -6,6 +6,6 @@ module per family; importing them registers them in ALU.
 
 from .errors import NotEmulated
 from .registry import ALU
-from . import int_ops, bit_ops, float_ops, compare, cvt  # noqa: F401,E402  (registration)
+from . import int_ops, bit_ops, float_ops, compare, cvt, half_ops, approx  # noqa: F401,E402  (registration)
 
 __all__ = ["ALU", "NotEmulated"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from .dtypes import int_value, ptx_type
 from .errors import accept, refuse
-from .floatbits import decode, fmt_of
+from .floatbits import SCALAR_FLOATS, decode, fmt_of
 from .registry import handles
 
 INT_COMPARES = {".eq": np.equal, ".ne": np.not_equal, ".lt": np.less, ".le": np.less_equal,
@@ -51,8 +51,8 @@ def float_compare(opcode, mods, types, a, b, fmt=None, vals=None):
     if len(ops) != 1:
         refuse(opcode, mods, types, "needs exactly one float comparison")
     if vals is None:
-        if ".ftz" in mods and fmt != "f32":
-            refuse(opcode, mods, types, ".ftz is defined for .f32 only")
+        if ".ftz" in mods and fmt not in ("f32", "f16"):
+            refuse(opcode, mods, types, ".ftz is defined for .f32 and .f16 only")
         vals = decode(a, fmt, ".ftz" in mods), decode(b, fmt, ".ftz" in mods)
     return ops[0], FLOAT_COMPARES[ops[0]](*vals)
 
@@ -73,7 +73,7 @@ def combine(opcode, mods, types, result, c, pair):
 @handles("setp", "int", "float", quiet=True)
 def setp(mods, types, a, b, c=None, pair=False):
     """Returns p (a bool array), or (p, q) with pair=True for `setp... p|q, a, b`."""
-    fam_float = fmt_of(types[-1]) in ("f32", "f64")
+    fam_float = fmt_of(types[-1]) in SCALAR_FLOATS
     allowed = set(BOOL_OPS) | (set(FLOAT_COMPARES) | {".ftz"} if fam_float
                                else set(INT_COMPARES) | set(UNSIGNED_COMPARES))
     accept("setp", mods, types, allowed)
@@ -88,7 +88,7 @@ def set_(mods, types, a, b, c=None):
     if len(types) != 2:
         refuse("set", mods, types, "needs a destination and a source type")
     dtype, stype = types
-    fam_float = fmt_of(stype) in ("f32", "f64")
+    fam_float = fmt_of(stype) in SCALAR_FLOATS
     allowed = set(BOOL_OPS) | {".ftz"} | (set(FLOAT_COMPARES) if fam_float
                                          else set(INT_COMPARES) | set(UNSIGNED_COMPARES))
     accept("set", mods, types, allowed)

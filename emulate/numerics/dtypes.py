@@ -40,6 +40,7 @@ def _table():
              PtxType(".f32", 32, "float"), PtxType(".f64", 64, "float"),
              PtxType(".f16", 16, "half"), PtxType(".bf16", 16, "half"),
              PtxType(".f16x2", 32, "packed_half", 2), PtxType(".bf16x2", 32, "packed_half", 2),
+             PtxType(".f32x2", 64, "packed_half", 2),
              PtxType(".s16x2", 32, "packed_int", 2), PtxType(".u16x2", 32, "packed_int", 2),
              PtxType(".tf32", 32, "narrow_float")]
     for f in ("e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "ue8m0"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import accept, refuse
-from .floatbits import decode, encode, fmt_of, saturate
+from .floatbits import SCALAR_FLOATS, decode, encode, fmt_of, relu, saturate
 from .registry import handles
 from .rounding import (FORMATS, clamp_overflow_f64, fma_nearest_f64, fraction_pairs, round_pair,
                        two_prod, two_prod_exact, two_sum)
@@ -27,22 +27,39 @@ def rounding_of(opcode, mods, types, default="rn"):
     return found[0] if found else default
 
 
+FTZ_FORMATS = ("f32", "f16")
+
+
+def source_formats(opcode, types, count):
+    """Formats of the sources: all the destination's, or for the mixed-precision forms
+    (`add.f32.f16 d, a, c`, `fma.rn.f32.bf16 d, a, b, c`) the narrow type for all but the last."""
+    fmt = fmt_of(types[0])
+    if len(types) == 1:
+        return fmt, [fmt] * count
+    narrow = fmt_of(types[1])
+    if fmt != "f32" or narrow not in ("f16", "bf16") or opcode not in ("add", "sub", "fma", "mul"):
+        return fmt, None
+    return fmt, [narrow] * (count - 1) + ["f32"]
+
+
 def _setup(opcode, mods, types, allowed, srcs):
     accept(opcode, mods, types, allowed | set(ROUNDINGS))
-    fmt = fmt_of(types[0])
-    if fmt not in ("f32", "f64"):
-        refuse(opcode, mods, types, "not an f32/f64 form")
+    fmt, src_fmts = source_formats(opcode, types, len(srcs))
+    if fmt not in SCALAR_FLOATS or src_fmts is None:
+        refuse(opcode, mods, types, "not a float form")
     ftz = ".ftz" in mods
-    if ftz and fmt == "f64":
-        refuse(opcode, mods, types, ".ftz is defined for .f32 only")
-    vals = [decode(s, fmt, ftz) for s in srcs]
+    if ftz and fmt not in FTZ_FORMATS:
+        refuse(opcode, mods, types, ".ftz is defined for .f32 and .f16 only")
+    vals = [decode(s, f, ftz and f in FTZ_FORMATS) for s, f in zip(srcs, src_fmts)]
     return fmt, ftz, rounding_of(opcode, mods, types), vals
 
 
 def _finish(vals, fmt, ftz, mods):
     if ".sat" in mods:
         vals = saturate(vals)
-    return encode(vals, fmt, ftz, canonical_nan=(fmt == "f32"))
+    if ".relu" in mods:
+        vals = relu(vals)
+    return encode(vals, fmt, ftz, canonical_nan=(fmt != "f64"))
 
 
 # -- the exact pairs of each operation -------------------------------------------------------------
@@ -246,7 +263,7 @@ def _fma(opcode):
             return _f32_out(_fma_f32_nearest(_f32_in(a, ftz), _f32_in(b, ftz), _f32_in(c, ftz)), ftz)
         if _fast_f64(mods, types):
             return _fma_f64_nearest(_f64_in(a), _f64_in(b), _f64_in(c)).view(np.uint64)
-        fmt, ftz, mode, (x, y, z) = _setup(opcode, mods, types, {".ftz", ".sat"}, (a, b, c))
+        fmt, ftz, mode, (x, y, z) = _setup(opcode, mods, types, {".ftz", ".sat", ".relu"}, (a, b, c))
         if opcode == "mad" and not any(m in mods for m in ROUNDINGS) and fmt == "f64":
             refuse(opcode, mods, types, "mad.f64 needs a rounding modifier")
         if fmt == "f64" and mode != "rn":
@@ -324,7 +341,8 @@ def rcp(mods, types, a):
 
 # -- sign and magnitude -----------------------------------------------------------------------------
 
-_SIGN = {"f32": np.uint32(0x80000000), "f64": np.uint64(0x8000000000000000)}
+_SIGN = {"f32": np.uint32(0x80000000), "f64": np.uint64(0x8000000000000000), "f16": np.uint16(0x8000),
+         "bf16": np.uint16(0x8000)}
 
 
 def _bit_view(opcode, mods, types, a, allowed=frozenset({".ftz"})):
@@ -332,8 +350,8 @@ def _bit_view(opcode, mods, types, a, allowed=frozenset({".ftz"})):
     fmt = fmt_of(types[0])
     if fmt not in _SIGN:
         refuse(opcode, mods, types, "not an f32/f64 form")
-    if ".ftz" in mods and fmt != "f32":
-        refuse(opcode, mods, types, ".ftz is defined for .f32 only")
+    if ".ftz" in mods and fmt not in FTZ_FORMATS:
+        refuse(opcode, mods, types, ".ftz is defined for .f32 and .f16 only")
     bits = np.asarray(a).astype(_SIGN[fmt].dtype)
     if ".ftz" in mods:
         bits = encode(decode(bits, fmt, True), fmt, canonical_nan=False)
@@ -364,8 +382,8 @@ def copysign(mods, types, a, b):
 # -- min / max -------------------------------------------------------------------------------------
 
 def _min_max(opcode, mods, types, srcs):
-    fmt, ftz, _, vals = _setup(opcode, mods, types, {".ftz", ".NaN", ".xorsign.abs", ".xorsign", ".abs"},
-                               srcs)
+    fmt, ftz, _, vals = _setup(opcode, mods, types, {".ftz", ".NaN", ".xorsign.abs", ".xorsign", ".abs",
+                                                     ".relu"}, srcs)
     if any(m in mods for m in ROUNDINGS):
         refuse(opcode, mods, types, "min/max take no rounding modifier")
     xorsign = ".xorsign.abs" in mods or ".xorsign" in mods
@@ -381,6 +399,8 @@ def _min_max(opcode, mods, types, srcs):
         out = np.where(any_nan, np.nan, out)
     if xorsign:
         out = np.where(np.isnan(out), out, np.copysign(out, np.where(sign, -1.0, 1.0)))
+    if ".relu" in mods:
+        out = relu(out)
     return encode(out, fmt, ftz, canonical_nan=True)
 
 

@@ -71,8 +71,15 @@ class OperandDecoder:
         self.engine = engine
 
     # --- sources ---------------------------------------------------------------------------
+    def _as_register(self, node):
+        """`r0` in inline asm (`{ .reg .s32 r0; ... }`) is a register without a `%`."""
+        if isinstance(node, Symbol) and node.component is None and self.code.reg_decl(node.name) is not None:
+            return Register(node.name)
+        return node
+
     def reader(self, node, ptype: PtxType):
         """f(warp, mask) -> bits of `ptype` for the lanes in mask (bool for .pred)."""
+        node = self._as_register(node)
         if isinstance(node, SpecialRegister):
             special = self.engine.special_register(node)
             bits, signed = ptype.bits, ptype.signed
@@ -133,6 +140,7 @@ class OperandDecoder:
     # --- destinations ------------------------------------------------------------------------
     def writer(self, node, ptype: PtxType):
         """f(warp, mask, values): store bits (a value per active lane)."""
+        node = self._as_register(node)
         if isinstance(node, Sink):
             return lambda w, m, v: None
         if isinstance(node, Vector):
@@ -175,7 +183,7 @@ class OperandDecoder:
         the space of `[sym+off]` in a generic access; a register base is generic."""
         if len(node.items) != 1:
             raise NotEmulated("address with several items (tensor coordinates)")
-        base, off = node.base, node.offset
+        base, off = self._as_register(node.base), node.offset
         offset = 0
         if off is not None:
             offset = constant(off, self.engine.symbol_value)

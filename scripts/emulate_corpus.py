@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     for producer, c in sorted(summary.items()):
         print(f"{producer:8} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) + f" (of {sum(c.values())})")
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)) + "\n")
     return 0
 
 

@@ -1,11 +1,13 @@
 """The checks compute-sanitizer makes (memcheck, initcheck, racecheck, synccheck), as shadow
 state beside the engine's memory. Each check can be turned off (``Sanitizer(disabled={...})``).
 
-Race model: per CTA, an *epoch* counts completed barriers. Every shared byte remembers its last
-writer and last reader (warp, lane, instruction, epoch). Two accesses to a byte conflict when at
-least one writes, they come from different warps, and they fall in the same epoch (no barrier
-between them). Lanes of one warp are ordered by the lock-step SIMT model and are not reported;
-atomics are not tracked. A barrier with a thread count orders everything (no false positives,
+Race model: per CTA, an *epoch* counts completed barriers; per warp, a *warp epoch* counts its
+warp-synchronising instructions (bar.warp.sync, shfl/vote/match/redux/elect .sync). Every shared
+byte remembers its last writer and last reader (warp, lane, instruction, epoch, warp epoch). Two
+accesses to a byte conflict when at least one writes and they fall in the same epoch (no barrier
+between them), and either come from different warps, or from different lanes of one warp at
+different instructions with no warp synchronisation between them (independent thread scheduling
+does not order them, even though the engine runs the lanes in lock step). Atomics are not tracked. A barrier with a thread count orders everything (no false positives,
 possibly missed races between disjoint groups).
 """
 
@@ -37,10 +39,12 @@ class SharedShadow:
         self.w_lane = np.zeros(size, np.int16)
         self.w_pc = np.zeros(size, np.int32)
         self.w_epoch = np.full(size, -1, np.int32)
+        self.w_wep = np.zeros(size, np.int32)
         self.r_warp = np.full(size, -1, np.int32)
         self.r_lane = np.zeros(size, np.int16)
         self.r_pc = np.zeros(size, np.int32)
         self.r_epoch = np.full(size, -1, np.int32)
+        self.r_wep = np.zeros(size, np.int32)
         self.pending = np.full(size, -1, np.int64)    # id of the async op that will write it
 
 
@@ -107,13 +111,14 @@ class Sanitizer:
                             f"{thread_name(cta, warp, lane_of[k])}", cta.machine.where_now(warp),
                             thread=thread_name(cta, warp, lane_of[k]), offset=int(idx[k]))
         if self.on["race"]:
-            hit = (sh.w_epoch[idx] == cta.epoch) & (sh.w_warp[idx] != warp.index) & (sh.w_warp[idx] >= 0)
+            hit = _conflict(sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, sh.w_wep, idx, cta, warp, lane_of, pc)
             if hit.any():
                 self._race(cta, warp, "read", lane_of, idx, hit, sh.w_warp, sh.w_lane, sh.w_pc, "write")
             sh.r_warp[idx] = warp.index
             sh.r_lane[idx] = lane_of
             sh.r_pc[idx] = pc
             sh.r_epoch[idx] = cta.epoch
+            sh.r_wep[idx] = warp.sync_epoch
 
     def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False):
         sh = cta.shadow
@@ -122,17 +127,19 @@ class Sanitizer:
         sh.init[idx] = True
         if not self.on["race"] or atomic or cta.machine.in_atomic:
             return
-        ep = cta.epoch
-        for warps, lns, pcs, epochs, what in ((sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, "write"),
-                                              (sh.r_warp, sh.r_lane, sh.r_pc, sh.r_epoch, "read")):
-            hit = (epochs[idx] == ep) & (warps[idx] != warp.index) & (warps[idx] >= 0)
+        pc = cta.machine.pc_now(warp)
+        for warps, lns, pcs, epochs, weps, what in (
+                (sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, sh.w_wep, "write"),
+                (sh.r_warp, sh.r_lane, sh.r_pc, sh.r_epoch, sh.r_wep, "read")):
+            hit = _conflict(warps, lns, pcs, epochs, weps, idx, cta, warp, lane_of, pc)
             if hit.any():
                 self._race(cta, warp, "write", lane_of, idx, hit, warps, lns, pcs, what)
                 break
         sh.w_warp[idx] = warp.index
         sh.w_lane[idx] = lane_of
-        sh.w_pc[idx] = cta.machine.pc_now(warp)
-        sh.w_epoch[idx] = ep
+        sh.w_pc[idx] = pc
+        sh.w_epoch[idx] = cta.epoch
+        sh.w_wep[idx] = warp.sync_epoch
 
     def _race(self, cta, warp, verb, lane_of, idx, hit, warps, lns, pcs, other_verb):
         k = int(np.flatnonzero(hit)[0])
@@ -145,3 +152,13 @@ class Sanitizer:
                     f"{other_verb} by {them} at {other_where} (no barrier between them)",
                     m.where_now(warp), key=other_where, thread=me, other_thread=them,
                     other=other_where, offset=int(idx[k]))
+
+
+def _conflict(warps, lanes, pcs, epochs, weps, idx, cta, warp, lane_of, pc):
+    """Which bytes' recorded access conflicts with this one (see the race model above)."""
+    other = warps[idx]
+    same_epoch = (epochs[idx] == cta.epoch) & (other >= 0)
+    other_warp = other != warp.index
+    same_warp_unsynced = (~other_warp & (lanes[idx] != lane_of) & (weps[idx] == warp.sync_epoch)
+                          & (pcs[idx] != pc))
+    return same_epoch & (other_warp | same_warp_unsynced)

@@ -53,6 +53,7 @@ class Warp:
         self.async_groups = None      # cp.async groups (asyncops.CpAsyncGroups)
         self.steps = 0
         self.dirty = False            # some stack entry lost lanes: drop the empty ones
+        self.sync_epoch = 0           # warp-synchronising instructions run so far (race model)
 
     # --- registers ----------------------------------------------------------------------------
     def read(self, name: str, rtype: PtxType, mask):

@@ -269,6 +269,7 @@ def check_barriers(cta) -> None:
 def _warp_sync(instr, scope):
     """bar.warp.sync mask: lanes of one warp run in lock-step here; the mask must hold them."""
     def run(w, exec_mask, top):
+        w.sync_epoch += 1
         top[0] += 1
     return run
 

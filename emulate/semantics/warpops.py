@@ -39,8 +39,13 @@ def _check_members(w, exec_mask, member_bits, name):
 
 
 def _member_reader(dec, node):
+    """The member mask; reading it is the point where the warp synchronises (race model)."""
     read = dec.reader(node, U32)
-    return lambda w, m: int(read(w, m)[0]) if m.any() else 0
+
+    def member(w, m):
+        w.sync_epoch += 1
+        return int(read(w, m)[0]) if m.any() else 0
+    return member
 
 
 def _shfl(instr, scope):

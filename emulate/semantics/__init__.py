@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from ..errors import NotEmulated
 from ..types import TYPES
-from . import alu, atomics, control, cp_async, data, warpops
+from . import alu, atomics, control, cp_async, data, matrix, warpops
 
 HANDLERS: dict = {}
 CONTROL: set = set()
-for _family in (data, control, warpops, atomics, cp_async, alu):
+for _family in (data, control, warpops, atomics, cp_async, matrix, alu):
     HANDLERS.update(_family.HANDLERS)
     CONTROL |= set(getattr(_family, "CONTROL", ()))
 

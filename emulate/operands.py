@@ -94,16 +94,15 @@ class OperandDecoder:
         if isinstance(node, (Symbol, BinaryExpr)) and self._is_symbolic(node):
             value = constant(node, self.engine.symbol_value)
             if value is not None:
-                bits = UINT[ptype.bits](mask_bits(value, ptype.bits))
-                return lambda w, m: np.full(int(m.sum()), bits)
+                lanes = np.full(32, UINT[ptype.bits](mask_bits(value, ptype.bits)))
+                return lambda w, m: lanes[m]
         if isinstance(node, Register):
             raise NotEmulated(f"vector register component {node.name}{node.component}")
         imm = immediate_bits(node, ptype)
         if imm is None:
             raise NotEmulated(f"operand {type(node).__name__}")
-        if ptype.bits == 0:
-            return lambda w, m: np.full(int(m.sum()), imm)
-        return lambda w, m: np.full(int(m.sum()), imm, dtype=ptype.container)
+        lanes = np.full(32, imm, dtype=bool if ptype.bits == 0 else ptype.container)
+        return lambda w, m: lanes[m]      # a fresh array per call (boolean indexing copies)
 
     def _is_symbolic(self, node) -> bool:
         return any(isinstance(n, Symbol) for n in node.walk())

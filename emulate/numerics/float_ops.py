@@ -190,7 +190,7 @@ def _fma_f32_nearest(x, y, z):
     s = p + z.astype(np.float64)
     r = s.astype(np.float32)
     tail = s.view(np.uint64) & np.uint64((1 << 29) - 1)
-    redo = (tail == np.uint64(1 << 28)) | (np.abs(s) < 2.0 ** -126)
+    redo = (tail == np.uint64(1 << 28)) | ((np.abs(s) < 2.0 ** -126) & (s != 0))   # s == 0 is exact
     if np.any(redo):
         hi, lo = two_sum(p[redo], z[redo].astype(np.float64))
         out = round_pair(hi, np.where(np.isfinite(hi), lo, 0.0), FORMATS["f32"], "rn")

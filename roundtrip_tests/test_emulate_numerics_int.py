@@ -193,3 +193,15 @@ def test_predicate_logic():
     a, b = np.array([True, False, True]), np.array([True, True, False])
     assert call("and", (), (".pred",), a, b).tolist() == [True, False, False]
     assert call("not", (), (".pred",), a).tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize("form,a,b,want", [
+    ("max.s16x2", 0xFFFE0005, 0x80000003, 0xFFFE0005),
+    ("max.relu.s16x2", 0xFFFE0005, 0x80000003, 0x00000005),
+    ("min.u16x2", 0xFFFE0005, 0x80000003, 0x80000003),
+    ("min.s16x2", 0xFFFE0005, 0x80000003, 0x80000003),
+])
+def test_packed_16_bit_integer_min_max(form, a, b, want):
+    opcode, *rest = form.split(".")
+    mods = {"." + m for m in rest}
+    assert call(opcode, mods, (f".{rest[-1]}",), arr([a], 32), arr([b], 32)).tolist() == [want]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dtypes import SINT as SIGNED_CONTAINER
 from .dtypes import int_value, mask, ptx_type, signed_view, to_bits
 from .errors import accept, refuse
 from .registry import handles
@@ -47,10 +48,23 @@ def _shift_amount(b):
     return _u64(np.asarray(b).astype(np.uint32))
 
 
+def _in_range_shift(a, b, t):
+    """(a, n) in a's own container when every shift amount is below the width (numpy's, i.e. C's,
+    shifts are only defined there), else None."""
+    n = np.asarray(b).astype(np.uint32, copy=False)
+    if n.size and n.max() < t.width:
+        c = SIGNED_CONTAINER[t.width] if t.signed else t.container
+        return np.asarray(a).astype(t.container, copy=False).view(c), n.astype(c)
+    return None
+
+
 @handles("shl", "int")
 def shl(mods, types, a, b):
     accept("shl", mods, types, set())
     t = ptx_type(types[0])
+    fast = _in_range_shift(a, b, ptx_type(f".b{t.width}"))
+    if fast is not None:
+        return fast[0] << fast[1]
     n = _shift_amount(b)
     out = np.where(n >= t.width, np.uint64(0), _u64(a) << np.minimum(n, np.uint64(63)))
     return to_bits(out, t.width)
@@ -60,6 +74,9 @@ def shl(mods, types, a, b):
 def shr(mods, types, a, b):
     accept("shr", mods, types, set())
     t = ptx_type(types[0])
+    fast = _in_range_shift(a, b, t)
+    if fast is not None:
+        return (fast[0] >> fast[1]).view(t.container)
     n = np.minimum(_shift_amount(b), np.uint64(t.width))
     if t.signed:                              # arithmetic: shifts of >= width give all sign bits
         v = signed_view(a, t.width)

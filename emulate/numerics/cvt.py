@@ -107,12 +107,19 @@ def _pack_lanes(parts, w, total_bits):
     return word.astype(UINT[max(total_bits, 8)])
 
 
-@handles("cvt", None, quiet=True)
+@handles("cvt", None)
 def cvt(mods, types, *srcs):
     accept("cvt", mods, types, MODIFIERS)
     if len(types) != 2:
         refuse("cvt", mods, types, "needs a destination and a source type")
     dt, at = types
+    if format_of(dt) is None and format_of(at) is None and len(srcs) == 1:
+        return _convert_scalar(mods, types, dt, at, srcs[0], None)      # integers: no float warnings
+    with np.errstate(all="ignore"):
+        return _convert_float(mods, types, dt, at, srcs)
+
+
+def _convert_float(mods, types, dt, at, srcs):
     if ".rs" in mods:
         refuse("cvt", mods, types, "stochastic rounding")
     fmt_mode = FLOAT_ROUNDINGS.get(_one("cvt", mods, types, FLOAT_ROUNDINGS))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import accept, refuse
-from .floatbits import SCALAR_FLOATS, decode, encode, fmt_of, relu, saturate
+from .floatbits import SCALAR_FLOATS, decode, encode, flush, fmt_of, relu, saturate
 from .registry import handles
-from .rounding import (FORMATS, clamp_overflow_f64, fma_nearest_f64, fraction_pairs, round_pair,
+from .rounding import (FORMATS, FloatFormat, clamp_overflow_f64, fma_nearest_f64, fraction_pairs, round_pair,
                        two_prod, two_prod_exact, two_sum)
 
 ROUNDINGS = {".rn": "rn", ".rz": "rz", ".rm": "rm", ".rp": "rp"}
@@ -190,7 +190,7 @@ def _fma_f32_nearest(x, y, z):
     s = p + z.astype(np.float64)
     r = s.astype(np.float32)
     tail = s.view(np.uint64) & np.uint64((1 << 29) - 1)
-    redo = (tail == np.uint64(1 << 28)) | (np.abs(s) < 2.0 ** -126)
+    redo = (tail == np.uint64(1 << 28)) | ((np.abs(s) < 2.0 ** -126) & (s != 0))   # s == 0 is exact
     if np.any(redo):
         hi, lo = two_sum(p[redo], z[redo].astype(np.float64))
         out = round_pair(hi, np.where(np.isfinite(hi), lo, 0.0), FORMATS["f32"], "rn")
@@ -324,19 +324,37 @@ def sqrt(mods, types, a):
     return _finish(np.where(x == 0, x, out), fmt, ftz, mods)       # sqrt(-0) = -0
 
 
+# rcp.approx.ftz.f64's seed: the ISA computes it from the top 32 bits of a and leaves the low 32
+# bits of d zero, i.e. an f64 with a 20-bit fraction.
+RCP_SEED = FloatFormat("rcp_seed_f64", 11, 20)
+
+
 @handles("rcp", "float", quiet=True)
 def rcp(mods, types, a):
+    if types == (".f64",) and mods >= {".approx", ".ftz"}:
+        return rcp_approx_f64(mods, types, a)
     fmt, ftz, mode, (x,) = _setup("rcp", mods, types, {".ftz", ".approx"}, (a,))
-    one = np.ones_like(x)
     if ".approx" in mods:
-        # ISA bound: max 1 ulp (rcp.approx.f32); rcp.approx.ftz.f64 has 1 ulp on its 20-bit seed.
+        # ISA bound: max 1 ulp (rcp.approx.f32); the correctly rounded reciprocal is within it.
         if fmt != "f32":
-            refuse("rcp", mods, types, "rcp.approx.ftz.f64 (a 20-bit seed) is not emulated")
+            refuse("rcp", mods, types, "only rcp.approx.f32 and rcp.approx.ftz.f64")
         return _finish(_to_f32(1.0 / x), fmt, ftz, mods)
     if not any(m in mods for m in ROUNDINGS):
         refuse("rcp", mods, types, "needs .approx or a rounding modifier")
-    hi, lo = pair_div(one, x, fmt)
+    hi, lo = pair_div(np.ones_like(x), x, fmt)
     return _finish(_round(hi, lo, fmt, mode, x != 0), fmt, ftz, mods)
+
+
+def rcp_approx_f64(mods, types, a):
+    """1 / (a with its low 32 bits dropped), rounded to a 20-bit fraction (low 32 bits zero);
+    subnormal inputs and results flushed. Not bit-exact to the hardware's table: within 1 ulp
+    of the 20-bit seed."""
+    accept("rcp", mods, types, {".approx", ".ftz"})
+    top = np.asarray(a).astype(np.uint64) & np.uint64(0xFFFFFFFF00000000)
+    x = flush(top.view(np.float64), "f64")
+    seed = round_pair(1.0 / x, 0.0, RCP_SEED, "rn")
+    seed = flush(np.where(np.isinf(seed) & np.isfinite(1.0 / x), np.copysign(np.inf, seed), seed), "f64")
+    return encode(seed, "f64", canonical_nan=False)
 
 
 # -- sign and magnitude -----------------------------------------------------------------------------

@@ -291,3 +291,21 @@ def sad(mods, types, a, b, c):
     ua, ub = va.astype(np.uint64), vb.astype(np.uint64)     # wrapping differences, as PTX's
     diff = np.where(va < vb, ub - ua, ua - ub)
     return to_bits(_arr(c, t).astype(np.uint64) + diff.astype(np.uint64), t.width)
+
+
+# -- packed 16-bit integers (min/max .s16x2/.u16x2, lane 0 in the low half) ---------------------
+
+def _packed16(opcode, scalar):
+    def handler(mods, types, a, b):
+        lane = types[0][:-2]                   # ".s16x2" -> ".s16"
+        lane_mods = (mods - {types[0]}) | {lane}
+        ua, ub = (np.asarray(x).astype(np.uint32) for x in (a, b))
+        parts = [scalar(lane_mods, (lane,), ((ua >> s) & 0xFFFF).astype(np.uint16),
+                        ((ub >> s) & 0xFFFF).astype(np.uint16)).astype(np.uint32)
+                 for s in (np.uint32(0), np.uint32(16))]
+        return parts[0] | (parts[1] << np.uint32(16))
+    return handles(opcode, "int16x2")(handler)
+
+
+_packed16("min", min_)
+_packed16("max", max_)

@@ -220,3 +220,52 @@ def test_unemulated_instruction_is_a_located_error():
     assert str(e.value).startswith("k.ptx:") and "error: not emulated: brkpt" in str(e.value)
     line = int(str(e.value).split(":")[1])
     assert HEAD.format(body="\tbrkpt;", extra="").splitlines()[line - 1].strip() == "brkpt;"
+
+
+def test_brx_idx_jump_table_diverges_and_reconverges():
+    r = run("""	and.b32 %r2, %r1, 3;
+$L__table:
+	.branchtargets $L__c0, $L__c1, $L__c2, $L__c3;
+	brx.idx %r2, $L__table;
+$L__c0:
+	mov.u32 %r3, 10;
+	bra.uni $L__join;
+$L__c1:
+	mov.u32 %r3, 11;
+	bra.uni $L__join;
+$L__c2:
+	mov.u32 %r3, 12;
+	bra.uni $L__join;
+$L__c3:
+	mov.u32 %r3, 13;
+$L__join:
+	add.s32 %r3, %r3, %r1;
+	st.global.u32 [%rd4], %r3;""")
+    t = np.arange(64)
+    assert (r.outputs["out"] == 10 + t % 4 + t).all()
+
+
+def test_early_exit_lanes_do_not_block_a_later_barrier():
+    r = run("""	setp.ge.u32 %p1, %r1, 40;
+	@%p1 exit;
+	st.shared.u32 [smem], %r1;
+	bar.sync 0;
+	st.global.u32 [%rd4], 7;""", clean=False)
+    assert (r.outputs["out"][:40] == 7).all() and (r.outputs["out"][40:] == 0).all()
+    assert "deadlock" not in {x.kind for x in r.reports}
+
+
+def test_isspacep_tells_windows_apart():
+    r = run("""	mov.u32 %r2, smem;
+	cvt.u64.u32 %rd6, %r2;
+	cvta.shared.u64 %rd7, %rd6;
+	isspacep.shared %p1, %rd7;
+	isspacep.global %p2, %rd1;
+	isspacep.shared %p3, %rd1;
+	selp.u32 %r3, 1, 0, %p1;
+	selp.u32 %r4, 2, 0, %p2;
+	selp.u32 %r5, 4, 0, %p3;
+	add.s32 %r6, %r3, %r4;
+	add.s32 %r6, %r6, %r5;
+	st.global.u32 [%rd4], %r6;""")
+    assert (r.outputs["out"] == 3).all()

@@ -97,6 +97,17 @@ def _st(instr, scope):
     return run
 
 
+def _isspacep(instr, scope):
+    """isspacep.space p, a: whether a generic address falls in the space's window."""
+    space = space_of(instr.modifiers)
+    if space not in ("global", "shared", "local", "param", "kparam", "const"):
+        raise NotEmulated(instr.name)
+    want = {"kparam": "param", "const": "global"}.get(space, space)
+    p, a = instr.operands
+    read, write = scope.decoder.reader(a, TYPES[".u64"]), scope.decoder.writer(p, TYPES[".pred"])
+    return lambda w, m: write(w, m, M.window_of(read(w, m)) == want)
+
+
 def _nothing(instr, scope):
     """Cache hints and orderings: the engine's memory is always coherent and in order."""
     return lambda w, m: None
@@ -105,7 +116,7 @@ def _nothing(instr, scope):
 HANDLERS = {
     "mov": _mov, "cvta": _cvta, "ld": _ld, "ldu": _ld, "st": _st,
     "prefetch": _nothing, "prefetchu": _nothing, "fence": _nothing, "membar": _nothing,
-    "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
+    "isspacep": _isspacep, "griddepcontrol": _nothing, "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
     "createpolicy": lambda instr, scope: _zero_policy(instr, scope),
 }
 

@@ -1,0 +1,33 @@
+"""Corpus kernels with launch sidecars (nvcc, Triton, Pallas; sm_80) at a reduced launch on the CPU
+engine: no sanitizer report and the same outputs under the inorder, reverse and random schedules.
+A small fast set here; scripts/emulate_corpus.py sweeps them all."""
+
+from pathlib import Path
+
+import pytest
+
+from emulate.corpus_check import ROOT, cases, run_case
+
+FAST = [
+    ("corpus/ptx/nvcc/elementwise.sm_80.ptx", "vector_add"),
+    ("corpus/ptx/nvcc/reduce.sm_80.ptx", "shared_tree_max"),
+    ("corpus/ptx/nvcc/reduce.sm_80.ptx", "dot_double"),
+    ("corpus/ptx/triton/add_fp32_sm80.ptx", "add_kernel"),
+    ("corpus/ptx/triton/cumsum_fp32_b1024_sm80.ptx", "cumsum_kernel"),
+    ("corpus/ptx/pallas/add_f32_sm80.ptx", "_add_kernel"),
+]
+
+
+def _spec(ptx, kernel):
+    for producer, path, spec in cases({"sm_80"}, Path(ptx).stem):
+        if str(path.relative_to(ROOT)) == ptx and spec["kernel"] == kernel:
+            return path, spec
+    raise AssertionError(f"no sidecar for {ptx}::{kernel}")
+
+
+@pytest.mark.parametrize("ptx,kernel", FAST)
+def test_corpus_kernel_is_clean_and_schedule_independent(ptx, kernel):
+    path, spec = _spec(ptx, kernel)
+    result = run_case(path, spec, ctas=2, max_steps=400_000)
+    assert result["status"] == "pass", result
+    assert result["thread_instructions"] > 0

@@ -76,6 +76,11 @@ def cmd_run(args) -> int:
             launch = json.load(f)
         inputs = _load_inputs(args.inputs)
         module = ptxgrammar.parse(text, filename=args.kernel)
+        if args.max_ctas or args.max_elements:
+            from .frontend import reduced_launch, select_spec
+
+            launch = reduced_launch(select_spec(launch, args.kernel_name), args.max_ctas or 1 << 62,
+                                    args.max_elements)
         result = run(module, launch, inputs, kernel=args.kernel_name, filename=args.kernel, **_options(args))
     except ptxgrammar.ParseError as e:
         return _err(str(e))
@@ -142,6 +147,9 @@ def add_parser(subparsers):
     p.add_argument("kernel", metavar="KERNEL.ptx")
     p.add_argument("--launch", required=True, metavar="LAUNCH.json", help="launch sidecar (corpus/launch format)")
     p.add_argument("--kernel", dest="kernel_name", metavar="NAME", help="the .entry to run")
+    p.add_argument("--max-ctas", type=int, metavar="N", help="reduced launch: run at most N CTAs")
+    p.add_argument("--max-elements", type=int, metavar="N",
+                   help="reduced launch: lower problem-size scalars (equal to a buffer's length) to N")
     _common(p)
     p.set_defaults(func=cmd_run)
     q = subparsers.add_parser("run-ir", help="compile an IR kernel and run its PTX on the CPU engine")

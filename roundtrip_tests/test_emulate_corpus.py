@@ -31,3 +31,18 @@ def test_corpus_kernel_is_clean_and_schedule_independent(ptx, kernel):
     result = run_case(path, spec, ctas=2, max_steps=400_000)
     assert result["status"] == "pass", result
     assert result["thread_instructions"] > 0
+
+
+def test_nvcc_histogram_matches_numpy(tmp_path):
+    """`ptx2py run` with a reduced launch: histogram256 (shared atomics) against np.bincount."""
+    import numpy as np
+
+    from cli import ptx2py_main
+
+    out = tmp_path / "out.npz"
+    code = ptx2py_main(["run", str(ROOT / "corpus/ptx/nvcc/reduce.sm_80.ptx"), "--launch",
+                        str(ROOT / "corpus/launch/nvcc/reduce.sm_80.json"), "--kernel", "histogram256",
+                        "--max-ctas", "2", "--max-elements", "2048", "-o", str(out)])
+    assert code == 0
+    with np.load(out) as data:
+        assert (data["hist"] == np.bincount(data["data"][:2048], minlength=256)).all()

@@ -429,7 +429,7 @@ class Machine:
             self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space,
                                       f"outside the {data.size}-byte shared space", True)
         if ok.any():
-            self.sanitizer.shared_write(w.cta, w, lanes[ok], offs[ok], nbytes, atomic)
+            self.sanitizer.shared_write(w.cta, w, lanes[ok], offs[ok], nbytes, atomic, rows=rows[ok])
         M.scatter(data, offs[ok], rows[ok])
 
     def _local_base(self, w) -> int:

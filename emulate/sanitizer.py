@@ -7,7 +7,9 @@ byte remembers its last writer and last reader (warp, lane, instruction, epoch, 
 accesses to a byte conflict when at least one writes and they fall in the same epoch (no barrier
 between them), and either come from different warps, or from different lanes of one warp at
 different instructions with no warp synchronisation between them (independent thread scheduling
-does not order them, even though the engine runs the lanes in lock step). Atomics are not tracked. A barrier with a thread count orders everything (no false positives,
+does not order them, even though the engine runs the lanes in lock step). A write that leaves the
+byte's value unchanged conflicts with nothing (replicated same-value stores are benign). Atomics
+are not tracked. A barrier with a thread count orders everything (no false positives,
 possibly missed races between disjoint groups).
 """
 
@@ -120,7 +122,10 @@ class Sanitizer:
             sh.r_epoch[idx] = cta.epoch
             sh.r_wep[idx] = warp.sync_epoch
 
-    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False):
+    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False, rows=None):
+        """A write of `rows` (the new bytes, when known): a write that leaves a byte's value
+        unchanged does not conflict with earlier accesses (benign, as racecheck's same-value
+        filter)."""
         sh = cta.shadow
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
@@ -132,6 +137,8 @@ class Sanitizer:
                 (sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, sh.w_wep, "write"),
                 (sh.r_warp, sh.r_lane, sh.r_pc, sh.r_epoch, sh.r_wep, "read")):
             hit = _conflict(warps, lns, pcs, epochs, weps, idx, cta, warp, lane_of, pc)
+            if rows is not None and hit.any():
+                hit &= cta.shared[idx] != rows.reshape(-1)
             if hit.any():
                 self._race(cta, warp, "write", lane_of, idx, hit, warps, lns, pcs, what)
                 break

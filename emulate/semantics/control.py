@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import ParenList, Register, Symbol
+from ptxgrammar.tree import ParenList, Symbol
 
 from ..errors import NotEmulated, Trap
 from ..operands import constant

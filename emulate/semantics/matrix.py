@@ -62,7 +62,7 @@ def _ldmatrix(instr, scope):
 
 
 # --- mma.sync ---------------------------------------------------------------------------------------
-def _layout_m16n8k16(bits):
+def _layout_m16n8k16():
     """(A (row, col) per element, B (k, n), elements per register) for 16-bit inputs."""
     ia, ib = np.arange(8), np.arange(4)
     a = (G[:, None] + 8 * ((ia >> 1) & 1), 2 * T[:, None] + (ia & 1) + 8 * (ia >> 2))
@@ -93,7 +93,7 @@ def _layout_m16n8k32_8():
 
 # (shape, input type) -> (K, layout)
 LAYOUTS = {
-    (".m16n8k16", ".f16"): (16, _layout_m16n8k16(16)), (".m16n8k16", ".bf16"): (16, _layout_m16n8k16(16)),
+    (".m16n8k16", ".f16"): (16, _layout_m16n8k16()), (".m16n8k16", ".bf16"): (16, _layout_m16n8k16()),
     (".m16n8k8", ".f16"): (8, _layout_m16n8k8_16()), (".m16n8k8", ".bf16"): (8, _layout_m16n8k8_16()),
     (".m16n8k8", ".tf32"): (8, _layout_m16n8k8_tf32()),
     (".m16n8k32", ".e4m3"): (32, _layout_m16n8k32_8()), (".m16n8k32", ".e5m2"): (32, _layout_m16n8k32_8()),

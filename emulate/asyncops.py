@@ -22,7 +22,11 @@ from . import memory as M
 
 
 class AsyncOp:
+    """``proxy`` names the memory proxy the operation accesses through (cp.async: the generic
+    proxy; TMA and wgmma: the async proxy, which fence.proxy.async orders against generic writes)."""
+
     kind = "async"
+    proxy = "generic"
 
     def __init__(self, registry, warp, lanes, where: str):
         self.id = next(registry.ids)

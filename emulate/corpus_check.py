@@ -16,6 +16,8 @@ from .frontend import reduced_launch, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEDULES = ("inorder", "reverse", "random:1")
+# loop extents lowered in reduced launches: a matmul's K, attention's sequence length
+LOOP_EXTENTS = {"K": 64, "N_CTX": 128}
 
 
 def _target_of(sidecar: dict, path: Path) -> str:
@@ -33,7 +35,7 @@ def cases(targets, only):
     for side in sorted((ROOT / "corpus" / "launch").rglob("*.json")):
         data = json.loads(side.read_text())
         target = _target_of(data, side)
-        if target not in targets or (only and only not in str(side)):
+        if target not in targets or (only and not any(o in str(side) for o in only.split(","))):
             continue
         ptx = ROOT / "corpus" / data["ptx"] if "ptx" in data else None
         if ptx is None or not ptx.is_file():
@@ -42,12 +44,16 @@ def cases(targets, only):
             yield side.parent.name, ptx, spec
 
 
+def small_launch(spec: dict, ctas: int) -> dict:
+    """The reduced launch of the sweep: `ctas` CTAs, problem sizes cut to 4 elements a thread,
+    loop extents to LOOP_EXTENTS."""
+    block = int(np.prod(spec.get("block", [1])))
+    return reduced_launch(spec, ctas, max_elements=4 * ctas * block, scalars=LOOP_EXTENTS)
+
+
 def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
     text = ptx.read_text()
-    block = 1
-    for b in spec.get("block", [1]):
-        block *= int(b)
-    small = reduced_launch(spec, ctas, max_elements=4 * ctas * block)
+    small = small_launch(spec, ctas)
     outs, t0 = [], time.perf_counter()
     steps = 0
     for sched in SCHEDULES:

@@ -115,13 +115,19 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
 _SIZE_NAMES = {"n", "N", "n_elements", "numel", "size", "count", "len", "length"}
 
 
-def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = None) -> dict:
+def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = None,
+                   scalars: dict | None = None) -> dict:
     """A smaller launch for testing: at most `max_ctas` CTAs, the grid cut x first, then y, z.
     Buffers keep their sizes (every access stays in bounds); the CTAs that run compute exactly
     what they compute in the full launch. With `max_elements`, an integer scalar argument equal
     to a buffer's element count (a problem size `n`) is lowered to it, so grid-stride loops stay
-    short."""
+    short. ``scalars`` lowers named integer scalars (a loop extent such as a matmul's `K`) to at
+    most the given value."""
     spec = copy.deepcopy(spec)
+    for a in spec["args"]:
+        limit = (scalars or {}).get(a["name"])
+        if limit is not None and a["kind"] == "scalar" and isinstance(a.get("value"), int):
+            a["value"] = min(a["value"], limit)
     if max_elements is not None:
         counts = {int(a["count"]) for a in spec["args"] if a["kind"] == "pointer" and "count" in a}
         for a in spec["args"]:

@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 import ptxgrammar  # noqa: E402
 from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
-from emulate import EmulationError, reduced_launch, run  # noqa: E402
+from emulate import EmulationError, run  # noqa: E402
+from emulate.corpus_check import small_launch  # noqa: E402
 
 
 def sync_sites(module):
@@ -106,9 +107,7 @@ def corpus_kernels(sweep_json):
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
-        block = int(np.prod(spec["block"]))
-        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), \
-            reduced_launch(spec, 2, max_elements=8 * block), None
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, 2), None
 
 
 def main(argv=None) -> int:

@@ -9,7 +9,7 @@ between them), and either come from different warps, or from different lanes of 
 different instructions with no warp synchronisation between them (independent thread scheduling
 does not order them, even though the engine runs the lanes in lock step). A write that leaves the
 byte's value unchanged conflicts with nothing (replicated same-value stores are benign). Atomics
-are not tracked. A barrier with a thread count orders everything (no false positives,
+conflict with plain accesses but not with each other, and are not recorded. A barrier with a thread count orders everything (no false positives,
 possibly missed races between disjoint groups).
 """
 
@@ -91,8 +91,7 @@ class Sanitizer:
     # --- shared memory ------------------------------------------------------------------------------
     def shared_read(self, cta, warp, lanes, offsets, nbytes):
         sh = cta.shadow
-        if cta.machine.in_atomic:
-            return
+        atomic = cta.machine.in_atomic
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         pc = cta.machine.pc_now(warp)
@@ -116,6 +115,8 @@ class Sanitizer:
             hit = _conflict(sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, sh.w_wep, idx, cta, warp, lane_of, pc)
             if hit.any():
                 self._race(cta, warp, "read", lane_of, idx, hit, sh.w_warp, sh.w_lane, sh.w_pc, "write")
+            if atomic:               # atomics conflict with plain accesses, never with each other
+                return
             sh.r_warp[idx] = warp.index
             sh.r_lane[idx] = lane_of
             sh.r_pc[idx] = pc
@@ -130,7 +131,8 @@ class Sanitizer:
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         sh.init[idx] = True
-        if not self.on["race"] or atomic or cta.machine.in_atomic:
+        atomic = atomic or cta.machine.in_atomic
+        if not self.on["race"]:
             return
         pc = cta.machine.pc_now(warp)
         for warps, lns, pcs, epochs, weps, what in (
@@ -142,6 +144,8 @@ class Sanitizer:
             if hit.any():
                 self._race(cta, warp, "write", lane_of, idx, hit, warps, lns, pcs, what)
                 break
+        if atomic:
+            return
         sh.w_warp[idx] = warp.index
         sh.w_lane[idx] = lane_of
         sh.w_pc[idx] = pc

@@ -30,8 +30,9 @@ from emulate import EmulationError, run  # noqa: E402
 from emulate.corpus_check import small_launch  # noqa: E402
 
 
-def sync_sites(module):
-    """(path to the instruction, mutation kind) for every synchronisation instruction."""
+def sync_sites(module, kernel=None):
+    """(path to the instruction, mutation kind) for every synchronisation instruction of the
+    launched kernel (and of the device functions of the module, which it may call)."""
     out = []
 
     def visit(items, path):
@@ -49,7 +50,8 @@ def sync_sites(module):
                     if isinstance(mask, IntLiteral) and mask.value == 0xFFFFFFFF:
                         out.append((path + (i,), "weaken mask of " + name))
     for fi, fn in enumerate(module.items):
-        if isinstance(fn, Function) and fn.body is not None:
+        if isinstance(fn, Function) and fn.body is not None and (
+                kernel is None or fn.name == kernel or fn.head.kind != ".entry"):
             visit(fn.body.items, (fi,))
     return out
 
@@ -76,7 +78,7 @@ def mutate(module, path, kind):
 
 def outcome(module, launch, inputs, filename):
     try:
-        r = run(module, launch, inputs, filename=filename, max_steps=2_000_000)
+        r = run(module, launch, inputs, filename=filename, max_steps=300_000)
     except EmulationError as e:
         return None, [str(e)]
     return r.outputs, [x.render() for x in r.reports]
@@ -128,7 +130,7 @@ def main(argv=None) -> int:
     for label, text, launch, inputs in sources:
         module = ptxgrammar.parse(text, filename=label)
         kernel = launch["kernel"]
-        sites = sync_sites(module)
+        sites = sync_sites(module, kernel)
         if not sites:
             continue
         base_out, base_reports = outcome(module, launch, inputs, label)

@@ -27,6 +27,7 @@ class Result:
     outputs: dict            # parameter name -> numpy array (storage dtype), every buffer after the run
     reports: list            # sanitizer Reports
     stats: dict = field(default_factory=dict)
+    executed: set = field(default_factory=set, repr=False)   # id() of every instruction that ran
 
     @property
     def clean(self) -> bool:
@@ -108,7 +109,9 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
              "warp_instructions": machine.steps, "thread_instructions": machine.thread_steps,
              "seconds": seconds, "schedule": schedule,
              "thread_instructions_per_second": machine.thread_steps / seconds if seconds > 0 else 0.0}
-    return Result(outputs, reports, stats)
+    executed = {id(s.code.instructions[i]) for s in machine.scopes.values()
+                for i, op in enumerate(s.ops) if op is not None}
+    return Result(outputs, reports, stats, executed)
 
 
 # ------------------------------------------------------------------------------- reduced launches

@@ -70,3 +70,14 @@ def test_run_ir_runs_the_compiled_ptx(tmp_path):
     with np.load(out) as data:
         assert np.allclose(data["z"], inputs["x"] + inputs["y"])
     assert json.loads(rep.read_text())["stats"]["thread_instructions"] > 0
+
+
+def test_not_emulated_instruction_exits_2_with_a_location(tmp_path, capsys):
+    text = (CASES / "race.fixed.ptx").read_text().replace("\tbar.sync 0;\n", "\tbrkpt;\n", 1)
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(text)
+    out = tmp_path / "out.npz"
+    assert ptx2py_main(["run", str(ptx), "--launch", _launch(tmp_path, "race"), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if s.strip() == "brkpt;")
+    assert f"k.ptx:{line}:2: error: not emulated: brkpt" in err and not out.exists()

@@ -16,8 +16,9 @@ from .frontend import reduced_launch, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEDULES = ("inorder", "reverse", "random:1")
-# loop extents lowered in reduced launches: a matmul's K, attention's sequence length
-LOOP_EXTENTS = {"K": 64, "N_CTX": 128}
+# loop extents lowered in reduced launches: a matmul's K, attention's sequence length, a persistent
+# kernel's row count
+LOOP_EXTENTS = {"K": 64, "N_CTX": 128, "n_rows": 8}
 
 
 def _target_of(sidecar: dict, path: Path) -> str:

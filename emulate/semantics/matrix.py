@@ -146,6 +146,10 @@ def _mma(instr, scope):
     def run(w, m):
         if not m.all():
             raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        with np.errstate(all="ignore"):         # inf/NaN inputs and f32 overflow follow IEEE
+            compute(w, m)
+
+    def compute(w, m):
         A = np.zeros((16, k))
         B = np.zeros((k, 8))
         A[a_row, a_col] = _decode(np.stack([r(w, m) for r in ra], 1), atype)

@@ -110,5 +110,6 @@ class AsyncRegistry:
             if g is not None:
                 g.commit()
                 g.wait(self, 0)
-        for ident in [i for i, op in self.ops.items() if op.warp.cta is cta]:
+        for ident in sorted(i for i, op in self.ops.items() if op.warp.cta is cta):
+            self.complete(self.ops[ident])          # TMA, bulk stores, wgmma: issue order
             del self.ops[ident]

@@ -63,6 +63,24 @@ def _scalar_raw(plan) -> bytes:
     return raw[: plan.size].ljust(plan.size, b"\0")
 
 
+def _tensor_map_param(machine, plan, spec, base, filename) -> bytes:
+    """The 128 bytes of a CUtensorMap parameter: built from the request the GPU path encodes."""
+    from launch.plan import check_tensor_map_request, tensor_map_request
+
+    from .tensormaps import TensorMap, tensor_maps_of
+
+    metas = list(spec.get("tensordesc_meta") or [])
+    meta = metas[plan.value] if plan.value is not None and plan.value < len(metas) else None
+    try:
+        req = tensor_map_request(plan, meta, base)
+    except PlanError as e:
+        raise EmulationError(str(e)) from None
+    bad = check_tensor_map_request(req)
+    if bad:
+        raise EmulationError(f"{plan.arg}: tensor map request violates cuTensorMapEncodeTiled: {'; '.join(bad)}")
+    return tensor_maps_of(machine).add(TensorMap(req, machine.globals.by_name(plan.arg)))
+
+
 def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str | None = None,
         schedule: str = "inorder", sanitize: bool = True, disabled=(), filename: str = "<ptx>",
         max_steps: int = 50_000_000) -> Result:
@@ -88,12 +106,12 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
             host = inputs.pop(p.arg, None)
             made = host_array(p, rng)              # always drawn: keeps the seeded stream aligned
             data = made if host is None else np.ascontiguousarray(host).reshape(-1).view(made.dtype)
-            if p.role == "tensormap":
-                raise NotEmulated(f"TMA descriptor parameter {pname} (tensor maps are the next issue)",
-                                  filename)
             base = machine.add_buffer(p.arg, data)
             buffers[p.arg] = data.dtype
-            machine.set_param(pname, np.array([base], np.uint64).tobytes())
+            if p.role == "tensormap":
+                machine.set_param(pname, _tensor_map_param(machine, p, spec, base, filename))
+            else:
+                machine.set_param(pname, np.array([base], np.uint64).tobytes())
         elif p.role == "scratch":
             base = machine.add_buffer(p.arg, np.zeros(max(p.nbytes, 1), np.uint8)) if p.nbytes else 0
             machine.set_param(pname, np.array([base], np.uint64).tobytes())

@@ -20,7 +20,8 @@ import numpy as np
 from .errors import Report
 
 # check names = report kinds; a deadlock always ends the run and is always reported
-CHECKS = ("oob", "misaligned", "uninit", "race", "async-read", "barrier-divergence", "shfl")
+CHECKS = ("oob", "misaligned", "uninit", "race", "async-read", "barrier-divergence", "shfl",
+          "async-proxy", "mbarrier", "wgmma")
 MAX_REPORTS = 200
 
 
@@ -48,6 +49,7 @@ class SharedShadow:
         self.r_epoch = np.full(size, -1, np.int32)
         self.r_wep = np.zeros(size, np.int32)
         self.pending = np.full(size, -1, np.int64)    # id of the async op that will write it
+        self.unfenced = np.zeros(size, bool)          # generic-proxy write not yet fence.proxy.async'd
 
 
 class Sanitizer:
@@ -131,6 +133,7 @@ class Sanitizer:
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         sh.init[idx] = True
+        sh.unfenced[idx] = True
         atomic = atomic or cta.machine.in_atomic
         if not self.on["race"]:
             return

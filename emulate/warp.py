@@ -54,9 +54,12 @@ class Warp:
         self.steps = 0
         self.dirty = False            # some stack entry lost lanes: drop the empty ones
         self.sync_epoch = 0           # warp-synchronising instructions run so far (race model)
+        self.pending_regs = None      # register -> async op that will write it (wgmma accumulators)
 
     # --- registers ----------------------------------------------------------------------------
     def read(self, name: str, rtype: PtxType, mask):
+        if self.pending_regs and name in self.pending_regs:
+            self.pending_regs[name].early_access(self, name, "read")
         frame = self.stack[-1][3]
         arr = frame.regs.get(name)
         san = self.cta.machine.sanitizer
@@ -71,6 +74,8 @@ class Warp:
         return arr[mask]
 
     def write(self, name: str, rtype: PtxType, mask, values) -> None:
+        if self.pending_regs and name in self.pending_regs:
+            self.pending_regs[name].early_access(self, name, "write")
         frame = self.stack[-1][3]
         arr = frame.regs.get(name)
         if arr is None:

@@ -61,6 +61,43 @@ def _ldmatrix(instr, scope):
     return run
 
 
+def _stmatrix(instr, scope):
+    """stmatrix.sync.aligned.m8n8.x1/x2/x4{.trans}.shared.b16 [addr], {r...}: the inverse of
+    ldmatrix (PTX ISA, "stmatrix"): lanes 8i..8i+7 give the row addresses of matrix i."""
+    mods = set(instr.modifiers)
+    num = next((n for m, n in ((".x1", 1), (".x2", 2), (".x4", 4)) if m in mods), None)
+    if ".m8n8" not in mods or ".b16" not in mods or num is None:
+        raise NotEmulated(instr.name)
+    trans = ".trans" in mods
+    addr_node, src = instr.operands
+    items = src.items if isinstance(src, Vector) else (src,)
+    if len(items) != num or not isinstance(addr_node, Address):
+        raise NotEmulated(instr.name)
+    dec = scope.decoder
+    readers = [dec.reader(item, B32) for item in items]
+    address = dec.address(addr_node)
+    space = space_of(instr.modifiers)
+    space = "shared" if space == "generic" else space
+    machine = scope.machine
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        addrs, _ = address(w, m)
+        rows = np.zeros((num, 8, 16), np.uint8)
+        for i, rd in enumerate(readers):
+            word = np.ascontiguousarray(rd(w, m).astype(np.uint32)).view(np.uint8).reshape(32, 4)
+            if not trans:
+                rows[i][G[:, None], 4 * T[:, None] + np.arange(4)] = word
+            else:
+                rows[i][2 * T, 2 * G], rows[i][2 * T, 2 * G + 1] = word[:, 0], word[:, 1]
+                rows[i][2 * T + 1, 2 * G], rows[i][2 * T + 1, 2 * G + 1] = word[:, 2], word[:, 3]
+        providers = np.zeros(32, bool)
+        providers[: 8 * num] = True
+        machine.store(w, providers, space, addrs[: 8 * num], rows.reshape(8 * num, 16))
+    return run
+
+
 # --- mma.sync ---------------------------------------------------------------------------------------
 def _layout_m16n8k16():
     """(A (row, col) per element, B (k, n), elements per register) for 16-bit inputs."""
@@ -163,4 +200,4 @@ def _mma(instr, scope):
     return run
 
 
-HANDLERS = {"ldmatrix": _ldmatrix, "mma": _mma}
+HANDLERS = {"ldmatrix": _ldmatrix, "stmatrix": _stmatrix, "mma": _mma}

@@ -1,0 +1,341 @@
+"""TMA and bulk copies (sm_90): cp.async.bulk.tensor 1d-5d tile loads (global -> shared,
+completing through an mbarrier's complete_tx) and stores (shared -> global, bulk groups),
+cp.async.bulk (non-tensor) loads and stores, cp.async.bulk.commit_group / wait_group(.read),
+fence.proxy.async, prefetch.tensor (no effect: data.py's prefetch).
+
+Late completion: a load reads global memory at issue and lands in shared memory when a wait
+observes the mbarrier phase it completes (mbarrier.py); a store reads shared memory and writes
+global memory at the cp.async.bulk.wait_group that covers its group. The async proxy: shared
+bytes written through the generic proxy (st, stmatrix...) and then read by a TMA store with no
+fence.proxy.async after the write are an `async-proxy` report.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxgrammar.tree import Address, Vector
+
+from .. import memory as M
+from ..asyncops import AsyncOp, CommitGroups, SharedWrite
+from ..errors import NotEmulated
+from ..operands import constant
+from ..tensormaps import tensor_maps_of
+from ..types import TYPES
+from . import cp_async, mbarrier
+from .common import space_of
+
+U32, U64, S32 = TYPES[".u32"], TYPES[".u64"], TYPES[".s32"]
+
+
+# --- the async proxy ------------------------------------------------------------------------------------
+class AsyncSharedWrite(SharedWrite):
+    """Shared bytes written through the async proxy (a TMA load): they become initialised and
+    carry no generic writer (the mbarrier wait, not a bar.sync, orders them)."""
+
+    proxy = "async"
+
+    def __init__(self, registry, warp, lanes, where, offsets, rows, kind):
+        self.kind = kind
+        super().__init__(registry, warp, lanes, where, offsets, rows)
+
+    def apply(self) -> None:
+        cta = self.warp.cta
+        sh = cta.shadow
+        idx = (self.offsets[:, None] + np.arange(self.rows.shape[1])).reshape(-1)
+        sh.pending[idx[sh.pending[idx] == self.id]] = -1
+        sh.init[idx] = True
+        sh.w_warp[idx] = -1
+        unfenced = getattr(sh, "unfenced", None)
+        if unfenced is not None:
+            unfenced[idx] = False
+        M.scatter(cta.shared, self.offsets, self.rows)
+
+
+def async_read(cta, warp, idx: np.ndarray, what: str, where: str) -> np.ndarray:
+    """Shared bytes at idx read through the async proxy (a TMA store's source, a wgmma operand):
+    bytes an async write has not landed in yet are an `async-read` report."""
+    machine = cta.machine
+    san = machine.sanitizer
+    idx = np.asarray(idx, np.int64)
+    ok = (idx >= 0) & (idx < cta.shared.size)
+    if not ok.all():
+        san.report("oob", f"{what} reads shared offset {int(idx[~ok][0]):#x} outside the "
+                   f"{cta.shared.size}-byte shared space", where, key=("async-oob", where))
+        idx = np.where(ok, idx, 0)
+    if san.on["async-read"]:
+        pend = cta.shadow.pending[idx]
+        if (pend >= 0).any():
+            k = int(np.flatnonzero(pend >= 0)[0])
+            op = machine.async_op(int(pend[k]))
+            san.report("async-read", f"{what} reads shared offset {int(idx[k]):#x} before the wait for "
+                       f"the {op.kind} that writes it ({op.where})", where, key=("async", op.where))
+    return cta.shared[idx]
+
+
+def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
+    """Generic-proxy writes to bytes an async-proxy operation reads need fence.proxy.async."""
+    unfenced = getattr(cta.shadow, "unfenced", None)
+    if unfenced is None:
+        return
+    hit = unfenced[np.clip(idx, 0, unfenced.size - 1)]
+    if hit.any():
+        k = int(np.asarray(idx)[np.flatnonzero(hit)[0]])
+        m = cta.machine
+        site = int(cta.shadow.w_pc[k])
+        writer = cta.shadow.w_warp[k]
+        at = m.where_of(cta.warps[int(writer)], site) if writer >= 0 else "an earlier write"
+        m.sanitizer.report("async-proxy", f"{what} reads shared offset {k:#x} written through the "
+                           f"generic proxy at {at} with no fence.proxy.async after the write",
+                           m.where_now(warp), key=("proxy", at), other=at)
+
+
+def _fence(instr, scope):
+    """fence.proxy.async orders the generic-proxy writes before it against async-proxy accesses
+    after it (the other fences order nothing the engine reorders)."""
+    mods = set(instr.modifiers)
+    if ".proxy" in mods and (".async" in mods or any(m.startswith(".async::") for m in mods)
+                             or ".async.shared::cta" in mods):
+        def run(w, m):
+            unfenced = getattr(w.cta.shadow, "unfenced", None)
+            if unfenced is not None:
+                unfenced[:] = False
+        return run
+    return lambda w, m: None
+
+
+# --- operands ---------------------------------------------------------------------------------------------
+def _shared_addr(scope, node, mods):
+    if not isinstance(node, Address):
+        raise NotEmulated("bulk copy operand is not an address")
+    return mbarrier.shared_offsets(scope.decoder.address(node), "shared" if _has_shared(mods) else "generic")
+
+
+def _has_shared(mods):
+    return any(m.startswith(".shared") for m in mods)
+
+
+def _tensor_operand(scope, node, rank):
+    """[tensorMap, {c0, ...}] -> f(w, m) -> (map addresses, coords (n, rank))."""
+    if not isinstance(node, Address) or len(node.items) != 2 or not isinstance(node.items[1], Vector):
+        raise NotEmulated("tensor operand is not [tensorMap, {coordinates}]")
+    base, coords = node.items
+    read_base = scope.decoder.reader(base, U64)
+    if len(coords.items) != rank:
+        raise NotEmulated(f"{len(coords.items)} coordinates for a {rank}d tensor copy")
+    read_coords = [scope.decoder.reader(c, S32) for c in coords.items]
+
+    def read(w, m):
+        return read_base(w, m), np.stack([r(w, m).astype(np.int64) for r in read_coords], 1)
+    return read
+
+
+def _tensor_map(machine, w, lane, addr):
+    mask = np.zeros(32, bool)
+    mask[lane] = True
+    raw = machine.load(w, mask, "generic", np.array([addr], np.uint64), 16)[0]
+    tmap = tensor_maps_of(machine).from_bytes(raw)
+    if tmap is None:
+        raise NotEmulated(f"cp.async.bulk.tensor with a tensor map at {int(addr):#x} that the launch did "
+                          "not build (only sidecar tensor maps are emulated)")
+    return tmap
+
+
+def _drop_hint(mods, rest):
+    return rest[:-1] if ".L2::cache_hint" in mods and rest else rest
+
+
+def _rank(mods):
+    return next((int(m[1]) for m in mods if len(m) == 3 and m[0] == "." and m[2] == "d" and m[1] in "12345"), None)
+
+
+# --- loads ----------------------------------------------------------------------------------------------
+def _tensor_load(instr, scope):
+    mods = set(instr.modifiers)
+    rank = _rank(mods)
+    if rank is None or ".im2col" in mods or any(m.startswith(".multicast") for m in mods) \
+            or any(m.startswith(".im2col") or m.startswith(".tile::") for m in mods):
+        raise NotEmulated(instr.name)
+    dst, src, bar, *rest = instr.operands
+    dst_off = _shared_addr(scope, dst, mods)
+    tensor = _tensor_operand(scope, src, rank)
+    bar_off = _shared_addr(scope, bar, mods)
+    machine = scope.machine
+
+    def run(w, m):
+        lanes = np.flatnonzero(m)
+        maps, coords = tensor(w, m)
+        dsts, bars = dst_off(w, m), bar_off(w, m)
+        where = machine.where_now(w)
+        for i, lane in enumerate(lanes):
+            tmap = _tensor_map(machine, w, lane, maps[i])
+            raw, oob = tmap.read_box(coords[i])
+            if oob:
+                machine.sanitizer.report("oob", f"{instr.name}: the tensor map's box at {list(coords[i])} "
+                                         "reads outside its global buffer", where, key="tma-oob")
+            chunks = tmap.shared_chunks(int(dsts[i]))
+            _land_via_barrier(w, lane, where, chunks, raw.reshape(-1, 16), int(bars[i]),
+                              "cp.async.bulk.tensor", instr.name)
+    return run
+
+
+def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
+    machine = w.cta.machine
+    bar = mbarrier.lookup(w, bar_offset, name)
+    if (offsets < 0).any() or (offsets + rows.shape[1] > w.cta.shared.size).any():
+        machine.sanitizer.report("oob", f"{name}: destination outside the {w.cta.shared.size}-byte shared "
+                                 "space", where, key="tma-dst")
+        return
+    op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))
+    if bar is None:
+        machine.asyncs.complete(op)
+        return
+    mbarrier.attach(w.cta, bar, op, rows.size)
+
+
+def _bulk_load(instr, scope):
+    """cp.async.bulk.shared::cta|cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]."""
+    mods = set(instr.modifiers)
+    if any(m.startswith(".multicast") for m in mods):
+        raise NotEmulated(instr.name)
+    dst, src, size_node, bar, *rest = instr.operands
+    dst_off = _shared_addr(scope, dst, mods)
+    src_addr = scope.decoder.address(src)
+    size = scope.decoder.reader(size_node, U32)
+    bar_off = _shared_addr(scope, bar, mods)
+    machine = scope.machine
+
+    def run(w, m):
+        lanes = np.flatnonzero(m)
+        s, _ = src_addr(w, m)
+        n, dsts, bars = size(w, m), dst_off(w, m), bar_off(w, m)
+        where = machine.where_now(w)
+        for i, lane in enumerate(lanes):
+            one = np.zeros(32, bool)
+            one[lane] = True
+            nb = int(n[i])
+            raw = machine.load(w, one, "global", np.array([s[i]], np.uint64), nb)[0] if nb else np.zeros(0, np.uint8)
+            _land_via_barrier(w, lane, where, np.array([int(dsts[i])]), raw.reshape(1, -1), int(bars[i]),
+                              "cp.async.bulk", instr.name)
+    return run
+
+
+# --- stores ---------------------------------------------------------------------------------------------
+class BulkStore(AsyncOp):
+    """Shared bytes copied to global memory when the bulk group that holds the copy is waited for."""
+
+    proxy = "async"
+
+    def __init__(self, registry, warp, lanes, where, kind, idx, sink):
+        super().__init__(registry, warp, lanes, where)
+        self.kind = kind
+        self.idx = idx            # shared byte offsets read, in copy order
+        self.sink = sink          # f(bytes): writes global memory
+
+    def apply(self) -> None:
+        cta = self.warp.cta
+        self.sink(async_read(cta, self.warp, self.idx, self.kind, self.where))
+
+
+def _bulk_groups(w) -> CommitGroups:
+    g = getattr(w, "bulk_groups", None)
+    if g is None:
+        g = w.bulk_groups = CommitGroups()
+    return g
+
+
+def _tensor_store(instr, scope):
+    mods = set(instr.modifiers)
+    rank = _rank(mods)
+    if rank is None or ".bulk_group" not in mods or ".im2col" in mods:
+        raise NotEmulated(instr.name)
+    dst, src, *rest = instr.operands
+    tensor = _tensor_operand(scope, dst, rank)
+    src_off = _shared_addr(scope, src, mods)
+    machine = scope.machine
+
+    def run(w, m):
+        lanes = np.flatnonzero(m)
+        maps, coords = tensor(w, m)
+        srcs = src_off(w, m)
+        where = machine.where_now(w)
+        for i, lane in enumerate(lanes):
+            tmap = _tensor_map(machine, w, lane, maps[i])
+            idx = (tmap.shared_chunks(int(srcs[i]))[:, None] + np.arange(16)).reshape(-1)
+            check_fenced(w.cta, w, idx, instr.name)
+            box = coords[i].copy()
+
+            def sink(raw, tmap=tmap, box=box):
+                if tmap.write_box(box, raw):
+                    machine.sanitizer.report("oob", f"{instr.name}: the box at {list(box)} writes outside "
+                                             "its global buffer", where, key="tma-store-oob")
+            op = BulkStore(machine.asyncs, w, np.array([lane]), where, "cp.async.bulk.tensor store", idx, sink)
+            _bulk_groups(w).open.append(machine.asyncs.issue(op))
+    return run
+
+
+def _bulk_store(instr, scope):
+    """cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size."""
+    mods = set(instr.modifiers)
+    if ".bulk_group" not in mods:
+        raise NotEmulated(instr.name)
+    dst, src, size_node, *rest = instr.operands
+    dst_addr = scope.decoder.address(dst)
+    src_off = _shared_addr(scope, src, mods)
+    size = scope.decoder.reader(size_node, U32)
+    machine = scope.machine
+
+    def run(w, m):
+        lanes = np.flatnonzero(m)
+        d, _ = dst_addr(w, m)
+        n, srcs = size(w, m), src_off(w, m)
+        where = machine.where_now(w)
+        for i, lane in enumerate(lanes):
+            idx = int(srcs[i]) + np.arange(int(n[i]), dtype=np.int64)
+            check_fenced(w.cta, w, idx, instr.name)
+            one = np.zeros(32, bool)
+            one[lane] = True
+            addr = np.array([d[i]], np.uint64)
+
+            def sink(raw, one=one, addr=addr, w=w):
+                machine.store(w, one, "global", addr, raw.reshape(1, -1))
+            op = BulkStore(machine.asyncs, w, np.array([lane]), where, "cp.async.bulk store", idx, sink)
+            _bulk_groups(w).open.append(machine.asyncs.issue(op))
+    return run
+
+
+def _bulk_commit(instr, scope):
+    return lambda w, m: _bulk_groups(w).commit()
+
+
+def _bulk_wait(instr, scope):
+    keep = constant(instr.operands[0])
+    if keep is None:
+        raise NotEmulated(f"{instr.name} with a register count")
+    machine = scope.machine
+    return lambda w, m: _bulk_groups(w).wait(machine.asyncs, keep)
+
+
+def _cp(instr, scope):
+    mods = instr.modifiers
+    if mods[:2] != (".async", ".bulk"):
+        return cp_async.HANDLERS["cp"](instr, scope)
+    mset = set(mods)
+    if ".commit_group" in mset:
+        return _bulk_commit(instr, scope)
+    if ".wait_group" in mset or ".wait_group.read" in mset:
+        return _bulk_wait(instr, scope)
+    if ".prefetch" in mset:
+        return lambda w, m: None
+    to_shared = mods[2 + (".tensor" in mset) + (_rank(mset) is not None):][:1]
+    loading = bool(to_shared) and to_shared[0].startswith(".shared")
+    if ".tensor" in mset:
+        return (_tensor_load if loading else _tensor_store)(instr, scope)
+    if loading and ".global" in mset:
+        return _bulk_load(instr, scope)
+    if ".global" in mset and not loading:
+        return _bulk_store(instr, scope)
+    raise NotEmulated(instr.name)
+
+
+HANDLERS = {"cp": _cp, "fence": _fence}

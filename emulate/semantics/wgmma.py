@@ -1,0 +1,247 @@
+"""Warpgroup MMA (sm_90a): wgmma.mma_async, wgmma.fence, wgmma.commit_group, wgmma.wait_group.
+
+Each warp of a warpgroup computes its own 16 rows of the m64nNk* product: warp w % 4 holds rows
+16*(w % 4) .. +16 of D (PTX ISA, "Register Fragments and Shared Memory Matrix Layouts" for
+wgmma: lane l has g = l >> 2, t = l & 3; accumulator i of a lane is D[g + 8*((i >> 1) & 1),
+8*(i >> 2) + 2*t + (i & 1)]). A comes from registers (the mma.m16n8k16 A fragment per warp) or
+from a shared-memory matrix descriptor, B from a descriptor.
+
+Matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start address >> 4, 16-29
+leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4, 49-51 base offset,
+62-63 swizzle (0 none/interleave, 1 128B, 2 64B, 3 32B). K-major layouts: element (row r, byte
+kb along K) is at start + (r // 8)*SBO + (kb // W)*LBO + (r % 8)*W + kb % W with W the swizzle
+span (16 bytes without swizzle: 8x16-byte core matrices), then swizzled on the address
+(tensormaps.swizzle, the same pattern TMA writes). MN-major (transposed) operands are refused.
+
+Late completion: the operation reads its shared operands and writes its accumulator registers at
+the wgmma.wait_group that covers its group. Reading or writing those registers before that is a
+`wgmma` report (except as the accumulator of a following wgmma.mma_async, which the hardware
+chains). Accumulation (documented choice): each product is exact in float64, the K products of
+one instruction and C are summed in float64 and rounded once to f32 (round to nearest even). A
+GPU rounds at least as often in an unspecified order, so per instruction the results may differ
+by ~1 f32 ulp of the partial sums; over a K loop of K/k steps the difference is bounded by
+(K/k) * 2**-24 * sum_k |a*b| (compare with that tolerance).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxgrammar.tree import Register, Vector
+
+from ..asyncops import AsyncOp, CommitGroups
+from ..errors import NotEmulated
+from ..operands import constant
+from ..tensormaps import swizzle
+from ..types import TYPES
+from .matrix import _decode, _layout_m16n8k16
+from .tma import async_read, check_fenced
+
+LANE = np.arange(32)
+G, T = LANE >> 2, LANE & 3
+B32, U64, PRED, F32 = TYPES[".b32"], TYPES[".u64"], TYPES[".pred"], TYPES[".f32"]
+DESC_SWIZZLE = {0: (0, 16), 1: (3, 128), 2: (2, 64), 3: (1, 32)}   # descriptor code -> (tensor map code, span)
+INPUTS = {".f16": (2, 16), ".bf16": (2, 16), ".tf32": (4, 8)}      # type -> (bytes, K)
+(A_ROW, A_COL), _ = _layout_m16n8k16()
+
+
+def descriptor_addresses(desc: int, rows: int, k: int, esize: int) -> np.ndarray:
+    """Shared byte addresses (rows, k*esize) of a K-major operand described by `desc`."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    if (desc >> 49) & 7:
+        raise NotEmulated("wgmma descriptor with a non-zero base offset")
+    code, span = DESC_SWIZZLE[(desc >> 62) & 3]
+    r = np.arange(rows, dtype=np.int64)[:, None]
+    kb = np.arange(k * esize, dtype=np.int64)[None, :]
+    addr = start + (r // 8) * sbo + (kb // span) * lbo + (r % 8) * span + kb % span
+    return swizzle(addr, code)
+
+
+def _values(raw: np.ndarray, ty: str) -> np.ndarray:
+    if ty == ".f16":
+        return raw.view(np.float16).astype(np.float64)
+    if ty == ".bf16":
+        return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return (raw.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+
+
+class WgmmaState:
+    def __init__(self):
+        self.groups = CommitGroups()
+
+
+def state_of(w) -> WgmmaState:
+    s = getattr(w, "wgmma", None)
+    if s is None:
+        s = w.wgmma = WgmmaState()
+    return s
+
+
+class Wgmma(AsyncOp):
+    kind = "wgmma.mma_async"
+    proxy = "async"
+
+    def __init__(self, registry, warp, where, compute, regs, writers, frame):
+        super().__init__(registry, warp, np.arange(32), where)
+        self.compute = compute         # () -> float32 (32, nregs)
+        self.regs = regs
+        self.writers = writers
+        self.frame = frame
+        self.result = None
+
+    def value(self) -> np.ndarray:
+        if self.result is None:
+            self.result = self.compute()
+        return self.result
+
+    def apply(self) -> None:
+        w = self.warp
+        out = self.value()
+        pend = w.pending_regs or {}
+        mine = [n for n in self.regs if pend.get(n) is self]
+        for n in mine:
+            del pend[n]
+        if not mine or not w.stack or w.stack[-1][3] is not self.frame:
+            return                     # a later wgmma owns the registers (chained) / warp gone
+        full = np.ones(32, bool)
+        for i, (name, wr) in enumerate(zip(self.regs, self.writers)):
+            if name in mine:
+                wr(w, full, np.ascontiguousarray(out[:, i]).view(np.uint32))
+
+    def early_access(self, w, name: str, verb: str) -> None:
+        m = w.cta.machine
+        m.sanitizer.report("wgmma", f"{verb} of accumulator register {name} of the wgmma.mma_async at "
+                           f"{self.where} before the wgmma.wait_group that covers it", m.where_now(w),
+                           key=(verb, self.where), register=name, other=self.where)
+
+
+def _mma_async(instr, scope):
+    mods = instr.modifiers
+    if ".sp" in mods:
+        raise NotEmulated(instr.name)
+    shape = next((x for x in mods if x.startswith(".m64n")), None)
+    types = [x for x in mods if x in TYPES]
+    if shape is None or len(types) != 3:
+        raise NotEmulated(instr.name)
+    dtype, atype, btype = types
+    if dtype != ".f32" or atype != btype or atype not in INPUTS:
+        raise NotEmulated(instr.name)
+    esize, k = INPUTS[atype]
+    n = int(shape[5:shape.index("k")])
+    if shape != f".m64n{n}k{k}":
+        raise NotEmulated(instr.name)
+    d, a, b, scale_d, *imms = instr.operands
+    a_regs = isinstance(a, Vector)
+    imm = [constant(x) for x in imms]
+    if None in imm or len(imm) != (3 if a_regs else 4):
+        raise NotEmulated(f"{instr.name}: scale/transpose operands must be immediates")
+    scale_a, scale_b = imm[0], imm[1]
+    trans = imm[2:]
+    if any(trans):
+        raise NotEmulated(f"{instr.name} with a transposed (MN-major) operand")
+    if not isinstance(d, Vector) or len(d.items) != n // 2:
+        raise NotEmulated(f"{instr.name}: expected {n // 2} accumulator registers")
+    dec = scope.decoder
+    regs = [x.name for x in d.items]
+    if not all(isinstance(x, Register) for x in d.items):
+        raise NotEmulated(instr.name)
+    readers = [dec.reader(x, F32) for x in d.items]
+    writers = [dec.writer(x, F32) for x in d.items]
+    read_b = dec.reader(b, U64)
+    read_a = [dec.reader(x, B32) for x in a.items] if a_regs else dec.reader(a, U64)
+    if a_regs and (atype == ".tf32" or len(a.items) != 4):
+        raise NotEmulated(instr.name)
+    sd = constant(scale_d)
+    read_sd = None if sd is not None else dec.reader(scale_d, PRED)
+    machine = scope.machine
+    col = 8 * (np.arange(n // 2) >> 2)[None, :] + 2 * T[:, None] + (np.arange(n // 2) & 1)[None, :]
+    row = G[:, None] + 8 * ((np.arange(n // 2) >> 1) & 1)[None, :]
+
+    def one_lane(values, what, w):
+        v = np.unique(values)
+        if len(v) != 1:
+            raise NotEmulated(f"{instr.name} with a {what} descriptor that differs across lanes")
+        return int(v[0])
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        cta = w.cta
+        where = machine.where_now(w)
+        part = w.index % 4
+        bdesc = one_lane(read_b(w, m), "B", w)
+        b_idx = descriptor_addresses(bdesc, n, k, esize)               # (n, k*esize)
+        check_fenced(cta, w, b_idx.reshape(-1), instr.name)
+        if a_regs:
+            words = np.stack([r(w, m) for r in read_a], 1)
+            A = np.zeros((16, k))
+            A[A_ROW, A_COL] = _decode(words, atype)
+            a_idx = None
+        else:
+            adesc = one_lane(read_a(w, m), "A", w)
+            a_idx = descriptor_addresses(adesc, 64, k, esize)[16 * part: 16 * part + 16]
+            check_fenced(cta, w, a_idx.reshape(-1), instr.name)
+        use_c = bool(sd) if sd is not None else bool(read_sd(w, m)[0])
+        pend = w.pending_regs or {}
+        owners = {pend.get(r) for r in regs}
+        if owners == {None}:
+            c_now = np.stack([r(w, m) for r in readers], 1).view(np.float32) if use_c else None
+            chained = None
+        elif len(owners) == 1:
+            chained, c_now = owners.pop(), None
+        else:
+            raise NotEmulated(f"{instr.name}: accumulators partly owned by different pending wgmma")
+
+        def compute(A=None if not a_regs else A, a_idx=a_idx, b_idx=b_idx, chained=chained,
+                    c_now=c_now, where=where):
+            with np.errstate(all="ignore"):
+                if A is None:
+                    A = _values(np.ascontiguousarray(async_read(cta, w, a_idx.reshape(-1), instr.name, where)
+                                                     ).reshape(16, -1), atype)
+                Bt = _values(np.ascontiguousarray(async_read(cta, w, b_idx.reshape(-1), instr.name, where)
+                                                  ).reshape(n, -1), btype)            # (n, k)
+                D = (A * scale_a) @ (Bt.T * scale_b)                                  # (16, n)
+                frag = D[row, col]
+                if use_c:
+                    c = chained.value() if chained is not None else c_now
+                    frag = frag + c.astype(np.float64)
+                return frag.astype(np.float32)
+
+        op = machine.asyncs.issue(Wgmma(machine.asyncs, w, where, compute, regs, writers, w.stack[-1][3]))
+        if w.pending_regs is None:
+            w.pending_regs = {}
+        for r in regs:
+            w.pending_regs[r] = op
+        state_of(w).groups.open.append(op)
+    return run
+
+
+def _fence(instr, scope):
+    return lambda w, m: None
+
+
+def _commit(instr, scope):
+    return lambda w, m: state_of(w).groups.commit()
+
+
+def _wait(instr, scope):
+    keep = constant(instr.operands[0])
+    if keep is None:
+        raise NotEmulated(f"{instr.name} with a register count")
+    machine = scope.machine
+    return lambda w, m: state_of(w).groups.wait(machine.asyncs, keep)
+
+
+_FORMS = {".mma_async": _mma_async, ".fence": _fence, ".commit_group": _commit, ".wait_group": _wait}
+
+
+def _wgmma(instr, scope):
+    factory = _FORMS.get(instr.modifiers[0] if instr.modifiers else "")
+    if factory is None:
+        raise NotEmulated(instr.name)
+    return factory(instr, scope)
+
+
+HANDLERS = {"wgmma": _wgmma}

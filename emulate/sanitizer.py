@@ -50,6 +50,7 @@ class SharedShadow:
         self.r_wep = np.zeros(size, np.int32)
         self.pending = np.full(size, -1, np.int64)    # id of the async op that will write it
         self.unfenced = np.zeros(size, bool)          # generic-proxy write not yet fence.proxy.async'd
+        self.readers = np.full(size, -1, np.int64)    # id of a pending async op that still reads it
 
 
 class Sanitizer:
@@ -134,6 +135,7 @@ class Sanitizer:
         lane_of = np.repeat(lanes, nbytes)
         sh.init[idx] = True
         sh.unfenced[idx] = True
+        self.overwrite_pending_read(cta, warp, idx, "write")
         atomic = atomic or cta.machine.in_atomic
         if not self.on["race"]:
             return
@@ -154,6 +156,21 @@ class Sanitizer:
         sh.w_pc[idx] = pc
         sh.w_epoch[idx] = cta.epoch
         sh.w_wep[idx] = warp.sync_epoch
+
+    def overwrite_pending_read(self, cta, warp, idx, what: str) -> None:
+        """A write to shared bytes that a pending asynchronous operation (wgmma, TMA store)
+        still reads: the operation may read the new bytes or the old."""
+        rd = cta.shadow.readers[idx]
+        if not self.on["race"] or not (rd >= 0).any():
+            return
+        k = int(np.flatnonzero(rd >= 0)[0])
+        m = cta.machine
+        op = m.async_op(int(rd[k]))
+        if op.done:
+            return
+        self.report("race", f"{what} of shared offset {int(idx[k]):#x} by {thread_name(cta, warp, 0)} while "
+                    f"the {op.kind} at {op.where} still reads it (before the wait that completes it)",
+                    m.where_now(warp), key=("war", op.where), other=op.where, offset=int(idx[k]))
 
     def _race(self, cta, warp, verb, lane_of, idx, hit, warps, lns, pcs, other_verb):
         k = int(np.flatnonzero(hit)[0])

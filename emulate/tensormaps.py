@@ -59,6 +59,8 @@ class TensorMap:
         self.region = region
         self.base = int(req["global_address"]) - region.base
         self.shape = [math.ceil(b / e) for b, e in zip(self.box, self.estrides)]   # innermost first
+        if any(s % 16 for s in self.strides[1:]):
+            raise EmulationError(f"tensor map global strides {self.strides[1:]} are not multiples of 16 bytes")
         span = SWIZZLE_SPAN[self.swizzle]
         if span is not None and self.shape[0] * self.esize > span:
             raise EmulationError(f"tensor map box inner dimension {self.shape[0] * self.esize} B exceeds "

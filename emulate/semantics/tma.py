@@ -73,6 +73,16 @@ def async_read(cta, warp, idx: np.ndarray, what: str, where: str) -> np.ndarray:
     return cta.shared[idx]
 
 
+def hold_reads(cta, op, idx) -> None:
+    """Mark shared bytes a pending async op will read (a write to them before it completes races)."""
+    cta.shadow.readers[idx] = op.id
+
+
+def release_reads(cta, op, idx) -> None:
+    rd = cta.shadow.readers
+    rd[idx[rd[idx] == op.id]] = -1
+
+
 def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
     """Generic-proxy writes to bytes an async-proxy operation reads need fence.proxy.async."""
     unfenced = getattr(cta.shadow, "unfenced", None)
@@ -186,6 +196,8 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
         machine.sanitizer.report("oob", f"{name}: destination outside the {w.cta.shared.size}-byte shared "
                                  "space", where, key="tma-dst")
         return
+    idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
+    machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))
     if bar is None:
         machine.asyncs.complete(op)
@@ -234,6 +246,7 @@ class BulkStore(AsyncOp):
 
     def apply(self) -> None:
         cta = self.warp.cta
+        release_reads(cta, self, self.idx)
         self.sink(async_read(cta, self.warp, self.idx, self.kind, self.where))
 
 
@@ -270,6 +283,7 @@ def _tensor_store(instr, scope):
                     machine.sanitizer.report("oob", f"{instr.name}: the box at {list(box)} writes outside "
                                              "its global buffer", where, key="tma-store-oob")
             op = BulkStore(machine.asyncs, w, np.array([lane]), where, "cp.async.bulk.tensor store", idx, sink)
+            hold_reads(w.cta, op, idx)
             _bulk_groups(w).open.append(machine.asyncs.issue(op))
     return run
 
@@ -300,6 +314,7 @@ def _bulk_store(instr, scope):
             def sink(raw, one=one, addr=addr, w=w):
                 machine.store(w, one, "global", addr, raw.reshape(1, -1))
             op = BulkStore(machine.asyncs, w, np.array([lane]), where, "cp.async.bulk store", idx, sink)
+            hold_reads(w.cta, op, idx)
             _bulk_groups(w).open.append(machine.asyncs.issue(op))
     return run
 

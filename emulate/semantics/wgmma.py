@@ -35,7 +35,7 @@ from ..operands import constant
 from ..tensormaps import swizzle
 from ..types import TYPES
 from .matrix import _decode, _layout_m16n8k16
-from .tma import async_read, check_fenced
+from .tma import async_read, check_fenced, hold_reads, release_reads
 
 LANE = np.arange(32)
 G, T = LANE >> 2, LANE & 3
@@ -90,10 +90,12 @@ class Wgmma(AsyncOp):
         self.writers = writers
         self.frame = frame
         self.result = None
+        self.reads = np.zeros(0, np.int64)
 
     def value(self) -> np.ndarray:
         if self.result is None:
             self.result = self.compute()
+            release_reads(self.warp.cta, self, self.reads)
         return self.result
 
     def apply(self) -> None:
@@ -210,6 +212,8 @@ def _mma_async(instr, scope):
                 return frag.astype(np.float32)
 
         op = machine.asyncs.issue(Wgmma(machine.asyncs, w, where, compute, regs, writers, w.stack[-1][3]))
+        op.reads = b_idx.reshape(-1) if a_idx is None else np.concatenate([a_idx.reshape(-1), b_idx.reshape(-1)])
+        hold_reads(cta, op, op.reads)
         if w.pending_regs is None:
             w.pending_regs = {}
         for r in regs:

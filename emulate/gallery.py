@@ -1,0 +1,146 @@
+"""The worked example on the CPU engine: the Triton sm_90a fp16 TMA+WGMMA matmul at a reduced
+size, its `wgmma.wait_group 1 -> 0` edit, and a gallery of broken pipeline edits, each made in
+the sugar Python and expected to give a wrong result or a report that points at the Python line.
+
+    from emulate.gallery import run_case, EDITS
+    run_case(sugar_python, EDITS["no-mbarrier-wait"])
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE_PTX = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
+SIDECAR = ROOT / "corpus" / "launch" / "triton" / "matmul_tma_fp16_sm90.json"
+F16_ULP_AT_1 = 2.0 ** -10
+
+
+def matmul_launch(m: int, n: int, k: int) -> dict:
+    """The sidecar's launch for an (m, n, k) problem: C[m, n] = A[m, k] @ B[n, k]^T, one CTA per
+    128x128 tile (BM = BN = 128, BK = 64 are the kernel's constexprs)."""
+    if m % 128 or n % 128 or k % 64:
+        raise ValueError("m, n must be multiples of 128 and k of 64 (the kernel's tile)")
+    spec = copy.deepcopy(json.loads(SIDECAR.read_text()))
+    shapes = {"a_desc": [m, k], "b_desc": [n, k], "c_desc": [m, n]}
+    for a in spec["args"]:
+        if a["name"] in shapes:
+            a["shape"], a["strides"] = shapes[a["name"]], [shapes[a["name"]][1], 1]
+            a["count"] = int(np.prod(a["shape"]))
+        elif a["name"] in ("M", "N", "K"):
+            a["value"] = {"M": m, "N": n, "K": k}[a["name"]]
+    spec["grid"] = [m // 128, n // 128, 1]
+    return spec
+
+
+def tolerance(a: np.ndarray, b: np.ndarray, k_step: int = 16) -> np.ndarray:
+    """Per-element bound on |engine - exact| for the f16 output: the engine rounds to f32 once per
+    wgmma (K/k_step roundings of partial sums, each <= 2**-24 * sum|a*b|), then to f16 (half an
+    f16 ulp of the result); a GPU's order may differ by as much again, so twice that."""
+    mag = np.abs(a) @ np.abs(b).T
+    steps = a.shape[1] // k_step
+    exact = a @ b.T
+    f16_half_ulp = np.maximum(np.abs(exact), 2.0 ** -14) * F16_ULP_AT_1 / 2
+    return 2 * (steps * 2.0 ** -24 * mag + f16_half_ulp) + 2.0 ** -24
+
+
+def check_output(outputs: dict, m: int, n: int, k: int) -> dict:
+    a = outputs["a_desc"].reshape(m, k).astype(np.float64)
+    b = outputs["b_desc"].reshape(n, k).astype(np.float64)
+    c = outputs["c_desc"].reshape(m, n).astype(np.float64)
+    err = np.abs(c - a @ b.T)
+    bad = err > tolerance(a, b)
+    return {"max_abs_err": float(err.max()), "mismatches": int(bad.sum()), "elements": int(bad.size),
+            "ok": not bad.any()}
+
+
+@dataclass
+class Edit:
+    name: str
+    what: str
+    find: str            # a line of the sugar Python (stripped) ...
+    action: str          # "delete" | "replace" | "move-before"
+    arg: str = ""        # the replacement line, or the (stripped) line to move it before
+
+
+EDITS = {e.name: e for e in (
+    Edit("wait-group-0", "wgmma.wait_group 1 -> 0 (the documented edit: must not change the result)",
+         "at(1, 265, 15).wgmma.wait_group.sync.aligned(1)", "replace",
+         "at(1, 265, 15).wgmma.wait_group.sync.aligned(0)"),
+    Edit("no-mbarrier-wait", "the main loop's mbarrier wait removed",
+         "mbarrier_wait([r[27]], r[122], loc=(1, 264, 5), at=(1, 265, 5))", "delete"),
+    Edit("no-wgmma-wait", "the main loop's wgmma.wait_group removed",
+         "at(1, 265, 15).wgmma.wait_group.sync.aligned(1)", "delete"),
+    Edit("release-before-wait", "the stage release (the refill's expect_tx arrive and TMA loads) "
+         "moved before the wgmma wait",
+         "at(1, 265, 15).wgmma.wait_group.sync.aligned(1)", "move-before",
+         "at(1, 261, 5).add.s32(r[189], r[189], 64)"),
+    Edit("tma-coord-off-by-one-tile", "the second stage's TMA K coordinate off by one tile (64 -> 128)",
+         "at(1, 261, 5).mov.b32(r[13], 64)", "replace", "at(1, 261, 5).mov.b32(r[13], 128)"),
+    Edit("no-epilogue-fence", "the epilogue's fence.proxy.async removed",
+         "ptx.fence.proxy.async_.shared__cta()", "delete"),
+)}
+
+
+def apply_edit(source: str, edit: Edit) -> tuple[str, int]:
+    """The edited Python and the (1-based) line of the edit in it."""
+    lines = source.splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if line.strip() == edit.find]
+    if len(hits) != 1:
+        raise ValueError(f"{edit.name}: expected one line {edit.find!r}, found {len(hits)}")
+    i = hits[0]
+    indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+    if edit.action == "delete":
+        del lines[i]
+        return "".join(lines), i + 1
+    if edit.action == "replace":
+        lines[i] = indent + edit.arg + "\n"
+        return "".join(lines), i + 1
+    moved = lines.pop(i)
+    j = next(n for n, line in enumerate(lines) if line.strip() == edit.arg)
+    target_indent = lines[j][: len(lines[j]) - len(lines[j].lstrip())]
+    lines.insert(j, target_indent + moved.strip() + "\n")
+    return "".join(lines), j + 1
+
+
+def python_where(text: str, line_map: dict | None, ptx_name: str, py_name: str) -> str:
+    """Every `file.ptx:L:C` in text -> `file.py:PY (PTX line L)` where line L came from Python."""
+    def sub(m):
+        line = int(m.group(1))
+        if line_map and line in line_map:
+            return f"{py_name}:{line_map[line]} (PTX line {line})"
+        return m.group(0)
+    return re.sub(re.escape(ptx_name) + r":(\d+):\d+", sub, text)
+
+
+def run_python(source: str, spec: dict, py_name: str = "matmul_edited.py", **kw):
+    """Run a sugar-Python kernel on the engine: (Result, [report lines at Python lines])."""
+    from verify.sass import load_edited
+
+    from .frontend import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / py_name
+        path.write_text(source)
+        ptx, line_map = load_edited(str(path))
+    ptx_name = py_name.replace(".py", ".ptx")
+    res = run(ptx, spec, filename=ptx_name, **kw)
+    lines = [python_where(f"{r.where}: error: {r.kind}: {r.message}", line_map, ptx_name, py_name)
+             for r in res.reports]
+    return res, lines
+
+
+def run_case(sugar: str, edit: Edit | None, m: int = 128, n: int = 128, k: int = 256, **kw) -> dict:
+    """One gallery row: the edit, the engine's reports (at Python lines) and the output check."""
+    source, line = (sugar, None) if edit is None else apply_edit(sugar, edit)
+    res, reports = run_python(source, matmul_launch(m, n, k), **kw)
+    return {"edit": edit.name if edit else "unedited", "what": edit.what if edit else "the kernel as compiled",
+            "line": line, "reports": reports, "check": check_output(res.outputs, m, n, k),
+            "seconds": res.stats["seconds"]}

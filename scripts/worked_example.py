@@ -6,6 +6,7 @@ WGMMA pipeline in the Python -> `py2ptx` -> `ptx2py verify` (ptxas + SASS) ->
 and, where a GPU is available, `ptx2py verify --run` (outputs and timings).
 
     python scripts/worked_example.py            # writes examples/worked_matmul/ and docs/worked_example.md
+    python scripts/worked_example.py --cpu-only # rewrites only the CPU engine section of the doc
 
 The edit: the K loop issues four wgmma per stage, commits them as a group and
 then waits with `wgmma.wait_group 1`, keeping one group in flight while the
@@ -55,7 +56,59 @@ def gpu_section(base_path: Path, edited_ptx: str) -> str:
     return "```\n" + json.dumps(result, indent=1) + "\n```\n"
 
 
+CPU_HEADING = "6. On the CPU engine (no GPU needed)"
+
+
+def cpu_section(sugar: str) -> str:
+    """Section 6: the kernel, its edit and the gallery of broken edits run on emulate/ at a
+    reduced size (emulate/gallery.py; tests in roundtrip_tests/test_emulate_pipelines_worked.py)."""
+    import numpy as np
+
+    from emulate.gallery import EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
+
+    m, n, k = 256, 256, 128
+    spec = matmul_launch(m, n, k)
+    base, base_reports = run_python(sugar, spec)
+    edited, edited_reports = run_python(apply_edit(sugar, EDITS["wait-group-0"])[0], spec)
+    same = all(np.array_equal(base.outputs[b].view(np.uint8), edited.outputs[b].view(np.uint8))
+               for b in base.outputs)
+    chk = check_output(base.outputs, m, n, k)
+    rows = []
+    for name, edit in EDITS.items():
+        if name == "wait-group-0":
+            continue
+        r = run_case(sugar, edit)
+        first = r["reports"][0] if r["reports"] else "(no report)"
+        verdict = "wrong output" if not r["check"]["ok"] else "output still matches"
+        rows.append(f"- **{edit.what}** (Python line {r['line']}): {verdict} "
+                    f"({r['check']['mismatches']} of {r['check']['elements']} elements off), "
+                    f"{len(r['reports'])} report(s); first:\n\n  ```\n  {first}\n  ```")
+    return f"""{CPU_HEADING}
+
+`emulate.gallery.run_python` compiles the sugar Python, runs it on the CPU engine (`emulate/`:
+TMA loads land when a wait observes their mbarrier phase, wgmma accumulators are written at the
+`wait_group` that covers them) and maps every report back to the Python line. At M=N={m}, K={k}
+({spec['grid'][0] * spec['grid'][1]} CTAs of 256 threads):
+
+- unedited: {len(base_reports)} reports, matches `numpy` (A @ B^T in float64) within the derived
+  tolerance (`emulate.gallery.tolerance`: one f32 rounding per wgmma k16 step, then f16): max abs
+  error {chk['max_abs_err']:.4g}, {chk['mismatches']} of {chk['elements']} elements outside it
+  ({base.stats['seconds']:.1f} s, {base.stats['thread_instructions_per_second']:.3g} thread-instructions/s);
+- the `wait_group 1 -> 0` edit: {len(edited_reports)} reports, outputs {'bit-identical' if same else 'DIFFERENT'}.
+
+Broken edits (M=N=128, K=256: four K tiles through three stages, so stage reuse happens):
+
+""" + "\n".join(rows) + "\n"
+
+
 def main() -> None:
+    if "--cpu-only" in sys.argv:        # regenerate section 6 only (no ptxas/GPU needed)
+        sugar = (OUT / "matmul_sugar.py").read_text()
+        text = DOC.read_text()
+        head = text.split(CPU_HEADING)[0].rstrip("\n") + "\n\n"
+        DOC.write_text(head + cpu_section(sugar))
+        print(f"wrote section 6 of {DOC.relative_to(ROOT)}")
+        return
     base_ptx = ptxgrammar.read_ptx(BASE)
     sugar = ptx_to_python(base_ptx, sugar=True, filename=str(BASE))
     assert python_to_ptx(sugar) == base_ptx, "the unedited sugar Python must give back the same bytes"
@@ -105,7 +158,8 @@ mbarrier pipeline, `wgmma.mma_async.m64n128k16`).
    `corpus/launch/triton/{BASE.stem}.json`), compares the output buffer bit for bit and times both.
    Result of the last regeneration:
 
-{gpu_section(BASE, edited_ptx)}""")
+{gpu_section(BASE, edited_ptx)}
+{cpu_section(sugar)}""")
     print(f"wrote {DOC.relative_to(ROOT)} and {OUT.relative_to(ROOT)}/")
 
 

@@ -8,10 +8,9 @@ from a shared-memory matrix descriptor, B from a descriptor.
 
 Matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start address >> 4, 16-29
 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4, 49-51 base offset,
-62-63 swizzle (0 none/interleave, 1 128B, 2 64B, 3 32B). K-major layouts: element (row r, byte
-kb along K) is at start + (r // 8)*SBO + (kb // W)*LBO + (r % 8)*W + kb % W with W the swizzle
-span (16 bytes without swizzle: 8x16-byte core matrices), then swizzled on the address
-(tensormaps.swizzle, the same pattern TMA writes). MN-major (transposed) operands are refused.
+62-63 swizzle (0 none/interleave, 1 128B, 2 64B, 3 32B). K-major and (imm-trans = 1) MN-major
+layouts as in descriptor_addresses, swizzled on the address (tensormaps.swizzle, the same pattern
+TMA writes).
 
 Late completion: the operation reads its shared operands and writes its accumulator registers at
 the wgmma.wait_group that covers its group. Reading or writing those registers before that is a
@@ -45,8 +44,14 @@ INPUTS = {".f16": (2, 16), ".bf16": (2, 16), ".tf32": (4, 8)}      # type -> (by
 (A_ROW, A_COL), _ = _layout_m16n8k16()
 
 
-def descriptor_addresses(desc: int, rows: int, k: int, esize: int) -> np.ndarray:
-    """Shared byte addresses (rows, k*esize) of a K-major operand described by `desc`."""
+def descriptor_addresses(desc: int, rows: int, k: int, esize: int, mn_major: bool = False) -> np.ndarray:
+    """Shared byte addresses (rows, k*esize) of the operand described by `desc`: row = the M (or
+    N) index, columns = the bytes of K elements. Canonical layouts (PTX ISA "Shared Memory Matrix
+    Layout"; CUTLASS's GmmaDescriptor), W the swizzle span (16 B without swizzle):
+      K-major:  start + (r % 8)*W + (r // 8)*SBO + kb % W + (kb // W)*LBO
+      MN-major: start + (mn*es) % W + (mn*es // W)*LBO + (k % 8)*W + (k // 8)*SBO, swizzled;
+                without swizzle LBO and SBO swap roles (SBO steps 16-byte MN chunks, LBO K groups).
+    """
     start = (desc & 0x3FFF) << 4
     lbo = ((desc >> 16) & 0x3FFF) << 4
     sbo = ((desc >> 32) & 0x3FFF) << 4
@@ -54,8 +59,15 @@ def descriptor_addresses(desc: int, rows: int, k: int, esize: int) -> np.ndarray
         raise NotEmulated("wgmma descriptor with a non-zero base offset")
     code, span = DESC_SWIZZLE[(desc >> 62) & 3]
     r = np.arange(rows, dtype=np.int64)[:, None]
-    kb = np.arange(k * esize, dtype=np.int64)[None, :]
-    addr = start + (r // 8) * sbo + (kb // span) * lbo + (r % 8) * span + kb % span
+    if not mn_major:
+        kb = np.arange(k * esize, dtype=np.int64)[None, :]
+        addr = start + (r // 8) * sbo + (kb // span) * lbo + (r % 8) * span + kb % span
+        return swizzle(addr, code)
+    kk = np.arange(k, dtype=np.int64)[None, :]
+    mb = r * esize
+    mn_step, k_step = (sbo, lbo) if code == 0 else (lbo, sbo)
+    base = start + mb % span + (mb // span) * mn_step + (kk % 8) * span + (kk // 8) * k_step
+    addr = (base[:, :, None] + np.arange(esize)).reshape(rows, k * esize)
     return swizzle(addr, code)
 
 
@@ -140,9 +152,9 @@ def _mma_async(instr, scope):
     if None in imm or len(imm) != (3 if a_regs else 4):
         raise NotEmulated(f"{instr.name}: scale/transpose operands must be immediates")
     scale_a, scale_b = imm[0], imm[1]
-    trans = imm[2:]
-    if any(trans):
-        raise NotEmulated(f"{instr.name} with a transposed (MN-major) operand")
+    trans_a, trans_b = (0, imm[2]) if a_regs else (imm[2], imm[3])
+    if (trans_a or trans_b) and atype not in (".f16", ".bf16"):
+        raise NotEmulated(f"{instr.name}: a transposed operand is only defined for f16/bf16")
     if not isinstance(d, Vector) or len(d.items) != n // 2:
         raise NotEmulated(f"{instr.name}: expected {n // 2} accumulator registers")
     dec = scope.decoder
@@ -174,7 +186,7 @@ def _mma_async(instr, scope):
         where = machine.where_now(w)
         part = w.index % 4
         bdesc = one_lane(read_b(w, m), "B", w)
-        b_idx = descriptor_addresses(bdesc, n, k, esize)               # (n, k*esize)
+        b_idx = descriptor_addresses(bdesc, n, k, esize, bool(trans_b))   # (n, k*esize)
         check_fenced(cta, w, b_idx.reshape(-1), instr.name)
         if a_regs:
             words = np.stack([r(w, m) for r in read_a], 1)
@@ -183,7 +195,7 @@ def _mma_async(instr, scope):
             a_idx = None
         else:
             adesc = one_lane(read_a(w, m), "A", w)
-            a_idx = descriptor_addresses(adesc, 64, k, esize)[16 * part: 16 * part + 16]
+            a_idx = descriptor_addresses(adesc, 64, k, esize, bool(trans_a))[16 * part: 16 * part + 16]
             check_fenced(cta, w, a_idx.reshape(-1), instr.name)
         use_c = bool(sd) if sd is not None else bool(read_sd(w, m)[0])
         pend = w.pending_regs or {}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Corpus kernels with a launch sidecar that use the Hopper/Blackwell pipeline machinery (TMA,
+mbarrier, wgmma, mma.sync, ldmatrix/stmatrix, tcgen05) on the CPU engine: a reduced launch
+under three schedules (emulate.corpus_check.run_case: no report and the same outputs under all
+three). Prints one line per kernel and counts per producer, target and capability.
+
+    python scripts/emulate_pipelines_corpus.py [--ctas 1] [--json out.json] [--only SUBSTR]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from emulate.corpus_check import cases, run_case  # noqa: E402
+
+FEATURES = {"tma": r"cp\.async\.bulk", "mbarrier": r"\bmbarrier\.", "wgmma": r"\bwgmma\.",
+            "mma.sync": r"\bmma\.sync", "ldmatrix": r"\b(ld|st)matrix\.", "tcgen05": r"\btcgen05\."}
+TARGETS = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a"}
+
+
+def features(text: str) -> list[str]:
+    return [name for name, rx in FEATURES.items() if re.search(rx, text)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ctas", type=int, default=1)
+    ap.add_argument("--max-steps", type=int, default=400_000)
+    ap.add_argument("--only")
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    results = []
+    summary = collections.defaultdict(collections.Counter)
+    for producer, ptx, spec in cases(TARGETS, args.only):
+        feats = features(ptx.read_text())
+        if not feats:
+            continue
+        res = run_case(ptx, spec, args.ctas, args.max_steps)
+        res.update(producer=producer, ptx=str(ptx.relative_to(ROOT)), kernel=spec["kernel"], features=feats)
+        results.append(res)
+        for f in feats:
+            summary[(producer, f)][res["status"]] += 1
+        print(f"{res['status']:18} {res['ptx']}::{res['kernel']} [{','.join(feats)}] {res.get('why', '')[:160]}",
+              flush=True)
+    print()
+    for (producer, feat), c in sorted(summary.items()):
+        print(f"{producer:8} {feat:9} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+              + f" (of {sum(c.values())})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,6 +21,9 @@ import numpy as np
 from . import memory as M
 
 
+CTA_END: list = []     # f(cta) run when a CTA ends, after every async op completed (lifetime checks)
+
+
 class AsyncOp:
     """``proxy`` names the memory proxy the operation accesses through (cp.async: the generic
     proxy; TMA and wgmma: the async proxy, which fence.proxy.async orders against generic writes)."""
@@ -113,3 +116,5 @@ class AsyncRegistry:
         for ident in sorted(i for i, op in self.ops.items() if op.warp.cta is cta):
             self.complete(self.ops[ident])          # TMA, bulk stores, wgmma: issue order
             del self.ops[ident]
+        for hook in CTA_END:
+            hook(cta)

@@ -21,7 +21,7 @@ from .errors import Report
 
 # check names = report kinds; a deadlock always ends the run and is always reported
 CHECKS = ("oob", "misaligned", "uninit", "race", "async-read", "barrier-divergence", "shfl",
-          "async-proxy", "mbarrier", "wgmma")
+          "async-proxy", "mbarrier", "wgmma", "tmem")
 MAX_REPORTS = 200
 
 

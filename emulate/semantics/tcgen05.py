@@ -1,0 +1,401 @@
+"""Blackwell tensor memory and MMA (sm_100a, cta_group::1): tcgen05.alloc/dealloc/
+relinquish_alloc_permit, tcgen05.mma (kind::f16, tf32, f8f6f4 with e4m3/e5m2), tcgen05.commit
+(mbarrier::arrive::one), tcgen05.ld/st (32x32b shape), tcgen05.wait::ld/st, tcgen05.fence.
+
+Tensor memory (PTX ISA, "Tensor Memory"): per CTA 128 lanes x 512 columns of 32-bit cells; an
+address holds the lane in bits 31-16 and the column in bits 15-0. alloc writes the address of
+its first column to shared memory; warp w % 4 may access lanes 32*(w % 4) .. +32. Accesses to
+columns not allocated, and a CTA that ends with columns still allocated, are `tmem` reports.
+
+tcgen05.mma: D (f32 in tensor memory) = A x B (+ D when enable-input-d), A and B from shared
+memory descriptors (tcgen05 format: start >> 4 at bits 0-13, LBO >> 4 at 16-29, SBO >> 4 at
+32-45, version 1 at 46-48, base offset 49-51, swizzle at 61-63: 0 none, 2 128B, 4 64B, 6 32B;
+canonical layouts as wgmma.descriptor_addresses), the instruction descriptor decoded as the ISA's
+"Instruction descriptor" table (dtype bits 4-5, atype 7-9, btype 10-12, negate A/B 13/14,
+transpose A/B 15/16, N >> 3 at 17-22, M >> 4 at 24-28). M = 128: row m is lane m; M = 64: row m
+is lane 32*(m // 16) + m % 16. Accumulation as wgmma (float64 sum of exact products, one f32
+rounding per instruction).
+
+Late completion: an mma runs when the tcgen05.commit that tracks it completes, i.e. when a
+wait observes the mbarrier phase the commit's arrive completes (reading shared memory then;
+cells it writes read as stale, with an `async-read` report, before that). tcgen05.ld and
+tcgen05.st complete at once: Triton's sm_100 code reads tcgen05.ld destinations before its
+tcgen05.wait::ld (ptxas orders the register dependency), so a late register write would flag
+correct production kernels; wait::ld/st have no effect.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxgrammar.tree import Address, Vector
+
+from ..asyncops import CTA_END, AsyncOp
+from ..errors import NotEmulated
+from ..operands import constant
+from ..types import TYPES
+from . import mbarrier
+from .tma import async_read, hold_reads, release_reads
+from .wgmma import _values, descriptor_addresses
+
+LANES, COLUMNS = 128, 512
+U32, U64, PRED, B32 = TYPES[".u32"], TYPES[".u64"], TYPES[".pred"], TYPES[".b32"]
+TC_SWIZZLE = {0: 0, 2: 1, 4: 2, 6: 3}        # tcgen05 descriptor code -> wgmma descriptor code
+KINDS = {"kind::f16": ({0: ".f16", 1: ".bf16"}, 16), "kind::tf32": ({2: ".tf32"}, 8),
+         "kind::f8f6f4": ({0: ".e4m3", 1: ".e5m2"}, 32)}
+ESIZE = {".f16": 2, ".bf16": 2, ".tf32": 4, ".e4m3": 1, ".e5m2": 1}
+
+
+class TensorMemory:
+    def __init__(self):
+        self.cells = np.zeros((LANES, COLUMNS), np.uint32)
+        self.allocated = np.zeros(COLUMNS, bool)
+        self.pending = np.full((LANES, COLUMNS), -1, np.int64)
+        self.where: dict[int, str] = {}            # first column -> where allocated
+
+
+def tmem_of(cta) -> TensorMemory:
+    t = getattr(cta, "tmem", None)
+    if t is None:
+        t = cta.tmem = TensorMemory()
+    return t
+
+
+def _split(addr: int) -> tuple[int, int]:
+    return (addr >> 16) & 0xFFFF, addr & 0xFFFF
+
+
+def _check_columns(w, tm, cols, what) -> bool:
+    cols = np.asarray(cols)
+    bad = (cols < 0) | (cols >= COLUMNS)
+    ok = ~bad
+    bad[ok] |= ~tm.allocated[cols[ok]]
+    if bad.any():
+        m = w.cta.machine
+        m.sanitizer.report("tmem", f"{what} accesses tensor memory column {int(cols[bad][0])}, which is "
+                           "not allocated", m.where_now(w), key=what)
+        return False
+    return True
+
+
+def _fp8_table(ty):
+    from .matrix import _decode
+
+    words = (np.arange(256, dtype=np.uint32) | (np.arange(256, dtype=np.uint32) << 16))[:, None]
+    return _decode(words, ty)[:, 0]
+
+
+_FP8 = {}
+
+
+def element_values(raw: np.ndarray, ty: str) -> np.ndarray:
+    """Bytes (..., esize) of elements of `ty` -> float64 (...)."""
+    if ty in (".e4m3", ".e5m2"):
+        if ty not in _FP8:
+            _FP8[ty] = _fp8_table(ty)
+        return _FP8[ty][raw[..., 0]]
+    return _values(np.ascontiguousarray(raw).reshape(-1), ty).reshape(raw.shape[:-1])
+
+
+def tc_descriptor_addresses(desc: int, rows: int, k: int, esize: int, mn_major: bool) -> np.ndarray:
+    if (desc >> 46) & 7 != 1:
+        raise NotEmulated("tcgen05 shared memory descriptor without version 1 at bits 46-48")
+    if (desc >> 52) & 1:
+        raise NotEmulated("tcgen05 descriptor with the absolute LBO mode")
+    code = (desc >> 61) & 7
+    if code not in TC_SWIZZLE:
+        raise NotEmulated(f"tcgen05 descriptor swizzle mode {code}")
+    wg = desc & ~(7 << 61) & ~(7 << 46) | (TC_SWIZZLE[code] << 62)     # the wgmma format
+    return descriptor_addresses(wg, rows, k, esize, mn_major)
+
+
+class TcgenMma(AsyncOp):
+    kind = "tcgen05.mma"
+    proxy = "async"
+
+    def __init__(self, registry, warp, where, run, reads):
+        super().__init__(registry, warp, np.arange(32), where)
+        self.run = run
+        self.reads = reads
+
+    def apply(self) -> None:
+        release_reads(self.warp.cta, self, self.reads)
+        self.run()
+
+
+class TcgenCommit(AsyncOp):
+    kind = "tcgen05.commit"
+    proxy = "async"
+
+    def __init__(self, registry, warp, where, ops):
+        super().__init__(registry, warp, np.arange(32), where)
+        self.ops = ops
+
+    def apply(self) -> None:
+        for op in self.ops:
+            self.warp.cta.machine.asyncs.complete(op)
+
+
+def _lanes_of_rows(m: int) -> np.ndarray:
+    r = np.arange(m)
+    if m == 128:
+        return r
+    if m == 64:
+        return 32 * (r // 16) + r % 16
+    raise NotEmulated(f"tcgen05.mma with M = {m}")
+
+
+def _mma(instr, scope):
+    mods = instr.modifiers
+    kind = next((x[1:] for x in mods if x.startswith(".kind::")), None)
+    if ".cta_group::1" not in mods or kind not in KINDS or len(instr.operands) != 5 or ".ws" in mods:
+        raise NotEmulated(instr.name)
+    types, k = KINDS[kind]
+    d, a, b, idesc, enable = instr.operands
+    if not isinstance(d, Address) or isinstance(a, Address):
+        raise NotEmulated(f"{instr.name} with A in tensor memory")
+    dec = scope.decoder
+    read_d = dec.address(d)
+    read_a, read_b = dec.reader(a, U64), dec.reader(b, U64)
+    read_i = dec.reader(idesc, U32)
+    en = constant(enable)
+    read_en = None if en is not None else dec.reader(enable, PRED)
+    machine = scope.machine
+
+    def run(w, m):
+        cta = w.cta
+        tm = tmem_of(cta)
+        where = machine.where_now(w)
+        for i, lane in enumerate(np.flatnonzero(m)):
+            daddr, _ = read_d(w, m)
+            adesc, bdesc, idw = int(read_a(w, m)[i]), int(read_b(w, m)[i]), int(read_i(w, m)[i])
+            use_d = bool(en) if en is not None else bool(read_en(w, m)[i])
+            dtype, at, bt = (idw >> 4) & 3, (idw >> 7) & 7, (idw >> 10) & 7
+            if dtype != 1 or at not in types or bt not in types or idw & 0b111:
+                raise NotEmulated(f"{instr.name} with instruction descriptor {idw:#x} (f32 accumulators, "
+                                  "dense, A/B types of the kind)")
+            atype, btype = types[at], types[bt]
+            neg_a, neg_b = -1.0 if idw >> 13 & 1 else 1.0, -1.0 if idw >> 14 & 1 else 1.0
+            ta, tb = bool(idw >> 15 & 1), bool(idw >> 16 & 1)
+            n, mm = ((idw >> 17) & 63) * 8, ((idw >> 24) & 31) * 16
+            rows = _lanes_of_rows(mm)
+            lane0, col0 = _split(int(daddr[i]))
+            cols = col0 + np.arange(n)
+            if not _check_columns(w, tm, cols, instr.name):
+                continue
+            ea, eb = ESIZE[atype], ESIZE[btype]
+            a_idx = tc_descriptor_addresses(adesc, mm, k, ea, ta)
+            b_idx = tc_descriptor_addresses(bdesc, n, k, eb, tb)
+            reads = np.concatenate([a_idx.reshape(-1), b_idx.reshape(-1)])
+
+            def compute(a_idx=a_idx, b_idx=b_idx, rows=rows, cols=cols, use_d=use_d, atype=atype,
+                        btype=btype, neg_a=neg_a, neg_b=neg_b, mm=mm, n=n, ea=ea, eb=eb, where=where):
+                with np.errstate(all="ignore"):
+                    A = element_values(async_read(cta, w, a_idx.reshape(-1), instr.name, where)
+                                       .reshape(mm, k, ea), atype) * neg_a
+                    B = element_values(async_read(cta, w, b_idx.reshape(-1), instr.name, where)
+                                       .reshape(n, k, eb), btype) * neg_b
+                    D = A @ B.T
+                    if use_d:
+                        D = D + tm.cells[np.ix_(rows, cols)].view(np.float32)
+                    tm.cells[np.ix_(rows, cols)] = D.astype(np.float32).view(np.uint32)
+                sub = tm.pending[np.ix_(rows, cols)]
+                tm.pending[np.ix_(rows, cols)] = np.where(sub == op_ref[0].id, -1, sub)
+
+            op_ref = []
+            op = machine.asyncs.issue(TcgenMma(machine.asyncs, w, where, compute, reads))
+            op_ref.append(op)
+            hold_reads(cta, op, reads)
+            tm.pending[np.ix_(rows, cols)] = op.id
+            _uncommitted(w).append(op)
+    return run
+
+
+def _uncommitted(w) -> list:
+    ops = getattr(w, "tcgen05_ops", None)
+    if ops is None:
+        ops = w.tcgen05_ops = []
+    return ops
+
+
+def _commit(instr, scope):
+    mods = instr.modifiers
+    if ".cta_group::1" not in mods or ".mbarrier::arrive::one" not in mods or len(instr.operands) != 1:
+        raise NotEmulated(instr.name)
+    offsets = mbarrier.shared_offsets(scope.decoder.address(instr.operands[0]), "shared")
+    machine = scope.machine
+
+    def run(w, m):
+        for off in offsets(w, m):
+            ops = list(_uncommitted(w))
+            w.tcgen05_ops = []
+            op = machine.asyncs.issue(TcgenCommit(machine.asyncs, w, machine.where_now(w), ops))
+            bar = mbarrier.lookup(w, off, instr.name)
+            if bar is None:
+                machine.asyncs.complete(op)
+                continue
+            mbarrier.attach(w.cta, bar, op, 0)
+            mbarrier.arrive(w.cta, bar, 1)
+    return run
+
+
+def _alloc(instr, scope):
+    mods = instr.modifiers
+    if ".cta_group::1" not in mods:
+        raise NotEmulated(instr.name)
+    dst, ncols_node = instr.operands
+    ncols = constant(ncols_node)
+    if ncols is None or ncols < 32 or ncols > COLUMNS or ncols & (ncols - 1):
+        raise NotEmulated(f"{instr.name} with {ncols_node} columns (a power of 2 in [32, 512])")
+    offsets = mbarrier.shared_offsets(scope.decoder.address(dst), "shared")
+    machine = scope.machine
+
+    def run(w, m):
+        tm = tmem_of(w.cta)
+        free = next((c for c in range(0, COLUMNS, ncols) if not tm.allocated[c: c + ncols].any()), None)
+        if free is None:
+            raise NotEmulated(f"{instr.name}: tensor memory exhausted (the engine does not block)")
+        tm.allocated[free: free + ncols] = True
+        tm.where[free] = machine.where_now(w)
+        lane = int(np.flatnonzero(m)[0])
+        one = np.zeros(32, bool)
+        one[lane] = True
+        machine.store(w, one, "shared", np.array([offsets(w, m)[0]], np.uint64),
+                      np.array([free], np.uint32).view(np.uint8).reshape(1, 4))
+    return run
+
+
+def _dealloc(instr, scope):
+    taddr, ncols_node = instr.operands
+    ncols = constant(ncols_node)
+    read = scope.decoder.reader(taddr, U32)
+    if ncols is None:
+        raise NotEmulated(f"{instr.name} with a register column count")
+
+    def run(w, m):
+        tm = tmem_of(w.cta)
+        _, col = _split(int(read(w, m)[0]))
+        if _check_columns(w, tm, np.arange(col, col + ncols), instr.name):
+            tm.allocated[col: col + ncols] = False
+            tm.where.pop(col, None)
+    return run
+
+
+def _shape_lanes(instr, w, lane_field):
+    base = 32 * (w.index % 4)
+    if lane_field != base:
+        m = w.cta.machine
+        m.sanitizer.report("tmem", f"{instr.name} by warp {w.index} addresses lanes from {lane_field}; "
+                           f"the warp may only access lanes {base}..{base + 31}", m.where_now(w), key="lanes")
+    return base + np.arange(32)
+
+
+def _ldst_shape(instr):
+    mods = instr.modifiers
+    reps = next((int(x[2:]) for x in mods if x.startswith(".x") and x[2:].isdigit()), None)
+    if ".32x32b" not in mods or reps is None or ".pack::16b" in mods or ".unpack::16b" in mods:
+        raise NotEmulated(instr.name)
+    return reps
+
+
+class TmemLoad(AsyncOp):
+    kind = "tcgen05.ld"
+
+    def __init__(self, registry, warp, where, regs, writers, lanes, cols):
+        super().__init__(registry, warp, np.arange(32), where)
+        self.regs, self.writers, self.lanes, self.cols = regs, writers, lanes, cols
+
+    def apply(self) -> None:
+        w = self.warp
+        tm = tmem_of(w.cta)
+        sub = np.ix_(self.lanes, self.cols)
+        if (tm.pending[sub] >= 0).any():
+            op = w.cta.machine.async_op(int(tm.pending[sub][tm.pending[sub] >= 0][0]))
+            w.cta.machine.sanitizer.report(
+                "async-read", f"tcgen05.ld at {self.where} reads tensor memory the {op.kind} at {op.where} "
+                "writes before a wait observed its commit", self.where, key=("tmem", op.where))
+        vals = tm.cells[sub]
+        full = np.ones(32, bool)
+        for j, wr in enumerate(self.writers):
+            wr(w, full, vals[:, j].copy())
+
+
+def _ld(instr, scope):
+    reps = _ldst_shape(instr)
+    dest, addr = instr.operands
+    items = dest.items if isinstance(dest, Vector) else (dest,)
+    if len(items) != reps:
+        raise NotEmulated(instr.name)
+    dec = scope.decoder
+    read_addr = dec.address(addr)
+    writers = [dec.writer(x, B32) for x in items]
+    regs = [x.name for x in items]
+    machine = scope.machine
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        lane_field, col = _split(int(read_addr(w, m)[0][0]))
+        lanes = _shape_lanes(instr, w, lane_field)
+        cols = col + np.arange(reps)
+        if not _check_columns(w, tmem_of(w.cta), cols, instr.name):
+            return
+        op = machine.asyncs.issue(TmemLoad(machine.asyncs, w, machine.where_now(w), regs, writers, lanes, cols))
+        machine.asyncs.complete(op)     # registers at once (see the module doc)
+    return run
+
+
+def _st(instr, scope):
+    reps = _ldst_shape(instr)
+    addr, src = instr.operands
+    items = src.items if isinstance(src, Vector) else (src,)
+    if len(items) != reps:
+        raise NotEmulated(instr.name)
+    dec = scope.decoder
+    read_addr = dec.address(addr)
+    readers = [dec.reader(x, B32) for x in items]
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        lane_field, col = _split(int(read_addr(w, m)[0][0]))
+        lanes = _shape_lanes(instr, w, lane_field)
+        cols = col + np.arange(reps)
+        tm = tmem_of(w.cta)
+        if _check_columns(w, tm, cols, instr.name):
+            tm.cells[np.ix_(lanes, cols)] = np.stack([r(w, m) for r in readers], 1).astype(np.uint32)
+    return run
+
+
+def _wait(instr, scope):
+
+    return lambda w, m: None
+
+
+def _nothing(instr, scope):
+    return lambda w, m: None
+
+
+def finish(cta) -> None:
+    """A CTA that ends with tensor memory allocated (the ISA requires dealloc before exit)."""
+    tm = getattr(cta, "tmem", None)
+    if tm is not None and tm.where:
+        col, where = next(iter(tm.where.items()))
+        cta.machine.sanitizer.report("tmem", f"block {cta.ctaid} ends with tensor memory columns from {col} "
+                                     "still allocated (no tcgen05.dealloc)", where, key="leak")
+
+
+_FORMS = {".alloc": _alloc, ".dealloc": _dealloc, ".relinquish_alloc_permit": _nothing, ".mma": _mma,
+          ".commit": _commit, ".ld": _ld, ".st": _st, ".wait::ld": _wait, ".wait::st": _wait,
+          ".fence::before_thread_sync": _nothing, ".fence::after_thread_sync": _nothing}
+
+
+def _tcgen05(instr, scope):
+    factory = _FORMS.get(instr.modifiers[0] if instr.modifiers else "")
+    if factory is None:
+        raise NotEmulated(instr.name)
+    return factory(instr, scope)
+
+
+HANDLERS = {"tcgen05": _tcgen05}
+CTA_END.append(finish)

@@ -36,14 +36,13 @@ from ..operands import constant
 from ..types import TYPES
 from . import mbarrier
 from .tma import async_read, hold_reads, release_reads
-from .wgmma import _values, descriptor_addresses
+from .wgmma import INPUTS, descriptor_addresses, element_values
 
 LANES, COLUMNS = 128, 512
 U32, U64, PRED, B32 = TYPES[".u32"], TYPES[".u64"], TYPES[".pred"], TYPES[".b32"]
 TC_SWIZZLE = {0: 0, 2: 1, 4: 2, 6: 3}        # tcgen05 descriptor code -> wgmma descriptor code
 KINDS = {"kind::f16": ({0: ".f16", 1: ".bf16"}, 16), "kind::tf32": ({2: ".tf32"}, 8),
          "kind::f8f6f4": ({0: ".e4m3", 1: ".e5m2"}, 32)}
-ESIZE = {".f16": 2, ".bf16": 2, ".tf32": 4, ".e4m3": 1, ".e5m2": 1}
 
 
 class TensorMemory:
@@ -76,25 +75,6 @@ def _check_columns(w, tm, cols, what) -> bool:
                            "not allocated", m.where_now(w), key=what)
         return False
     return True
-
-
-def _fp8_table(ty):
-    from .matrix import _decode
-
-    words = (np.arange(256, dtype=np.uint32) | (np.arange(256, dtype=np.uint32) << 16))[:, None]
-    return _decode(words, ty)[:, 0]
-
-
-_FP8 = {}
-
-
-def element_values(raw: np.ndarray, ty: str) -> np.ndarray:
-    """Bytes (..., esize) of elements of `ty` -> float64 (...)."""
-    if ty in (".e4m3", ".e5m2"):
-        if ty not in _FP8:
-            _FP8[ty] = _fp8_table(ty)
-        return _FP8[ty][raw[..., 0]]
-    return _values(np.ascontiguousarray(raw).reshape(-1), ty).reshape(raw.shape[:-1])
 
 
 def tc_descriptor_addresses(desc: int, rows: int, k: int, esize: int, mn_major: bool) -> np.ndarray:
@@ -183,7 +163,7 @@ def _mma(instr, scope):
             cols = col0 + np.arange(n)
             if not _check_columns(w, tm, cols, instr.name):
                 continue
-            ea, eb = ESIZE[atype], ESIZE[btype]
+            ea, eb = INPUTS[atype][0], INPUTS[btype][0]
             a_idx = tc_descriptor_addresses(adesc, mm, k, ea, ta)
             b_idx = tc_descriptor_addresses(bdesc, n, k, eb, tb)
             reads = np.concatenate([a_idx.reshape(-1), b_idx.reshape(-1)])

@@ -40,7 +40,7 @@ LANE = np.arange(32)
 G, T = LANE >> 2, LANE & 3
 B32, U64, PRED, F32 = TYPES[".b32"], TYPES[".u64"], TYPES[".pred"], TYPES[".f32"]
 DESC_SWIZZLE = {0: (0, 16), 1: (3, 128), 2: (2, 64), 3: (1, 32)}   # descriptor code -> (tensor map code, span)
-INPUTS = {".f16": (2, 16), ".bf16": (2, 16), ".tf32": (4, 8)}      # type -> (bytes, K)
+INPUTS = {".f16": (2, 16), ".bf16": (2, 16), ".tf32": (4, 8), ".e4m3": (1, 32), ".e5m2": (1, 32)}  # -> (bytes, K)
 (A_ROW, A_COL), _ = _layout_m16n8k16()
 
 
@@ -77,6 +77,20 @@ def _values(raw: np.ndarray, ty: str) -> np.ndarray:
     if ty == ".bf16":
         return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     return (raw.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+
+
+_FP8: dict = {}
+
+
+def element_values(raw: np.ndarray, ty: str) -> np.ndarray:
+    """Bytes (..., esize) of elements of `ty` -> float64 (...); fp8 through the numerics' cvt
+    (a 256-entry table)."""
+    if ty in (".e4m3", ".e5m2"):
+        if ty not in _FP8:
+            words = (np.arange(256, dtype=np.uint32) * 0x10001)[:, None]     # the byte in both halves
+            _FP8[ty] = _decode(words, ty)[:, 0]
+        return _FP8[ty][raw[..., 0]]
+    return _values(np.ascontiguousarray(raw).reshape(-1), ty).reshape(raw.shape[:-1])
 
 
 class WgmmaState:
@@ -149,12 +163,11 @@ def _mma_async(instr, scope):
     d, a, b, scale_d, *imms = instr.operands
     a_regs = isinstance(a, Vector)
     imm = [constant(x) for x in imms]
-    if None in imm or len(imm) != (3 if a_regs else 4):
+    transposable = atype in (".f16", ".bf16")       # only these have imm-trans operands
+    if None in imm or len(imm) != 2 + transposable * (1 if a_regs else 2):
         raise NotEmulated(f"{instr.name}: scale/transpose operands must be immediates")
     scale_a, scale_b = imm[0], imm[1]
-    trans_a, trans_b = (0, imm[2]) if a_regs else (imm[2], imm[3])
-    if (trans_a or trans_b) and atype not in (".f16", ".bf16"):
-        raise NotEmulated(f"{instr.name}: a transposed operand is only defined for f16/bf16")
+    trans_a, trans_b = ((0, imm[2]) if a_regs else (imm[2], imm[3])) if transposable else (0, 0)
     if not isinstance(d, Vector) or len(d.items) != n // 2:
         raise NotEmulated(f"{instr.name}: expected {n // 2} accumulator registers")
     dec = scope.decoder
@@ -165,7 +178,7 @@ def _mma_async(instr, scope):
     writers = [dec.writer(x, F32) for x in d.items]
     read_b = dec.reader(b, U64)
     read_a = [dec.reader(x, B32) for x in a.items] if a_regs else dec.reader(a, U64)
-    if a_regs and (atype == ".tf32" or len(a.items) != 4):
+    if a_regs and (atype not in (".f16", ".bf16") or len(a.items) != 4):
         raise NotEmulated(instr.name)
     sd = constant(scale_d)
     read_sd = None if sd is not None else dec.reader(scale_d, PRED)
@@ -212,10 +225,10 @@ def _mma_async(instr, scope):
                     c_now=c_now, where=where):
             with np.errstate(all="ignore"):
                 if A is None:
-                    A = _values(np.ascontiguousarray(async_read(cta, w, a_idx.reshape(-1), instr.name, where)
-                                                     ).reshape(16, -1), atype)
-                Bt = _values(np.ascontiguousarray(async_read(cta, w, b_idx.reshape(-1), instr.name, where)
-                                                  ).reshape(n, -1), btype)            # (n, k)
+                    A = element_values(async_read(cta, w, a_idx.reshape(-1), instr.name, where)
+                                       .reshape(16, k, esize), atype)
+                Bt = element_values(async_read(cta, w, b_idx.reshape(-1), instr.name, where)
+                                    .reshape(n, k, esize), btype)                     # (n, k)
                 D = (A * scale_a) @ (Bt.T * scale_b)                                  # (16, n)
                 frag = D[row, col]
                 if use_c:

@@ -23,12 +23,13 @@ SIDECAR = ROOT / "corpus" / "launch" / "triton" / "matmul_tma_fp16_sm90.json"
 F16_ULP_AT_1 = 2.0 ** -10
 
 
-def matmul_launch(m: int, n: int, k: int) -> dict:
+def matmul_launch(m: int, n: int, k: int, sidecar: Path = SIDECAR) -> dict:
     """The sidecar's launch for an (m, n, k) problem: C[m, n] = A[m, k] @ B[n, k]^T, one CTA per
-    128x128 tile (BM = BN = 128, BK = 64 are the kernel's constexprs)."""
+    128x128 tile (BM = BN = 128, BK = 64 are the kernel's constexprs; the Triton TMA matmul
+    sidecars of other targets have the same arguments)."""
     if m % 128 or n % 128 or k % 64:
         raise ValueError("m, n must be multiples of 128 and k of 64 (the kernel's tile)")
-    spec = copy.deepcopy(json.loads(SIDECAR.read_text()))
+    spec = copy.deepcopy(json.loads(Path(sidecar).read_text()))
     shapes = {"a_desc": [m, k], "b_desc": [n, k], "c_desc": [m, n]}
     for a in spec["args"]:
         if a["name"] in shapes:
@@ -40,23 +41,41 @@ def matmul_launch(m: int, n: int, k: int) -> dict:
     return spec
 
 
-def tolerance(a: np.ndarray, b: np.ndarray, k_step: int = 16) -> np.ndarray:
-    """Per-element bound on |engine - exact| for the f16 output: the engine rounds to f32 once per
-    wgmma (K/k_step roundings of partial sums, each <= 2**-24 * sum|a*b|), then to f16 (half an
-    f16 ulp of the result); a GPU's order may differ by as much again, so twice that."""
+def tolerance(a: np.ndarray, b: np.ndarray, k_step: int = 16, out_ulp: float = F16_ULP_AT_1) -> np.ndarray:
+    """Per-element bound on |engine - exact| for the output: the engine rounds to f32 once per
+    MMA instruction (K/k_step roundings of partial sums, each <= 2**-24 * sum|a*b|), then to the
+    output type (half its ulp, `out_ulp` at 1.0); a GPU's order may differ by as much again, so
+    twice that."""
     mag = np.abs(a) @ np.abs(b).T
-    steps = a.shape[1] // k_step
+    steps = max(a.shape[1] // k_step, 1)
     exact = a @ b.T
-    f16_half_ulp = np.maximum(np.abs(exact), 2.0 ** -14) * F16_ULP_AT_1 / 2
-    return 2 * (steps * 2.0 ** -24 * mag + f16_half_ulp) + 2.0 ** -24
+    half_ulp = np.maximum(np.abs(exact), 2.0 ** -14) * out_ulp / 2
+    return 2 * (steps * 2.0 ** -24 * mag + half_ulp) + 2.0 ** -24
 
 
-def check_output(outputs: dict, m: int, n: int, k: int) -> dict:
-    a = outputs["a_desc"].reshape(m, k).astype(np.float64)
-    b = outputs["b_desc"].reshape(n, k).astype(np.float64)
-    c = outputs["c_desc"].reshape(m, n).astype(np.float64)
+STORAGE = {"fp16": ".f16", "bf16": ".bf16", "fp8e4nv": ".e4m3", "fp8e5": ".e5m2", "fp32": None}
+
+
+def host_values(data: np.ndarray, dtype: str) -> np.ndarray:
+    """A buffer in its storage dtype (bf16 and fp8 as raw bits) -> float64."""
+    from .semantics.wgmma import element_values
+
+    ty = STORAGE.get(dtype)
+    if ty is None or ty == ".f16":
+        return data.astype(np.float64)
+    return element_values(np.ascontiguousarray(data).view(np.uint8).reshape(data.size, -1), ty)
+
+
+def check_output(outputs: dict, m: int, n: int, k: int, dtypes: dict | None = None) -> dict:
+    """The engine's C against numpy's A @ B^T within `tolerance` (inputs and output decoded from
+    their storage dtypes: fp16 unless `dtypes` names others)."""
+    dt = {"a_desc": "fp16", "b_desc": "fp16", "c_desc": "fp16", **(dtypes or {})}
+    a = host_values(outputs["a_desc"], dt["a_desc"]).reshape(m, k)
+    b = host_values(outputs["b_desc"], dt["b_desc"]).reshape(n, k)
+    c = host_values(outputs["c_desc"], dt["c_desc"]).reshape(m, n)
     err = np.abs(c - a @ b.T)
-    bad = err > tolerance(a, b)
+    out_ulp = {"fp16": 2.0 ** -10, "bf16": 2.0 ** -7}.get(dt["c_desc"], 2.0 ** -23)
+    bad = err > tolerance(a, b, out_ulp=out_ulp)
     return {"max_abs_err": float(err.max()), "mismatches": int(bad.sum()), "elements": int(bad.size),
             "ok": not bad.any()}
 

@@ -1,0 +1,55 @@
+"""Corpus TMA matmuls on the CPU engine against numpy: Triton sm_90a (wgmma: fp16, bf16, fp8
+e4m3) and sm_100a (tcgen05: fp16, bf16, fp8 e4m3), one 128x128 tile; and the tensor-memory and
+tcgen05.commit mistakes the engine reports."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from emulate.frontend import run
+from emulate.gallery import check_output, matmul_launch
+
+ROOT = Path(__file__).resolve().parent.parent
+TRITON = ROOT / "corpus" / "ptx" / "triton"
+SIDECARS = ROOT / "corpus" / "launch" / "triton"
+KERNELS = {  # name -> (dtypes of a/b/c, K tile)
+    "matmul_tma_fp16_sm90": ("fp16", "fp16", 64), "matmul_tma_bf16_sm90": ("bf16", "bf16", 64),
+    "matmul_tma_fp8e4nv_sm90": ("fp8e4nv", "fp16", 128), "matmul_tma_fp16_sm100": ("fp16", "fp16", 64),
+    "matmul_tma_bf16_sm100": ("bf16", "bf16", 64), "matmul_tma_fp8e4nv_sm100": ("fp8e4nv", "fp16", 128),
+}
+
+
+def _run(name, text=None, k=128):
+    spec = matmul_launch(128, 128, k, SIDECARS / f"{name}.json")
+    return run(text or (TRITON / f"{name}.ptx").read_text(), spec, filename=f"{name}.ptx")
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_tma_matmul_matches_numpy(name):
+    ab, c, bk = KERNELS[name]
+    k = max(128, bk)
+    res = _run(name, k=k)
+    assert res.clean, res.reports
+    check = check_output(res.outputs, 128, 128, k, {"a_desc": ab, "b_desc": ab, "c_desc": c})
+    assert check["ok"], check
+
+
+def _without(name, pattern):
+    text = (TRITON / f"{name}.ptx").read_text()
+    edited, n = re.subn(pattern, "", text)
+    assert n >= 1
+    return edited
+
+
+def test_missing_tcgen05_dealloc_is_a_tensor_memory_leak_report():
+    res = _run("matmul_tma_fp16_sm100", _without("matmul_tma_fp16_sm100", r".*tcgen05\.dealloc.*\n"))
+    assert any(r.kind == "tmem" and "still allocated" in r.message for r in res.reports), res.reports
+
+
+def test_missing_tcgen05_commit_deadlocks_on_the_epilogue_barrier():
+    res = _run("matmul_tma_fp16_sm100", _without("matmul_tma_fp16_sm100", r".*tcgen05\.commit.*\n"))
+    [dead] = [r for r in res.reports if r.kind == "deadlock"]
+    assert "mbarrier.try_wait" in dead.message and "arrivals" in dead.message

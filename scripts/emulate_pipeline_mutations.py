@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Pipeline mutation test on the CPU engine: for each corpus kernel with an asynchronous pipeline
+(TMA, mbarrier, wgmma, tcgen05) that runs clean (scripts/emulate_pipelines_corpus.py --json),
+weaken one synchronisation at a time -- delete an mbarrier wait (try_wait/test_wait) or arrive,
+halve an expect_tx byte count, raise a wgmma.wait_group depth by one, delete a wgmma.commit_group,
+a fence.proxy.async, a cp.async.bulk.wait_group or a tcgen05.commit -- and run the mutant at the
+same reduced launch with the same inputs. It is caught when its outputs differ from the unmutated
+kernel's or it gets a report (a deadlock or a refusal included). Sites that never run at the test
+size are counted apart (unobservable).
+
+    python scripts/emulate_pipelines_corpus.py --json sweep.json
+    python scripts/emulate_pipeline_mutations.py --sweep sweep.json [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import ptxgrammar  # noqa: E402
+from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
+
+from emulate.corpus_check import small_launch  # noqa: E402
+from emulate_mutations import instruction_at, outcome, same  # noqa: E402
+
+PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05"}
+
+
+def site_kind(item) -> str | None:
+    mods, op = item.modifiers, item.opcode
+    first = mods[0] if mods else ""
+    if op == "mbarrier" and first in (".try_wait", ".test_wait", ".arrive", ".arrive_drop"):
+        if first == ".arrive" and ".expect_tx" in mods and isinstance(item.operands[-1], IntLiteral):
+            return "halve expect_tx of " + item.name
+        return "delete " + item.name
+    if op == "wgmma" and first == ".wait_group":
+        return "raise depth of " + item.name
+    if op == "wgmma" and first == ".commit_group":
+        return "delete " + item.name
+    if op == "fence" and ".proxy" in mods:
+        return "delete " + item.name
+    if op == "cp" and mods[:2] == (".async", ".bulk") and ".wait_group" in mods:
+        return "delete " + item.name
+    if op == "tcgen05" and first == ".commit":
+        return "delete " + item.name
+    return None
+
+
+def sites(module, kernel):
+    out = []
+
+    def visit(items, path):
+        for i, item in enumerate(items):
+            if isinstance(item, Block):
+                visit(item.items, path + (i,))
+            elif isinstance(item, Instruction):
+                kind = site_kind(item)
+                if kind:
+                    out.append((path + (i,), kind))
+    for fi, fn in enumerate(module.items):
+        if isinstance(fn, Function) and fn.body is not None and fn.name == kernel:
+            visit(fn.body.items, (fi,))
+    return out
+
+
+def mutate(module, path, kind):
+    def change(instr):
+        if kind.startswith("halve"):
+            n = instr.operands[-1]
+            return instr.with_changes(operands=instr.operands[:-1] + (n.with_changes(text=str(n.value // 2)),))
+        n = instr.operands[0]
+        return instr.with_changes(operands=(n.with_changes(text=str(n.value + 1)),) + instr.operands[1:])
+
+    def edit_block(block, rest):
+        items = list(block.items)
+        i = rest[0]
+        if len(rest) > 1:
+            items[i] = edit_block(items[i], rest[1:])
+        elif kind.startswith("delete"):
+            del items[i]
+        else:
+            items[i] = change(items[i])
+        return block.with_changes(items=tuple(items))
+
+    items = list(module.items)
+    items[path[0]] = items[path[0]].with_changes(body=edit_block(items[path[0]].body, path[1:]))
+    return module.with_changes(items=tuple(items))
+
+
+def kernels(sweep):
+    from launch.plan import kernel_specs
+
+    for r in json.loads(Path(sweep).read_text()):
+        if r["status"] != "pass" or not PIPELINE_FEATURES & set(r.get("features", ())):
+            continue
+        side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
+        spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, 1)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sweep", required=True)
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    tally, rows, nkernels = collections.Counter(), [], 0
+    for label, text, launch in kernels(args.sweep):
+        module = ptxgrammar.parse(text, filename=label)
+        found = sites(module, launch["kernel"])
+        if not found:
+            continue
+        ran = set()
+        base_out, base_reports = outcome(module, launch, None, label, ran)
+        if base_out is None or base_reports:
+            tally["base not clean"] += 1
+            rows.append({"kernel": label, "base": "not clean", "why": base_reports[:1]})
+            continue
+        nkernels += 1
+        for path, kind in found:
+            if id(instruction_at(module, path)) not in ran:
+                tally["not executed"] += 1
+                continue
+            out, reports = outcome(mutate(module, path, kind), launch, None, label)
+            caught = bool(reports) or not same(base_out, out)
+            how = "report" if reports else "output" if caught else "missed"
+            tally[how] += 1
+            rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": how, "why": reports[:1]})
+            print(f"{how:7} {label} {kind} at {list(path)} {reports[0][:150] if reports else ''}", flush=True)
+    n = tally["report"] + tally["output"] + tally["missed"]
+    print(f"\n{nkernels} kernels, {n} mutants: caught {tally['report'] + tally['output']} "
+          f"({tally['report']} by a report, {tally['output']} by different outputs), missed {tally['missed']}; "
+          f"{tally['not executed']} sites never run at this size; unmutated kernels not clean: "
+          f"{tally['base not clean']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

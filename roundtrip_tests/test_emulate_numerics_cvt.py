@@ -101,7 +101,8 @@ def test_cvt_float_to_int_clamps(dt, rnd):
     def check(vals):
         got = cvt({rnd}, dt, ".f32", f32_bits(vals)).tolist()
         for v, g in zip(vals, got):
-            want = 0 if math.isnan(v) else (hi if v == math.inf else lo if v == -math.inf
+            nan_value = 1 << (w - 1) if w == 64 else 0          # ISA: NaN -> 0, or 1 << (w-1)
+            want = nan_value if math.isnan(v) else (hi if v == math.inf else lo if v == -math.inf
                                            else max(lo, min(hi, ROUND_INT[rnd](Fraction(v)))))
             assert g == wrap(want, w), (v, g, want)
     check()
@@ -196,3 +197,17 @@ def test_cvt_refuses_stochastic_rounding_and_missing_int_rounding():
         cvt({".rs"}, ".f16x2", ".f32", f32_bits([1.0]), f32_bits([1.0]))
     with pytest.raises(NotEmulated, match="needs .rni"):
         cvt(set(), ".s32", ".f32", f32_bits([1.0]))
+
+
+@pytest.mark.parametrize("dt,at,want", [(".s32", ".f64", 0x80000000), (".u16", ".f64", 0x8000),
+                                        (".s32", ".f32", 0), (".u64", ".f32", 1 << 63), (".s8", ".f16", 0)])
+def test_cvt_nan_to_int(dt, at, want):
+    fmt = at[1:]
+    src = {"f64": np.array([math.nan]).view(np.uint64), "f32": f32_bits([math.nan]),
+           "f16": np.array([0x7E00], np.uint16)}[fmt]
+    assert cvt({".rzi"}, dt, at, src).tolist() == [want]
+
+
+def test_satfinite_nan_into_formats_without_nan_is_max_norm():
+    got = cvt({".rn", ".satfinite"}, ".e2m1x2", ".f32", f32_bits([math.nan]), f32_bits([-math.nan]))
+    assert int(got[0]) == 0x77                                   # +6.0 in both nibbles

@@ -125,7 +125,8 @@ def test_add_signed_zeros(mods, a, b, want):
     ("max", set(), ([-0.0], [0.0]), 0x00000000),
     ("max", {".NaN"}, ([math.nan], [2.0]), 0x7FFFFFFF),
     ("min", {".xorsign.abs"}, ([-3.0], [2.0]), f32(-2.0)),
-    ("abs", set(), ([-math.nan],), 0x7FC00000),
+    ("abs", set(), ([-math.nan],), 0x7FFFFFFF),                        # ISA: unspecified NaN
+    ("neg", set(), ([math.nan],), 0x7FFFFFFF),
     ("neg", set(), ([1.0],), f32(-1.0)),
 ])
 def test_f32_special_values(opcode, mods, vals, want_bits):
@@ -160,7 +161,8 @@ def test_refuses_what_it_cannot_do(form):
 @pytest.mark.parametrize("test,value,want", [
     (".finite", 1.0, True), (".finite", math.inf, False), (".infinite", -math.inf, True),
     (".number", math.nan, False), (".notanumber", math.nan, True), (".normal", 1e-40, False),
-    (".subnormal", 1e-40, True), (".subnormal", 0.0, False), (".normal", 0.0, False),
+    (".subnormal", 1e-40, True), (".subnormal", 0.0, False), (".normal", 0.0, True),   # ISA: zeros are normal
+    (".normal", -0.0, True), (".normal", math.inf, False), (".normal", math.nan, False),
 ])
 def test_testp(test, value, want):
     assert bool(run("testp", {test}, [value])[0]) is want
@@ -181,3 +183,17 @@ def test_fma_f64_nearest_with_cancellation(rows):
         exact = Fraction(x) * Fraction(y) + Fraction(z)
         if exact != 0:
             assert same(g, round_fraction(exact, "f64", "rn")), (x, y, z, g)
+
+
+def test_f64_abs_passes_nan_through_and_approx_seeds():
+    nan = np.array([0xFFF8000000000123], np.uint64)
+    assert ALU["abs"](frozenset({".f64"}), (".f64",), nan).tolist() == [0xFFF8000000000123]
+    for opcode in ("rcp", "rsqrt"):
+        got = ALU[opcode](frozenset({".approx", ".ftz", ".f64"}), (".f64",), nan)
+        assert got.tolist() == [0x7FFFFFFF00000000]                    # the ISA's NaN
+        vals = np.array([3.0, 1e-310, -0.0, np.inf])
+        got = ALU[opcode](frozenset({".approx", ".ftz", ".f64"}), (".f64",), vals.view(np.uint64))
+        assert all(int(b) & 0xFFFFFFFF == 0 for b in got.tolist())     # low word zero
+        want = 1 / 3 if opcode == "rcp" else 1 / math.sqrt(3)
+        assert abs(got.view(np.float64)[0] - want) <= want * 2.0 ** -20
+        assert got.view(np.float64)[1:].tolist() == [math.inf, -math.inf, 0.0]

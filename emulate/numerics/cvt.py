@@ -2,7 +2,8 @@
 
     int -> int     sign/zero extension by the source type, truncation, or .sat clamping
     int -> float   exact value rounded once (.rn .rz .rm .rp)
-    float -> int   .rni .rzi .rmi .rpi; always clamped to the destination range; NaN -> 0
+    float -> int   .rni .rzi .rmi .rpi; always clamped to the destination range; NaN -> 0, or
+                   1 << (width-1) from .f64 or into 64-bit types (the ISA's rule)
     float -> float .rn .rz .rm .rp .rna, .rni-style rounding to integral values, .ftz, .sat,
                    .relu, .satfinite; packed destinations (`cvt.rn.f16x2.f32 d, a, b`: a goes to
                    the upper half) and packed sources (`cvt.rn.f16x2.e4m3x2 d, a`)
@@ -50,16 +51,23 @@ def _int_exact_pair(bits, t):
     return two_sum(high * 4294967296.0, low)
 
 
-def _to_int(vals, dt, rounder):
+def _nan_as_int(dt, src_fmt):
+    """NaN -> integer (ISA cvt): 0, except from .f64 or into a 64-bit type: 1 << (width - 1)."""
+    return (1 << (dt.width - 1)) if src_fmt == "f64" or dt.width == 64 else 0
+
+
+def _to_int(vals, dt, rounder, src_fmt):
     lo, hi = int_range(dt)
-    r = rounder(np.where(np.isnan(vals), 0.0, vals))
+    nan = np.isnan(vals)
+    r = rounder(np.where(nan, 0.0, vals))
     big = r >= float(hi)                               # float(hi) rounds up to 2^(w-1) or 2^w
     small = r <= float(lo)
     inner = np.where(big | small, 0.0, r)
     out = inner.astype(np.int64) if dt.signed else inner.astype(np.uint64)
     out = np.where(big, np.uint64(hi) if not dt.signed else np.int64(hi), out)
     out = np.where(small, np.uint64(0) if not dt.signed else np.int64(lo), out)
-    return to_bits(out, dt.width)
+    out = to_bits(out, dt.width)
+    return np.where(nan, dt.container(_nan_as_int(dt, src_fmt)), out).astype(dt.container)
 
 
 def _convert_scalar(mods, types, dt_name, at_name, bits, fmt_mode):
@@ -80,7 +88,7 @@ def _convert_scalar(mods, types, dt_name, at_name, bits, fmt_mode):
         rnd = _one("cvt", mods, types, INT_ROUNDINGS)
         if rnd is None:
             refuse("cvt", mods, types, "float-to-integer needs .rni/.rzi/.rmi/.rpi")
-        return _to_int(_float_in(bits, at_name, ftz), ptx_type(dt_name), INT_ROUNDINGS[rnd])
+        return _to_int(_float_in(bits, at_name, ftz), ptx_type(dt_name), INT_ROUNDINGS[rnd], src_fmt)
     opts = dict(sat=".sat" in mods, relu=".relu" in mods, satfinite=".satfinite" in mods,
                 ftz=ftz and dst_fmt == "f32")
     if src_fmt is None:                                     # int -> float

@@ -346,19 +346,27 @@ def rcp(mods, types, a):
 
 
 def rcp_approx_f64(mods, types, a):
-    """1 / (a with its low 32 bits dropped), rounded to a 20-bit fraction (low 32 bits zero);
-    subnormal inputs and results flushed. Not bit-exact to the hardware's table: within 1 ulp
-    of the 20-bit seed."""
     accept("rcp", mods, types, {".approx", ".ftz"})
+    return approx_seed_f64(lambda x: 1.0 / x, a)
+
+
+def approx_seed_f64(fn, a):
+    """rcp/rsqrt.approx.ftz.f64: fn of (a with its low 32 bits dropped), rounded to a 20-bit
+    fraction (the low 32 bits of d zero); subnormal inputs and results flushed; NaN -> the ISA's
+    0x7fffffff00000000. Not bit-exact to the hardware's table: within 1 ulp of the 20-bit seed."""
     top = np.asarray(a).astype(np.uint64) & np.uint64(0xFFFFFFFF00000000)
     x = flush(top.view(np.float64), "f64")
-    seed = round_pair(1.0 / x, 0.0, RCP_SEED, "rn")
-    seed = flush(np.where(np.isinf(seed) & np.isfinite(1.0 / x), np.copysign(np.inf, seed), seed), "f64")
-    return encode(seed, "f64", canonical_nan=False)
+    seed = flush(round_pair(fn(x), 0.0, RCP_SEED, "rn"), "f64")
+    out = encode(seed, "f64", canonical_nan=False)
+    return np.where(np.isnan(seed), SEED_NAN, out).astype(np.uint64)
+
+
+SEED_NAN = np.uint64(0x7FFFFFFF00000000)     # the ISA's NaN for rcp/rsqrt.approx.ftz.f64
 
 
 # -- sign and magnitude -----------------------------------------------------------------------------
 
+CANONICAL_NANS = {"f32": 0x7FFFFFFF, "f16": 0x7FFF, "bf16": 0x7FFF}
 _SIGN = {"f32": np.uint32(0x80000000), "f64": np.uint64(0x8000000000000000), "f16": np.uint16(0x8000),
          "bf16": np.uint16(0x8000)}
 
@@ -376,17 +384,24 @@ def _bit_view(opcode, mods, types, a, allowed=frozenset({".ftz"})):
     return fmt, bits
 
 
+def _sign_op(fmt, bits, result):
+    """abs/neg: the sign bit changes; a NaN input gives the canonical NaN for f32/f16/bf16 (the ISA
+    leaves it unspecified) and passes through unchanged for f64 (the ISA's rule for abs.f64)."""
+    nan = np.isnan(decode(bits, fmt))
+    keep = bits if fmt == "f64" else np.asarray(CANONICAL_NANS[fmt], bits.dtype)
+    return np.where(nan, keep, result).astype(bits.dtype)
+
+
 @handles("abs", "float", quiet=True)
 def abs_(mods, types, a):
-    """Clears the sign bit; NaN stays NaN (its payload kept, as a sign operation)."""
     fmt, bits = _bit_view("abs", mods, types, a)
-    return bits & ~_SIGN[fmt]
+    return _sign_op(fmt, bits, bits & ~_SIGN[fmt])
 
 
 @handles("neg", "float", quiet=True)
 def neg(mods, types, a):
     fmt, bits = _bit_view("neg", mods, types, a)
-    return bits ^ _SIGN[fmt]
+    return _sign_op(fmt, bits, bits ^ _SIGN[fmt])
 
 
 @handles("copysign", "float", quiet=True)
@@ -447,7 +462,7 @@ _TESTS = {
     ".infinite": np.isinf,
     ".number": lambda v: ~np.isnan(v),
     ".notanumber": np.isnan,
-    ".normal": lambda v, t: np.isfinite(v) & (np.abs(v) >= t),
+    ".normal": lambda v, t: np.isfinite(v) & ((np.abs(v) >= t) | (v == 0)),   # ISA: zeros are normal
     ".subnormal": lambda v, t: (v != 0) & (np.abs(v) < t),
 }
 

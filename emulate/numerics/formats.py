@@ -72,6 +72,9 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
     r = round_to(v, fmt, rounding, lo)
     if ftz:
         r = np.where(np.abs(r) < 2.0 ** f.emin, np.copysign(0.0, r), r)
+    if satfinite and fmt not in CANONICAL_NAN:            # e2m1/e2m3/e3m2: NaN -> +MAX_NORM
+        r = np.where(nan, f.max_finite, r)
+        nan = np.zeros_like(nan)
     if satfinite or not (f.has_inf or fmt == "f64"):
         over = np.isinf(r)
         if not satfinite and f.nan == "e4m3":
@@ -80,7 +83,7 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
         elif not satfinite and np.any(over):
             raise NotEmulated(f"cvt to .{fmt}: overflow without .satfinite")
         else:
-            r = np.where(over, np.copysign(f.max_finite, r), r)
+            r = np.where(over, np.copysign(f.max_finite, r) if f.signed else f.max_finite, r)
     if not f.signed:
         if np.any(r < 0):
             raise NotEmulated(f"cvt to .{fmt}: negative value for an unsigned format")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from emulate.numerics import ALU, NotEmulated
 from emulate.numerics.formats import decode, encode
-from numerics_ref import arr, f32, from_f32, round_fraction, signed, wrap
+from numerics_ref import arr, from_f32, round_fraction, signed, wrap
 
 MODES = ("rn", "rz", "rm", "rp")
 f32_values = st.floats(width=32, allow_nan=False)

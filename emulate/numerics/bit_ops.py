@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dtypes import SINT as SIGNED_CONTAINER
-from .dtypes import int_value, mask, ptx_type, signed_view, to_bits
+from .dtypes import mask, ptx_type, signed_view, to_bits
 from .errors import accept, refuse
 from .registry import handles
 

@@ -1,10 +1,11 @@
-"""f32/f64 arithmetic with every rounding mode, .ftz and .sat: add sub mul fma mad div sqrt rcp,
-min/max (.NaN, .xorsign.abs), abs neg copysign testp — PTX ISA 9.7.3.
+"""Float arithmetic on f64/f32/f16/bf16 with every rounding mode, .ftz, .sat and .relu: add sub mul
+fma mad div sqrt rcp, min/max (.NaN, .xorsign.abs), abs neg copysign testp — PTX ISA 9.7.3/9.7.4.
 
-Exact results come as f64 pairs (see rounding.py) and are rounded once to the destination.
-f32 NaN results are the canonical NaN 0x7fffffff. f64 NaN results keep numpy's (x86) payload
-rules: a NaN operand's payload propagates (quieted), a new NaN is 0xfff8000000000000 — PTX leaves
-f64 NaN payloads unspecified, so compare f64 NaNs by NaN-ness.
+Exact results come as f64 pairs (see rounding.py) and are rounded once to the destination; .ftz
+flushes subnormal inputs, and results that are subnormal after rounding. NaN results: the ISA
+gives single precision "an unspecified NaN"; here f32 gives 0x7fffffff and f16/bf16 0x7fff (what
+the hardware writes). f64 NaN payloads are propagated (the ISA supports them) the way numpy's
+x86 arithmetic does: the first NaN operand, quieted; a new NaN is 0xfff8000000000000.
 """
 
 from __future__ import annotations

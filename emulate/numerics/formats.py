@@ -15,7 +15,7 @@ import numpy as np
 
 from .dtypes import UINT
 from .errors import NotEmulated
-from .rounding import FORMATS, FloatFormat, round_pair
+from .rounding import FORMATS, round_pair
 
 CANONICAL_NAN = {"f64": 0x7FFFFFFFFFFFFFFF, "f32": 0x7FFFFFFF, "tf32": 0x7FFFFFFF, "f16": 0x7FFF,
                  "bf16": 0x7FFF, "e4m3": 0x7F, "e5m2": 0x7F, "ue8m0": 0xFF}

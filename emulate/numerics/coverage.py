@@ -29,11 +29,12 @@ SOURCES = {
     "shf": 3, "bfe": 3, "bfi": 4, "prmt": 3, "lop3": 4, "popc": 1, "clz": 1, "brev": 1, "bfind": 1,
     "dp4a": 3, "dp2a": 3, "sad": 3, "mul24": 2, "mad24": 3, "addc": 2, "subc": 2, "madc": 3,
     "setp": 2, "set": 2, "selp": 3, "slct": 3, "cvt": 1, "sqrt": 1, "rcp": 1, "rsqrt": 1, "ex2": 1,
-    "lg2": 1, "sin": 1, "cos": 1, "tanh": 1, "testp": 1, "copysign": 2,
+    "lg2": 1, "sin": 1, "cos": 1, "tanh": 1, "testp": 1, "copysign": 2, "szext": 2, "bmsk": 2, "fns": 3,
 }
 ARITHMETIC = set(SOURCES)
 CARRY_IN = {"addc", "subc", "madc"}
-U32_OPERANDS = {"shl": (1,), "shr": (1,), "shf": (2,), "bfe": (1, 2), "bfi": (2, 3), "lop3": (3,)}
+U32_OPERANDS = {"shl": (1,), "shr": (1,), "shf": (2,), "bfe": (1, 2), "bfi": (2, 3), "lop3": (3,), "szext": (1,),
+                "fns": (1,)}
 
 
 def forms_in(paths):

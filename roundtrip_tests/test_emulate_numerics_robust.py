@@ -1,5 +1,6 @@
 """Any form, well-formed or not, either computes or raises NotEmulated naming it — no other error
-(the engine turns NotEmulated into `file:line:col: error: not emulated: ...`)."""
+(the engine turns NotEmulated into `file:line:col: error: not emulated: ...`) — and never writes
+into its operands (the engine passes its register arrays)."""
 
 from __future__ import annotations
 
@@ -36,10 +37,12 @@ def computes_or_refuses(opcode, types, mods, seed, extra_srcs):
     n = max(1, SOURCES[opcode] + extra_srcs)
     srcs = [operand(types[-1] if opcode in ("cvt", "set") else types[0], rng) for _ in range(n)]
     kw = {"cc": np.zeros(4, bool)} if opcode in ("addc", "subc", "madc") else {}
+    before = [s.copy() for s in srcs]
     try:
         ALU[opcode](frozenset(mods) | set(types), tuple(types), *srcs, **kw)
     except NotEmulated as exc:
         assert str(exc).startswith(opcode), exc
+    assert all(np.array_equal(b, s) for b, s in zip(before, srcs)), "a handler wrote into its inputs"
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

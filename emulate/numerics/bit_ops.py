@@ -17,10 +17,12 @@ def _u64(x):
     return np.asarray(x).astype(np.uint64)
 
 
-def _logic(opcode, fn):
+def _logic(opcode, fn, arity):
     @handles(opcode, "int", "pred")
     def handler(mods, types, *srcs):
         accept(opcode, mods, types, set())
+        if len(srcs) != arity:                # a ufunc would take an extra operand as its `out`
+            refuse(opcode, mods, types, f"takes {arity} source operand(s)")
         if types[0] == ".pred":
             return fn(*[np.asarray(s, bool) for s in srcs])
         t = ptx_type(types[0])
@@ -28,10 +30,10 @@ def _logic(opcode, fn):
     return handler
 
 
-and_ = _logic("and", np.bitwise_and)
-or_ = _logic("or", np.bitwise_or)
-xor = _logic("xor", np.bitwise_xor)
-not_ = _logic("not", np.invert)
+and_ = _logic("and", np.bitwise_and, 2)
+or_ = _logic("or", np.bitwise_or, 2)
+xor = _logic("xor", np.bitwise_xor, 2)
+not_ = _logic("not", np.invert, 1)
 
 
 @handles("cnot", "int")

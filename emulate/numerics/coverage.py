@@ -94,9 +94,13 @@ def _operands(opcode, mods, types):
         d = TYPES[types[0]]
         if d.lanes > 1 and TYPES[types[1]].lanes == 1:
             n = d.lanes
+    if opcode == "cvt" and ".rs" in mods:
+        n += 1                                     # the random-bits operand
     if opcode in ("dp4a", "dp2a"):
         src_type = ".u32"
     srcs = [_sample(src_type, k) for k in range(n)]
+    if opcode == "cvt" and ".rs" in mods:
+        srcs[-1] = np.array([0x12345678], np.uint32)
     if len(types) == 2 and opcode in ("add", "sub", "fma", "mul"):       # mixed precision
         srcs = [_sample(types[1], k) for k in range(n - 1)] + [_sample(types[0], n)]
     for i in U32_OPERANDS.get(opcode, ()):

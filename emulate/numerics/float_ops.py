@@ -134,6 +134,18 @@ def pair_sqrt(a, fmt):
     return s, lo
 
 
+def nearest_pair(pair, *args, fmt, mode):
+    """Round-to-nearest division and square root into f32/f16/bf16 need no remainder: rounding the
+    f64 result again is exact, since 53 >= 2p + 2 (Figueroa's double-rounding theorem)."""
+    if mode != "rn" or fmt == "f64":
+        return pair(*args, fmt)
+    if pair is pair_div:
+        hi = args[0] / args[1]
+    else:
+        hi = np.sqrt(np.where(args[0] < 0, np.nan, args[0]))
+    return hi, np.zeros_like(hi)
+
+
 def _sqrt_rest_sign(a, s):
     from fractions import Fraction
     d = Fraction(a) - Fraction(s) ** 2
@@ -290,7 +302,7 @@ def div(mods, types, a, b):
         return _finish(div_approx(x, y, ftz, full=".full" in mods), fmt, ftz, mods)
     if fmt == "f32" and not any(m in mods for m in ROUNDINGS):
         refuse("div", mods, types, "div.f32 needs .approx, .full or a rounding modifier")
-    hi, lo = pair_div(x, y, fmt)
+    hi, lo = nearest_pair(pair_div, x, y, fmt=fmt, mode=mode)
     return _finish(_round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y) & (y != 0)), fmt, ftz, mods)
 
 
@@ -298,7 +310,7 @@ def div_approx(x, y, ftz, full):
     """div.full.f32 (ISA: max 2 ulp) as the correctly rounded quotient; div.approx.f32 (ISA: max 2
     ulp for |y| in [2^-126, 2^126], else 0 for |y| in (2^126, 2^128)) as x * rcp(y), both rounded."""
     if full:
-        hi, lo = pair_div(x, y, "f32")
+        hi, lo = nearest_pair(pair_div, x, y, fmt="f32", mode="rn")
         return round_pair(hi, lo, FORMATS["f32"], "rn")
     r = _to_f32(1.0 / y)
     r = np.where((np.abs(y) > 2.0 ** 126) & np.isfinite(y), np.copysign(0.0, y), r)
@@ -320,7 +332,7 @@ def sqrt(mods, types, a):
         return _finish(_to_f32(np.sqrt(np.where(x < 0, np.nan, x))), fmt, ftz, mods)
     if not any(m in mods for m in ROUNDINGS):
         refuse("sqrt", mods, types, "needs .approx or a rounding modifier")
-    hi, lo = pair_sqrt(x, fmt)
+    hi, lo = nearest_pair(pair_sqrt, x, fmt=fmt, mode=mode)
     out = _round(hi, lo, fmt, mode)
     return _finish(np.where(x == 0, x, out), fmt, ftz, mods)       # sqrt(-0) = -0
 
@@ -342,7 +354,7 @@ def rcp(mods, types, a):
         return _finish(_to_f32(1.0 / x), fmt, ftz, mods)
     if not any(m in mods for m in ROUNDINGS):
         refuse("rcp", mods, types, "needs .approx or a rounding modifier")
-    hi, lo = pair_div(np.ones_like(x), x, fmt)
+    hi, lo = nearest_pair(pair_div, np.ones_like(x), x, fmt=fmt, mode=mode)
     return _finish(_round(hi, lo, fmt, mode, x != 0), fmt, ftz, mods)
 
 

@@ -92,7 +92,14 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
     return _pack(r, nan, fmt)
 
 
+NATIVE_BITS = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16), "f64": (np.float64, np.uint64)}
+
+
 def _pack(r, nan, fmt):
+    native = NATIVE_BITS.get(fmt)
+    if native is not None:                     # on the grid already: numpy's own encoding
+        bits = np.asarray(r, np.float64).astype(native[0]).view(native[1])
+        return np.where(nan, native[1](CANONICAL_NAN[fmt]), bits).astype(native[1])
     f = FORMATS[fmt]
     lay = _layout(fmt)
     m = lay.man_bits

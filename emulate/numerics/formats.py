@@ -22,6 +22,7 @@ CANONICAL_NAN = {"f64": 0x7FFFFFFFFFFFFFFF, "f32": 0x7FFFFFFF, "tf32": 0x7FFFFFF
 CONTAINER_BITS = {"f64": 64, "f32": 32, "tf32": 32, "f16": 16, "bf16": 16, "e4m3": 8, "e5m2": 8,
                   "e2m3": 8, "e3m2": 8, "e2m1": 8, "ue8m0": 8}
 _TF32_DROP = 13                        # tf32 lives in an f32 register with the low 13 bits zero
+NATIVE_BITS = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16), "f64": (np.float64, np.uint64)}
 
 
 def _layout(fmt):
@@ -30,6 +31,9 @@ def _layout(fmt):
 
 
 def decode(bits, fmt: str):
+    native = NATIVE_BITS.get(fmt)
+    if native is not None:                     # numpy's own IEEE formats
+        return np.asarray(bits).astype(native[1], copy=False).view(native[0]).astype(np.float64)
     f = FORMATS[fmt]
     lay = _layout(fmt)
     b = np.asarray(bits).astype(np.uint64)
@@ -90,9 +94,6 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
     if np.any(nan) and fmt not in CANONICAL_NAN:
         raise NotEmulated(f"cvt to .{fmt}: NaN has no encoding in this format")
     return _pack(r, nan, fmt)
-
-
-NATIVE_BITS = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16), "f64": (np.float64, np.uint64)}
 
 
 def _pack(r, nan, fmt):

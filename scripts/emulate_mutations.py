@@ -126,13 +126,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-ir", action="store_true")
     ap.add_argument("--corpus-sweep", help="the --json of scripts/emulate_corpus.py (corpus kernels that pass)")
     ap.add_argument("--skip", default="", help="comma-separated substrings of kernels to leave out")
+    ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     sources = [] if args.no_ir else list(ir_kernels())
     skip = [s for s in args.skip.split(",") if s]
-    sources = [s for s in sources if not any(k in s[0] for k in skip)]
     if args.corpus_sweep:
         sources += list(corpus_kernels(args.corpus_sweep))
+    if args.skip_file:
+        skip += [s for s in Path(args.skip_file).read_text().split(",") if s]
+    sources = [s for s in sources if not any(k in s[0] for k in skip)]
     tally = collections.Counter()
     rows = []
     kernels_with_sites = 0

@@ -27,6 +27,7 @@ import ptxgrammar  # noqa: E402
 from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
 from emulate import EmulationError, run  # noqa: E402
+from emulate.operands import constant  # noqa: E402
 from emulate.corpus_check import small_launch  # noqa: E402
 
 
@@ -46,8 +47,8 @@ def sync_sites(module, kernel=None):
                 elif item.opcode == "cp" and (".wait_group" in item.modifiers or ".wait_all" in item.modifiers):
                     out.append((path + (i,), "delete " + name))
                 elif item.opcode == "shfl" and ".sync" in item.modifiers:
-                    mask = item.operands[-1]
-                    if isinstance(mask, IntLiteral) and mask.value == 0xFFFFFFFF:
+                    mask = constant(item.operands[-1])      # 0xffffffff, or Triton's -1
+                    if mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF:
                         out.append((path + (i,), "weaken mask of " + name))
     for fi, fn in enumerate(module.items):
         if isinstance(fn, Function) and fn.body is not None and (
@@ -66,7 +67,7 @@ def mutate(module, path, kind):
             del items[i]
         else:
             instr = items[i]
-            mask = instr.operands[-1].with_changes(text="0x0000ffff")
+            mask = IntLiteral("0x0000ffff", trivia=instr.operands[-1].trivia)
             items[i] = instr.with_changes(operands=instr.operands[:-1] + (mask,))
         return block.with_changes(items=tuple(items))
 

@@ -188,3 +188,67 @@ def test_sad_cnot_and_min_relu():
     assert call("max", {".relu"}, (".s32",), arr([-5], 32), arr([-3], 32)).tolist() == [0]
     with pytest.raises(NotEmulated):
         call("max", {".relu"}, (".u32",), arr([1], 32), arr([2], 32))
+
+
+def ref_szext(a, b, mode, is_signed):
+    b1 = b & 0x1F
+    too_large = b >= 32 and mode == ".clamp"
+    mask = 0 if too_large else (0xFFFFFFFF << b1) & 0xFFFFFFFF
+    sign = False if (b1 == 0 or too_large or not is_signed) else bool((a >> ((b1 - 1) & 0x1F)) & 1)
+    return (a & ~mask & 0xFFFFFFFF) | (mask if sign else 0)
+
+
+def ref_bmsk(a, b, mode):
+    a1, b1 = a & 0x1F, b & 0x1F
+    mask0 = (0xFFFFFFFF << a1) & 0xFFFFFFFF
+    mask1 = (0xFFFFFFFF << (a1 + b1)) & 0xFFFFFFFF
+    overflow = a1 + b1 >= 32
+    if mode == ".clamp":
+        if a >= 32:
+            mask0, overflow = 0, True
+        overflow = overflow or b >= 32
+    mask1 = 0 if overflow else (0xFFFFFFFF if b1 == 0 else mask1)
+    return mask0 & ~mask1 & 0xFFFFFFFF
+
+
+def ref_fns(mask, base, offset):
+    if offset == 0:
+        return base if (mask >> base) & 1 else 0xFFFFFFFF
+    pos, count, inc = base, abs(offset) - 1, 1 if offset > 0 else -1
+    while 0 <= pos < 32:
+        if (mask >> pos) & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("mode", [".clamp", ".wrap"])
+def test_szext_bmsk(mode):
+    @settings(max_examples=60, deadline=None)
+    @given(rows(u32, st.integers(0, 70) | u32))
+    def check(rs):
+        a, b = zip(*rs)
+        for t in (".u32", ".s32"):
+            got = call("szext", {mode}, (t,), arr(a, 32), arr(b, 32)).tolist()
+            assert got == [ref_szext(x, y, mode, t == ".s32") for x, y in rs]
+        got = call("bmsk", {mode}, (".b32",), arr(a, 32), arr(b, 32)).tolist()
+        assert got == [ref_bmsk(x, y, mode) for x, y in rs]
+    check()
+
+
+def test_isa_examples_of_szext_bmsk_fns():
+    assert call("szext", {".wrap"}, (".u32",), arr([0xFFFFFFFF], 32), arr([0], 32)).tolist() == [0]
+    assert call("bmsk", {".wrap"}, (".b32",), arr([1], 32), arr([2], 32)).tolist() == [6]
+    m = arr([0xAAAAAAAA] * 4, 32)
+    got = call("fns", (), (".b32",), m, arr([3, 3, 2, 2], 32), arr([1, -1, 1, -1], 32)).tolist()
+    assert got == [3, 3, 3, 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows(u32, st.integers(0, 31), st.integers(-40, 40)))
+def test_fns(rs):
+    m, base, off = zip(*rs)
+    got = call("fns", (), (".b32",), arr(m, 32), arr(base, 32), arr(off, 32)).tolist()
+    assert got == [ref_fns(*r) for r in rs]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from emulate.numerics import ALU, NotEmulated
 from emulate.numerics.formats import decode, encode
-from numerics_ref import arr, f32, from_f32, round_fraction, signed, wrap
+from numerics_ref import arr, from_f32, round_fraction, signed, wrap
 
 MODES = ("rn", "rz", "rm", "rp")
 f32_values = st.floats(width=32, allow_nan=False)
@@ -101,7 +101,8 @@ def test_cvt_float_to_int_clamps(dt, rnd):
     def check(vals):
         got = cvt({rnd}, dt, ".f32", f32_bits(vals)).tolist()
         for v, g in zip(vals, got):
-            want = 0 if math.isnan(v) else (hi if v == math.inf else lo if v == -math.inf
+            nan_value = 1 << (w - 1) if w == 64 else 0          # ISA: NaN -> 0, or 1 << (w-1)
+            want = nan_value if math.isnan(v) else (hi if v == math.inf else lo if v == -math.inf
                                            else max(lo, min(hi, ROUND_INT[rnd](Fraction(v)))))
             assert g == wrap(want, w), (v, g, want)
     check()
@@ -191,8 +192,57 @@ def test_cvt_f32_f32(mods, src, want):
     assert from_f32(int(cvt(mods, ".f32", ".f32", f32_bits([src]))[0])) == want
 
 
-def test_cvt_refuses_stochastic_rounding_and_missing_int_rounding():
+def test_cvt_refuses_stochastic_rounding_without_its_bits_and_missing_int_rounding():
     with pytest.raises(NotEmulated):
         cvt({".rs"}, ".f16x2", ".f32", f32_bits([1.0]), f32_bits([1.0]))
+    with pytest.raises(NotEmulated, match="normal range"):
+        cvt({".rs"}, ".f16x2", ".f32", f32_bits([1e-6]), f32_bits([1.0]), np.zeros(1, np.uint32))
     with pytest.raises(NotEmulated, match="needs .rni"):
         cvt(set(), ".s32", ".f32", f32_bits([1.0]))
+
+
+@pytest.mark.parametrize("dt,at,want", [(".s32", ".f64", 0x80000000), (".u16", ".f64", 0x8000),
+                                        (".s32", ".f32", 0), (".u64", ".f32", 1 << 63), (".s8", ".f16", 0)])
+def test_cvt_nan_to_int(dt, at, want):
+    fmt = at[1:]
+    src = {"f64": np.array([math.nan]).view(np.uint64), "f32": f32_bits([math.nan]),
+           "f16": np.array([0x7E00], np.uint16)}[fmt]
+    assert cvt({".rzi"}, dt, at, src).tolist() == [want]
+
+
+def test_satfinite_nan_into_formats_without_nan_is_max_norm():
+    got = cvt({".rn", ".satfinite"}, ".e2m1x2", ".f32", f32_bits([math.nan]), f32_bits([-math.nan]))
+    assert int(got[0]) == 0x77                                   # +6.0 in both nibbles
+
+
+@pytest.mark.parametrize("narrow,a,b,c,want", [
+    (".u16", 70000, -5, None, 0xFFFF0000),
+    (".s16", -40000, 1234, None, 0x800004D2),
+    (".u8", 300, 7, 0xABCD, 0xABCDFF07),
+    (".s4", -9, 5, 0x1, 0x185),
+    (".u2", 1, 9, 0, 0x7),
+])
+def test_cvt_pack(narrow, a, b, c, want):
+    types = (narrow, ".s32") if c is None else (narrow, ".s32", ".b32")
+    mods = frozenset({".pack", ".sat", narrow, ".s32"} | ({".b32"} if c is not None else set()))
+    srcs = [arr([a], 32), arr([b], 32)] + ([arr([c], 32)] if c is not None else [])
+    assert ALU["cvt"](mods, types, *srcs).tolist() == [want]
+
+
+@pytest.mark.parametrize("dt,fmt", [(".bf16x2", "bf16"), (".f16x2", "f16")])
+def test_stochastic_rounding_extremes(dt, fmt):
+    """Random bits 0 truncate (.rz); all-ones random bits round every inexact value away from zero."""
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.floats(2.0 ** -14, 60000.0, width=32) | st.floats(-60000.0, -2.0 ** -14, width=32),
+                    min_size=1, max_size=16))
+    def check(vals):
+        a = f32_bits(vals)
+        mods = {".rs", ".satfinite"}
+        zero = cvt(mods, dt, ".f32", a, a, np.zeros(len(vals), np.uint32))
+        ones = cvt(mods, dt, ".f32", a, a, np.full(len(vals), 0xFFFFFFFF, np.uint32))
+        for v, z, o in zip(vals, zero.tolist(), ones.tolist()):
+            lo_z, lo_o = float(decode(np.array([z & 0xFFFF]), fmt)[0]), float(decode(np.array([o & 0xFFFF]), fmt)[0])
+            assert lo_z == round_fraction(Fraction(v), fmt, "rz")
+            away = "rp" if v > 0 else "rm"
+            assert lo_o == round_fraction(Fraction(v), fmt, away)
+    check()

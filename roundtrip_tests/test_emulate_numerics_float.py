@@ -125,7 +125,8 @@ def test_add_signed_zeros(mods, a, b, want):
     ("max", set(), ([-0.0], [0.0]), 0x00000000),
     ("max", {".NaN"}, ([math.nan], [2.0]), 0x7FFFFFFF),
     ("min", {".xorsign.abs"}, ([-3.0], [2.0]), f32(-2.0)),
-    ("abs", set(), ([-math.nan],), 0x7FC00000),
+    ("abs", set(), ([-math.nan],), 0x7FFFFFFF),                        # ISA: unspecified NaN
+    ("neg", set(), ([math.nan],), 0x7FFFFFFF),
     ("neg", set(), ([1.0],), f32(-1.0)),
 ])
 def test_f32_special_values(opcode, mods, vals, want_bits):
@@ -160,7 +161,8 @@ def test_refuses_what_it_cannot_do(form):
 @pytest.mark.parametrize("test,value,want", [
     (".finite", 1.0, True), (".finite", math.inf, False), (".infinite", -math.inf, True),
     (".number", math.nan, False), (".notanumber", math.nan, True), (".normal", 1e-40, False),
-    (".subnormal", 1e-40, True), (".subnormal", 0.0, False), (".normal", 0.0, False),
+    (".subnormal", 1e-40, True), (".subnormal", 0.0, False), (".normal", 0.0, True),   # ISA: zeros are normal
+    (".normal", -0.0, True), (".normal", math.inf, False), (".normal", math.nan, False),
 ])
 def test_testp(test, value, want):
     assert bool(run("testp", {test}, [value])[0]) is want
@@ -181,3 +183,57 @@ def test_fma_f64_nearest_with_cancellation(rows):
         exact = Fraction(x) * Fraction(y) + Fraction(z)
         if exact != 0:
             assert same(g, round_fraction(exact, "f64", "rn")), (x, y, z, g)
+
+
+def test_f64_abs_passes_nan_through_and_approx_seeds():
+    nan = np.array([0xFFF8000000000123], np.uint64)
+    assert ALU["abs"](frozenset({".f64"}), (".f64",), nan).tolist() == [0xFFF8000000000123]
+    for opcode in ("rcp", "rsqrt"):
+        got = ALU[opcode](frozenset({".approx", ".ftz", ".f64"}), (".f64",), nan)
+        assert got.tolist() == [0x7FFFFFFF00000000]                    # the ISA's NaN
+        vals = np.array([3.0, 1e-310, -0.0, np.inf])
+        got = ALU[opcode](frozenset({".approx", ".ftz", ".f64"}), (".f64",), vals.view(np.uint64))
+        assert all(int(b) & 0xFFFFFFFF == 0 for b in got.tolist())     # low word zero
+        want = 1 / 3 if opcode == "rcp" else 1 / math.sqrt(3)
+        assert abs(got.view(np.float64)[0] - want) <= want * 2.0 ** -20
+        assert got.view(np.float64)[1:].tolist() == [math.inf, -math.inf, 0.0]
+
+
+def unordered(f):
+    return lambda a, b: math.isnan(a) or math.isnan(b) or f(a, b)
+
+
+ORDERED = {".eq": float.__eq__, ".lt": float.__lt__, ".le": float.__le__, ".gt": float.__gt__,
+           ".ge": float.__ge__, ".ne": lambda a, b: a != b and not (math.isnan(a) or math.isnan(b))}
+CMP_REF = {
+    **ORDERED,
+    ".equ": unordered(float.__eq__), ".neu": unordered(float.__ne__), ".ltu": unordered(float.__lt__),
+    ".leu": unordered(float.__le__), ".gtu": unordered(float.__gt__), ".geu": unordered(float.__ge__),
+    ".num": lambda a, b: not (math.isnan(a) or math.isnan(b)),
+    ".nan": lambda a, b: math.isnan(a) or math.isnan(b),
+}
+
+
+@pytest.mark.parametrize("fmt", ["f32", "f64", "f16"])
+@pytest.mark.parametrize("op", sorted(CMP_REF))
+def test_setp_float_every_comparison(op, fmt):
+    special = [0.0, -0.0, 1.0, -2.5, math.inf, -math.inf, math.nan, 1e-40 if fmt != "f16" else 1e-7]
+    pairs = [(x, y) for x in special for y in special]
+    a, b = zip(*pairs)
+    if fmt == "f16":
+        src = [np.array(v, np.float16).view(np.uint16) for v in (a, b)]
+    else:
+        dt, ut = (np.float32, np.uint32) if fmt == "f32" else (np.float64, np.uint64)
+        src = [np.array(v, dt).view(ut) for v in (a, b)]
+    got = ALU["setp"](frozenset({op, f".{fmt}"}), (f".{fmt}",), *src).tolist()
+    for (x, y), g in zip(pairs, got):
+        if fmt == "f16":
+            x, y = float(np.float16(x)), float(np.float16(y))
+        assert g == CMP_REF[op](x, y), (op, x, y)
+
+
+def test_setp_ftz_compares_flushed_values():
+    tiny = np.array([1e-40], np.float32).view(np.uint32)
+    zero = np.array([0.0], np.float32).view(np.uint32)
+    assert ALU["setp"](frozenset({".eq", ".ftz", ".f32"}), (".f32",), tiny, zero).tolist() == [True]
+    assert ALU["setp"](frozenset({".eq", ".f32"}), (".f32",), tiny, zero).tolist() == [False]

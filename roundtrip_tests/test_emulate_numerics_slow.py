@@ -55,3 +55,32 @@ def test_bf16_decode_every_pattern():
     want = bits.astype(np.uint32) << 16
     nan = ((want >> 23) & 0xFF == 0xFF) & (want & 0x7FFFFF != 0)
     assert np.array_equal(got[~nan], want[~nan]) and np.all(got[nan] == 0x7FFFFFFF)
+
+
+@pytest.mark.parametrize("opcode", ["div", "sqrt"])
+def test_f32_nearest_div_sqrt_random_against_rationals(opcode):
+    n = 20_000
+    a = (RNG.standard_normal(n) * 2.0 ** RNG.integers(-140, 120, n)).astype(np.float32)
+    b = (RNG.standard_normal(n) * 2.0 ** RNG.integers(-140, 120, n)).astype(np.float32)
+    if opcode == "sqrt":
+        a = np.abs(a)
+    srcs = (a.view(np.uint32),) if opcode == "sqrt" else (a.view(np.uint32), b.view(np.uint32))
+    got = ALU[opcode](frozenset({".rn", ".f32"}), (".f32",), *srcs).tolist()
+    for i, g in enumerate(got):
+        x = Fraction(float(a[i]))
+        if opcode == "div":
+            if b[i] == 0:
+                continue
+            exact = x / Fraction(float(b[i]))
+            want = round_fraction(exact, "f32", "rn") if exact != 0 else None
+        else:
+            if x == 0:
+                continue
+            # the result r is the nearest f32 to sqrt(x): x lies between the squares of the midpoints
+            # to r's neighbours (exact rational comparisons)
+            r = from_f32(g)
+            below, above = (Fraction(float(np.nextafter(np.float32(r), np.float32(v)))) for v in (-np.inf, np.inf))
+            assert ((Fraction(r) + below) / 2) ** 2 <= x <= ((Fraction(r) + above) / 2) ** 2, (float(a[i]), r)
+            continue
+        if want is not None:
+            assert from_f32(g) == want, (float(a[i]), float(b[i]))

@@ -27,6 +27,7 @@ import ptxgrammar  # noqa: E402
 from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
 from emulate import EmulationError, run  # noqa: E402
+from emulate.operands import constant  # noqa: E402
 from emulate.corpus_check import small_launch  # noqa: E402
 
 
@@ -46,8 +47,8 @@ def sync_sites(module, kernel=None):
                 elif item.opcode == "cp" and (".wait_group" in item.modifiers or ".wait_all" in item.modifiers):
                     out.append((path + (i,), "delete " + name))
                 elif item.opcode == "shfl" and ".sync" in item.modifiers:
-                    mask = item.operands[-1]
-                    if isinstance(mask, IntLiteral) and mask.value == 0xFFFFFFFF:
+                    mask = constant(item.operands[-1])      # 0xffffffff, or Triton's -1
+                    if mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF:
                         out.append((path + (i,), "weaken mask of " + name))
     for fi, fn in enumerate(module.items):
         if isinstance(fn, Function) and fn.body is not None and (
@@ -66,7 +67,7 @@ def mutate(module, path, kind):
             del items[i]
         else:
             instr = items[i]
-            mask = instr.operands[-1].with_changes(text="0x0000ffff")
+            mask = IntLiteral("0x0000ffff", trivia=instr.operands[-1].trivia)
             items[i] = instr.with_changes(operands=instr.operands[:-1] + (mask,))
         return block.with_changes(items=tuple(items))
 
@@ -126,13 +127,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-ir", action="store_true")
     ap.add_argument("--corpus-sweep", help="the --json of scripts/emulate_corpus.py (corpus kernels that pass)")
     ap.add_argument("--skip", default="", help="comma-separated substrings of kernels to leave out")
+    ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     sources = [] if args.no_ir else list(ir_kernels())
     skip = [s for s in args.skip.split(",") if s]
-    sources = [s for s in sources if not any(k in s[0] for k in skip)]
     if args.corpus_sweep:
         sources += list(corpus_kernels(args.corpus_sweep))
+    if args.skip_file:
+        skip += [s for s in Path(args.skip_file).read_text().split(",") if s]
+    sources = [s for s in sources if not any(k in s[0] for k in skip)]
     tally = collections.Counter()
     rows = []
     kernels_with_sites = 0

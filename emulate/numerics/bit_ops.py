@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dtypes import SINT as SIGNED_CONTAINER
-from .dtypes import int_value, mask, ptx_type, signed_view, to_bits
+from .dtypes import mask, ptx_type, signed_view, to_bits
 from .errors import accept, refuse
 from .registry import handles
 
@@ -17,10 +17,12 @@ def _u64(x):
     return np.asarray(x).astype(np.uint64)
 
 
-def _logic(opcode, fn):
+def _logic(opcode, fn, arity):
     @handles(opcode, "int", "pred")
     def handler(mods, types, *srcs):
         accept(opcode, mods, types, set())
+        if len(srcs) != arity:                # a ufunc would take an extra operand as its `out`
+            refuse(opcode, mods, types, f"takes {arity} source operand(s)")
         if types[0] == ".pred":
             return fn(*[np.asarray(s, bool) for s in srcs])
         t = ptx_type(types[0])
@@ -28,10 +30,10 @@ def _logic(opcode, fn):
     return handler
 
 
-and_ = _logic("and", np.bitwise_and)
-or_ = _logic("or", np.bitwise_or)
-xor = _logic("xor", np.bitwise_xor)
-not_ = _logic("not", np.invert)
+and_ = _logic("and", np.bitwise_and, 2)
+or_ = _logic("or", np.bitwise_or, 2)
+xor = _logic("xor", np.bitwise_xor, 2)
+not_ = _logic("not", np.invert, 1)
 
 
 @handles("cnot", "int")
@@ -299,3 +301,74 @@ def dp2a(mods, types, a, b, c):
     total = sum(x * y for x, y in zip(_lanes(a, 16, 2, sa), half))
     acc = signed_view(c, 32) if (sa or sb) else _u64(c).astype(np.int64)
     return to_bits(total + acc, 32)
+
+
+# -- szext / bmsk / fns (PTX ISA 9.7.1.17, 9.7.1.21, 9.7.1.22; their pseudo-code, vectorised) ----
+
+ALL_ONES = np.uint64(0xFFFFFFFF)
+
+
+def _mode(opcode, mods, types):
+    modes = [m for m in (".clamp", ".wrap") if m in mods]
+    if len(modes) != 1:
+        refuse(opcode, mods, types, "needs one of .clamp/.wrap")
+    return modes[0]
+
+
+@handles("szext", "int")
+def szext(mods, types, a, b):
+    accept("szext", mods, types, {".clamp", ".wrap"})
+    mode = _mode("szext", mods, types)
+    if types[0] not in (".u32", ".s32"):
+        refuse("szext", mods, types, "szext is .u32/.s32 only")
+    a, b = _u64(a) & ALL_ONES, _u64(b) & ALL_ONES
+    b1 = b & np.uint64(0x1F)
+    too_large = (b >= 32) & (mode == ".clamp")
+    mask = np.where(too_large, np.uint64(0), (ALL_ONES << b1) & ALL_ONES)
+    sign_pos = (b1 - np.uint64(1)) & np.uint64(0x1F)
+    sign = ((a >> sign_pos) & np.uint64(1)).astype(bool) & (b1 != 0) & ~too_large & (types[0] == ".s32")
+    return to_bits((a & ~mask & ALL_ONES) | np.where(sign, mask, np.uint64(0)), 32)
+
+
+@handles("bmsk", "int")
+def bmsk(mods, types, a, b):
+    accept("bmsk", mods, types, {".clamp", ".wrap"})
+    mode = _mode("bmsk", mods, types)
+    a, b = _u64(a) & ALL_ONES, _u64(b) & ALL_ONES
+    a1, b1 = a & np.uint64(0x1F), b & np.uint64(0x1F)
+    total = a1 + b1
+    mask0 = (ALL_ONES << a1) & ALL_ONES
+    mask1 = (ALL_ONES << np.minimum(total, np.uint64(63))) & ALL_ONES
+    overflow = total >= 32
+    if mode == ".clamp":
+        mask0 = np.where(a >= 32, np.uint64(0), mask0)
+        overflow = overflow | (a >= 32) | (b >= 32)
+    mask1 = np.where(overflow, np.uint64(0), np.where(b1 == 0, ALL_ONES, mask1))
+    return to_bits(mask0 & ~mask1 & ALL_ONES, 32)
+
+
+@handles("fns", "int")
+def fns(mods, types, mask_bits, base, offset):
+    """Position of the offset-th set bit counted from base (upwards for offset > 0, downwards for
+    offset < 0; offset 0 tests base itself); 0xffffffff when there is none."""
+    accept("fns", mods, types, set())
+    m = _u64(mask_bits) & ALL_ONES
+    base = np.asarray(base).astype(np.uint32).astype(np.int64)
+    off = signed_view(np.asarray(offset).astype(np.uint32), 32)
+    if np.any(base > 31):
+        refuse("fns", mods, types, "base above 31 (the ISA leaves the result undefined)")
+    pos = np.arange(32, dtype=np.int64)
+    bits = ((m[:, None] >> pos.astype(np.uint64)[None, :]) & np.uint64(1)).astype(bool)
+    up = bits & (pos[None, :] >= base[:, None])
+    down = bits & (pos[None, :] <= base[:, None])
+    rank_up = np.cumsum(up, axis=1)
+    rank_down = np.cumsum(down[:, ::-1], axis=1)[:, ::-1]
+    want = np.abs(off)[:, None]
+    hit = np.where((off > 0)[:, None], up & (rank_up == want), down & (rank_down == want))
+    found = hit.any(axis=1)
+    lowest, highest = np.argmax(hit, axis=1), 31 - np.argmax(hit[:, ::-1], axis=1)
+    first = np.where(off > 0, lowest, highest)       # the search runs up or down from base
+    result = np.where(found, first, -1)
+    at_base = bits[np.arange(len(base)), base]
+    result = np.where(off == 0, np.where(at_base, base, -1), result)
+    return to_bits(result, 32)

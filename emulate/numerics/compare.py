@@ -32,6 +32,8 @@ BOOL_OPS = {".and": np.logical_and, ".or": np.logical_or, ".xor": np.logical_xor
 
 def int_compare(opcode, mods, types, a, b, t=None):
     t = t or ptx_type(types[-1])
+    if not t.is_int:
+        refuse(opcode, mods, types, f"no integer comparison on {t.name}")
     ops = [m for m in mods if m in INT_COMPARES or m in UNSIGNED_COMPARES]
     if len(ops) != 1:
         refuse(opcode, mods, types, "needs exactly one integer comparison")
@@ -89,6 +91,8 @@ def set_(mods, types, a, b, c=None):
         refuse("set", mods, types, "needs a destination and a source type")
     dtype, stype = types
     fam_float = fmt_of(stype) in SCALAR_FLOATS
+    if not fam_float and not ptx_type(stype).is_int:
+        refuse("set", mods, types, f"set on {stype} (packed sources) is not emulated")
     allowed = set(BOOL_OPS) | {".ftz"} | (set(FLOAT_COMPARES) if fam_float
                                          else set(INT_COMPARES) | set(UNSIGNED_COMPARES))
     accept("set", mods, types, allowed)

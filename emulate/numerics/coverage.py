@@ -29,11 +29,12 @@ SOURCES = {
     "shf": 3, "bfe": 3, "bfi": 4, "prmt": 3, "lop3": 4, "popc": 1, "clz": 1, "brev": 1, "bfind": 1,
     "dp4a": 3, "dp2a": 3, "sad": 3, "mul24": 2, "mad24": 3, "addc": 2, "subc": 2, "madc": 3,
     "setp": 2, "set": 2, "selp": 3, "slct": 3, "cvt": 1, "sqrt": 1, "rcp": 1, "rsqrt": 1, "ex2": 1,
-    "lg2": 1, "sin": 1, "cos": 1, "tanh": 1, "testp": 1, "copysign": 2,
+    "lg2": 1, "sin": 1, "cos": 1, "tanh": 1, "testp": 1, "copysign": 2, "szext": 2, "bmsk": 2, "fns": 3,
 }
 ARITHMETIC = set(SOURCES)
 CARRY_IN = {"addc", "subc", "madc"}
-U32_OPERANDS = {"shl": (1,), "shr": (1,), "shf": (2,), "bfe": (1, 2), "bfi": (2, 3), "lop3": (3,)}
+U32_OPERANDS = {"shl": (1,), "shr": (1,), "shf": (2,), "bfe": (1, 2), "bfi": (2, 3), "lop3": (3,), "szext": (1,),
+                "fns": (1,)}
 
 
 def forms_in(paths):
@@ -93,9 +94,13 @@ def _operands(opcode, mods, types):
         d = TYPES[types[0]]
         if d.lanes > 1 and TYPES[types[1]].lanes == 1:
             n = d.lanes
+    if opcode == "cvt" and ".rs" in mods:
+        n += 1                                     # the random-bits operand
     if opcode in ("dp4a", "dp2a"):
         src_type = ".u32"
     srcs = [_sample(src_type, k) for k in range(n)]
+    if opcode == "cvt" and ".rs" in mods:
+        srcs[-1] = np.array([0x12345678], np.uint32)
     if len(types) == 2 and opcode in ("add", "sub", "fma", "mul"):       # mixed precision
         srcs = [_sample(types[1], k) for k in range(n - 1)] + [_sample(types[0], n)]
     for i in U32_OPERANDS.get(opcode, ()):
@@ -159,12 +164,38 @@ def markdown(rows, stats, source):
         f" {stats['forms_exact']} bit-exact, {stats['forms_approx']} approximate within the ISA's bound",
         f"- static uses: **{stats['uses_done']} of {stats['uses']}** instructions ({pct(stats['uses_done'], stats['uses'])})",
         "",
-        "Accuracy: *bit-exact* means the destination bits equal IEEE 754 / PTX ISA semantics for every input",
-        "(every rounding mode exact; subnormals, signed zeros, infinities; f32/f16/bf16 NaN results are the",
-        "canonical NaN; f64 NaN payloads follow numpy's propagation, which PTX leaves unspecified). *approx*",
-        "forms state the ISA's bound and what is returned. Unrounded `add/mul.f32` may be fused to `fma` by",
-        "ptxas; the engine computes them unfused, as written. Integer division by zero is refused (PTX leaves",
-        "the result unspecified).",
+        "## How the values are computed",
+        "",
+        "`emulate/numerics/` is pure value semantics for the engine (`ALU[opcode](mods, types, *srcs)`,",
+        "raw bits in unsigned numpy containers, one element per active lane; see the module docstrings):",
+        "",
+        "| module | job |",
+        "|---|---|",
+        "| `int_ops.py` | add/sub (.sat, .cc, addc/subc), mul/mad .lo/.hi/.wide (64-bit high halves by 32-bit limbs), mul24/mad24, div/rem, abs/neg/min/max (.relu, .s16x2/.u16x2), sad |",
+        "| `bit_ops.py` | and/or/xor/not/cnot, shl/shr (clamped), shf, bfe/bfi, szext, bmsk, fns, prmt (all modes), lop3 (any immLut), popc/clz/brev/bfind, dp4a/dp2a |",
+        "| `float_ops.py` | f64/f32/f16/bf16 add sub mul fma mad div sqrt rcp, min/max (.NaN, .xorsign.abs, .relu), abs neg copysign testp; .ftz, .sat |",
+        "| `half_ops.py` | .f16x2/.bf16x2/.f32x2 lane by lane; setp on packed halves (p low lane, q high lane) |",
+        "| `compare.py` | setp (all integer and float comparisons, .and/.or/.xor, p and q), set, selp, slct |",
+        "| `cvt.py` | cvt for every integer/float pair, packed x2 forms, cvt.pack, cvt.rs (f16x2/bf16x2) |",
+        "| `formats.py`, `rounding.py` | decode/encode of f64 f32 f16 bf16 tf32 e4m3 e5m2 e2m3 e3m2 e2m1 ue8m0; exact rounding |",
+        "| `approx.py` | ex2 lg2 sin cos tanh rsqrt .approx (and the f64 seeds) |",
+        "",
+        "Exact rounding: each float result is first computed as an exact pair `hi + lo` of f64 values",
+        "(TwoSum, Dekker's TwoProduct, division and square-root remainders, Boldo-Melquiond's round-to-odd",
+        "for f64 fma) and then rounded once to the destination in the instruction's mode; lanes where such",
+        "a pair cannot be formed exactly (f64 products near the ends of the exponent range, directed-mode",
+        "f64 fma) are computed with `fractions.Fraction`. Round-to-nearest f32/f64 add/sub/mul use numpy's",
+        "own IEEE arithmetic.",
+        "",
+        "Accuracy: *bit-exact* means the destination bits follow IEEE 754 and the PTX ISA's rules for",
+        "every input: every rounding mode, subnormals and .ftz, signed zeros, infinities, overflow,",
+        "saturation. Where the ISA leaves a value unspecified the choice is stated: f32/f16/bf16 NaN",
+        "results are the canonical NaN (0x7fffffff / 0x7fff; the ISA says \"unspecified NaN\"), f64 NaN",
+        "payloads propagate as numpy (x86) propagates them, integer division by zero is refused, and",
+        "`INT_MIN / -1` wraps. *approx* forms state the ISA's bound and what is returned. Unrounded",
+        "`add/sub/mul.f32` may be fused into `fma` by ptxas; the engine computes them as written. The",
+        "*exact* status below means the form's handler accepts it; the handlers' families are tested",
+        "against independent references in `roundtrip_tests/test_emulate_numerics_*.py`.",
         "",
         "| form | uses | status | accuracy / reason |",
         "|---|---:|---|---|",

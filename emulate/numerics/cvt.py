@@ -2,7 +2,8 @@
 
     int -> int     sign/zero extension by the source type, truncation, or .sat clamping
     int -> float   exact value rounded once (.rn .rz .rm .rp)
-    float -> int   .rni .rzi .rmi .rpi; always clamped to the destination range; NaN -> 0
+    float -> int   .rni .rzi .rmi .rpi; always clamped to the destination range; NaN -> 0, or
+                   1 << (width-1) from .f64 or into 64-bit types (the ISA's rule)
     float -> float .rn .rz .rm .rp .rna, .rni-style rounding to integral values, .ftz, .sat,
                    .relu, .satfinite; packed destinations (`cvt.rn.f16x2.f32 d, a, b`: a goes to
                    the upper half) and packed sources (`cvt.rn.f16x2.e4m3x2 d, a`)
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import UINT, int_range, int_value, ptx_type, to_bits
+from .dtypes import UINT, int_range, int_value, ptx_type, signed_view, to_bits
 from .errors import accept, refuse
 from .formats import CONTAINER_BITS, decode, encode, format_of, lanes_of
 from .registry import handles
@@ -20,7 +21,7 @@ from .rounding import two_sum
 
 FLOAT_ROUNDINGS = {".rn": "rn", ".rz": "rz", ".rm": "rm", ".rp": "rp", ".rna": "rna"}
 INT_ROUNDINGS = {".rni": np.rint, ".rzi": np.trunc, ".rmi": np.floor, ".rpi": np.ceil}
-MODIFIERS = set(FLOAT_ROUNDINGS) | set(INT_ROUNDINGS) | {".ftz", ".sat", ".relu", ".satfinite"}
+MODIFIERS = set(FLOAT_ROUNDINGS) | set(INT_ROUNDINGS) | {".ftz", ".sat", ".relu", ".satfinite", ".rs"}
 
 
 def _one(opcode, mods, types, table):
@@ -50,16 +51,23 @@ def _int_exact_pair(bits, t):
     return two_sum(high * 4294967296.0, low)
 
 
-def _to_int(vals, dt, rounder):
+def _nan_as_int(dt, src_fmt):
+    """NaN -> integer (ISA cvt): 0, except from .f64 or into a 64-bit type: 1 << (width - 1)."""
+    return (1 << (dt.width - 1)) if src_fmt == "f64" or dt.width == 64 else 0
+
+
+def _to_int(vals, dt, rounder, src_fmt):
     lo, hi = int_range(dt)
-    r = rounder(np.where(np.isnan(vals), 0.0, vals))
+    nan = np.isnan(vals)
+    r = rounder(np.where(nan, 0.0, vals))
     big = r >= float(hi)                               # float(hi) rounds up to 2^(w-1) or 2^w
     small = r <= float(lo)
     inner = np.where(big | small, 0.0, r)
     out = inner.astype(np.int64) if dt.signed else inner.astype(np.uint64)
     out = np.where(big, np.uint64(hi) if not dt.signed else np.int64(hi), out)
     out = np.where(small, np.uint64(0) if not dt.signed else np.int64(lo), out)
-    return to_bits(out, dt.width)
+    out = to_bits(out, dt.width)
+    return np.where(nan, dt.container(_nan_as_int(dt, src_fmt)), out).astype(dt.container)
 
 
 def _convert_scalar(mods, types, dt_name, at_name, bits, fmt_mode):
@@ -80,7 +88,7 @@ def _convert_scalar(mods, types, dt_name, at_name, bits, fmt_mode):
         rnd = _one("cvt", mods, types, INT_ROUNDINGS)
         if rnd is None:
             refuse("cvt", mods, types, "float-to-integer needs .rni/.rzi/.rmi/.rpi")
-        return _to_int(_float_in(bits, at_name, ftz), ptx_type(dt_name), INT_ROUNDINGS[rnd])
+        return _to_int(_float_in(bits, at_name, ftz), ptx_type(dt_name), INT_ROUNDINGS[rnd], src_fmt)
     opts = dict(sat=".sat" in mods, relu=".relu" in mods, satfinite=".satfinite" in mods,
                 ftz=ftz and dst_fmt == "f32")
     if src_fmt is None:                                     # int -> float
@@ -107,8 +115,34 @@ def _pack_lanes(parts, w, total_bits):
     return word.astype(UINT[max(total_bits, 8)])
 
 
+PACK_TYPES = {".u2": (0, 3), ".s2": (-2, 1), ".u4": (0, 15), ".s4": (-8, 7), ".u8": (0, 255),
+              ".s8": (-128, 127), ".u16": (0, 65535), ".s16": (-32768, 32767)}
+
+
+def cvt_pack(mods, types, a, b, c=None):
+    """cvt.pack.sat.{u16,s16}.s32 d, a, b and cvt.pack.sat.{u2..s8}.s32.b32 d, a, b, c: a and b
+    saturated to the narrow type, b in the low field, a above it, then c's low bits above both."""
+    narrow = [m for m in mods if m in PACK_TYPES and m not in (".s32",)]
+    accept("cvt", mods, types, {".pack", ".sat", *PACK_TYPES})
+    if len(narrow) != 1 or ".sat" not in mods:
+        refuse("cvt", mods, types, "cvt.pack needs .sat and one narrow type")
+    lo, hi = PACK_TYPES[narrow[0]]
+    size = int(narrow[0][2:])
+    field = np.uint64((1 << size) - 1)
+    sa, sb = (np.clip(signed_view(np.asarray(x).astype(np.uint32), 32), lo, hi).astype(np.uint64) & field
+              for x in (a, b))
+    word = sb | (sa << np.uint64(size))
+    if size < 16:
+        if c is None:
+            refuse("cvt", mods, types, "the narrow cvt.pack forms take c")
+        word |= (np.asarray(c).astype(np.uint64) << np.uint64(2 * size)) & np.uint64(0xFFFFFFFF)
+    return to_bits(word, 32)
+
+
 @handles("cvt", None)
 def cvt(mods, types, *srcs):
+    if ".pack" in mods:
+        return cvt_pack(mods, types, *srcs)
     accept("cvt", mods, types, MODIFIERS)
     if len(types) != 2:
         refuse("cvt", mods, types, "needs a destination and a source type")
@@ -121,7 +155,7 @@ def cvt(mods, types, *srcs):
 
 def _convert_float(mods, types, dt, at, srcs):
     if ".rs" in mods:
-        refuse("cvt", mods, types, "stochastic rounding")
+        return stochastic(mods, types, srcs)
     fmt_mode = FLOAT_ROUNDINGS.get(_one("cvt", mods, types, FLOAT_ROUNDINGS))
     d_lanes, a_lanes = lanes_of(dt), lanes_of(at)
     d_fmt, a_fmt = format_of(dt), format_of(at)
@@ -149,3 +183,35 @@ def _convert_float(mods, types, dt, at, srcs):
 def _widen_e2m1(nibbles):
     """e2m1 lanes are 4 bits; formats.decode reads them from the low nibble of a byte."""
     return nibbles.astype(np.uint8)
+
+
+# -- .rs: stochastic rounding with the caller's random bits (cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32)
+
+# destination -> (bits the f32 pattern drops, random bits per operand taken from each half of rbits)
+RS_FORMS = {".bf16x2": ("bf16", 16, 0xFFFF), ".f16x2": ("f16", 13, 0x1FFF)}
+
+
+def stochastic(mods, types, srcs):
+    """Truncate toward zero, then add one ulp of magnitude when the random bits plus the dropped
+    bits carry out (ISA cvt .rs). rbits: a's bits in the upper half, b's in the lower half. The
+    f16 form is exact only where the f32 input lands in f16's normal range (13 bits dropped);
+    other lanes are refused."""
+    dt, at = types
+    if dt not in RS_FORMS or at != ".f32" or len(srcs) != 3:
+        refuse("cvt", mods, types, ".rs is emulated for cvt.rs.{f16x2,bf16x2}.f32 d, a, b, rbits only")
+    fmt, dropped, rmask = RS_FORMS[dt]
+    rbits = np.asarray(srcs[2]).astype(np.uint64)
+    lanes = []
+    for x, r in ((srcs[1], rbits & np.uint64(0xFFFF)), (srcs[0], rbits >> np.uint64(16))):
+        bits = np.asarray(x).astype(np.uint32)
+        vals = decode(bits, "f32")
+        finite = np.isfinite(vals)
+        if fmt == "f16" and np.any(finite & (vals != 0) & ((np.abs(vals) < 2.0 ** -14) | (np.abs(vals) >= 2.0 ** 16))):
+            refuse("cvt", mods, types, ".rs into f16 outside its normal range (the dropped-bit count changes)")
+        low = bits.astype(np.uint64) & np.uint64((1 << dropped) - 1)
+        carry = ((low + (r & np.uint64(rmask))) >> np.uint64(dropped)) & np.uint64(1)
+        truncated = encode(vals, fmt, "rz").astype(np.uint64)
+        out = np.where(finite & (vals != 0), truncated + carry, truncated)     # sign-magnitude: +1 ulp
+        rounded = decode(out.astype(np.uint16), fmt)
+        lanes.append(encode(rounded, fmt, "rn", relu=".relu" in mods, satfinite=".satfinite" in mods))
+    return (lanes[0].astype(np.uint32) | (lanes[1].astype(np.uint32) << np.uint32(16)))

@@ -1,10 +1,11 @@
-"""f32/f64 arithmetic with every rounding mode, .ftz and .sat: add sub mul fma mad div sqrt rcp,
-min/max (.NaN, .xorsign.abs), abs neg copysign testp — PTX ISA 9.7.3.
+"""Float arithmetic on f64/f32/f16/bf16 with every rounding mode, .ftz, .sat and .relu: add sub mul
+fma mad div sqrt rcp, min/max (.NaN, .xorsign.abs), abs neg copysign testp — PTX ISA 9.7.3/9.7.4.
 
-Exact results come as f64 pairs (see rounding.py) and are rounded once to the destination.
-f32 NaN results are the canonical NaN 0x7fffffff. f64 NaN results keep numpy's (x86) payload
-rules: a NaN operand's payload propagates (quieted), a new NaN is 0xfff8000000000000 — PTX leaves
-f64 NaN payloads unspecified, so compare f64 NaNs by NaN-ness.
+Exact results come as f64 pairs (see rounding.py) and are rounded once to the destination; .ftz
+flushes subnormal inputs, and results that are subnormal after rounding. NaN results: the ISA
+gives single precision "an unspecified NaN"; here f32 gives 0x7fffffff and f16/bf16 0x7fff (what
+the hardware writes). f64 NaN payloads are propagated (the ISA supports them) the way numpy's
+x86 arithmetic does: the first NaN operand, quieted; a new NaN is 0xfff8000000000000.
 """
 
 from __future__ import annotations
@@ -131,6 +132,18 @@ def pair_sqrt(a, fmt):
             lo = lo.copy()
             lo[redo] = [_sqrt_rest_sign(x, y) for x, y in zip(a[redo].tolist(), s[redo].tolist())]
     return s, lo
+
+
+def nearest_pair(pair, *args, fmt, mode):
+    """Round-to-nearest division and square root into f32/f16/bf16 need no remainder: rounding the
+    f64 result again is exact, since 53 >= 2p + 2 (Figueroa's double-rounding theorem)."""
+    if mode != "rn" or fmt == "f64":
+        return pair(*args, fmt)
+    if pair is pair_div:
+        hi = args[0] / args[1]
+    else:
+        hi = np.sqrt(np.where(args[0] < 0, np.nan, args[0]))
+    return hi, np.zeros_like(hi)
 
 
 def _sqrt_rest_sign(a, s):
@@ -289,7 +302,7 @@ def div(mods, types, a, b):
         return _finish(div_approx(x, y, ftz, full=".full" in mods), fmt, ftz, mods)
     if fmt == "f32" and not any(m in mods for m in ROUNDINGS):
         refuse("div", mods, types, "div.f32 needs .approx, .full or a rounding modifier")
-    hi, lo = pair_div(x, y, fmt)
+    hi, lo = nearest_pair(pair_div, x, y, fmt=fmt, mode=mode)
     return _finish(_round(hi, lo, fmt, mode, np.isfinite(x) & np.isfinite(y) & (y != 0)), fmt, ftz, mods)
 
 
@@ -297,7 +310,7 @@ def div_approx(x, y, ftz, full):
     """div.full.f32 (ISA: max 2 ulp) as the correctly rounded quotient; div.approx.f32 (ISA: max 2
     ulp for |y| in [2^-126, 2^126], else 0 for |y| in (2^126, 2^128)) as x * rcp(y), both rounded."""
     if full:
-        hi, lo = pair_div(x, y, "f32")
+        hi, lo = nearest_pair(pair_div, x, y, fmt="f32", mode="rn")
         return round_pair(hi, lo, FORMATS["f32"], "rn")
     r = _to_f32(1.0 / y)
     r = np.where((np.abs(y) > 2.0 ** 126) & np.isfinite(y), np.copysign(0.0, y), r)
@@ -319,7 +332,7 @@ def sqrt(mods, types, a):
         return _finish(_to_f32(np.sqrt(np.where(x < 0, np.nan, x))), fmt, ftz, mods)
     if not any(m in mods for m in ROUNDINGS):
         refuse("sqrt", mods, types, "needs .approx or a rounding modifier")
-    hi, lo = pair_sqrt(x, fmt)
+    hi, lo = nearest_pair(pair_sqrt, x, fmt=fmt, mode=mode)
     out = _round(hi, lo, fmt, mode)
     return _finish(np.where(x == 0, x, out), fmt, ftz, mods)       # sqrt(-0) = -0
 
@@ -341,24 +354,32 @@ def rcp(mods, types, a):
         return _finish(_to_f32(1.0 / x), fmt, ftz, mods)
     if not any(m in mods for m in ROUNDINGS):
         refuse("rcp", mods, types, "needs .approx or a rounding modifier")
-    hi, lo = pair_div(np.ones_like(x), x, fmt)
+    hi, lo = nearest_pair(pair_div, np.ones_like(x), x, fmt=fmt, mode=mode)
     return _finish(_round(hi, lo, fmt, mode, x != 0), fmt, ftz, mods)
 
 
 def rcp_approx_f64(mods, types, a):
-    """1 / (a with its low 32 bits dropped), rounded to a 20-bit fraction (low 32 bits zero);
-    subnormal inputs and results flushed. Not bit-exact to the hardware's table: within 1 ulp
-    of the 20-bit seed."""
     accept("rcp", mods, types, {".approx", ".ftz"})
+    return approx_seed_f64(lambda x: 1.0 / x, a)
+
+
+def approx_seed_f64(fn, a):
+    """rcp/rsqrt.approx.ftz.f64: fn of (a with its low 32 bits dropped), rounded to a 20-bit
+    fraction (the low 32 bits of d zero); subnormal inputs and results flushed; NaN -> the ISA's
+    0x7fffffff00000000. Not bit-exact to the hardware's table: within 1 ulp of the 20-bit seed."""
     top = np.asarray(a).astype(np.uint64) & np.uint64(0xFFFFFFFF00000000)
     x = flush(top.view(np.float64), "f64")
-    seed = round_pair(1.0 / x, 0.0, RCP_SEED, "rn")
-    seed = flush(np.where(np.isinf(seed) & np.isfinite(1.0 / x), np.copysign(np.inf, seed), seed), "f64")
-    return encode(seed, "f64", canonical_nan=False)
+    seed = flush(round_pair(fn(x), 0.0, RCP_SEED, "rn"), "f64")
+    out = encode(seed, "f64", canonical_nan=False)
+    return np.where(np.isnan(seed), SEED_NAN, out).astype(np.uint64)
+
+
+SEED_NAN = np.uint64(0x7FFFFFFF00000000)     # the ISA's NaN for rcp/rsqrt.approx.ftz.f64
 
 
 # -- sign and magnitude -----------------------------------------------------------------------------
 
+CANONICAL_NANS = {"f32": 0x7FFFFFFF, "f16": 0x7FFF, "bf16": 0x7FFF}
 _SIGN = {"f32": np.uint32(0x80000000), "f64": np.uint64(0x8000000000000000), "f16": np.uint16(0x8000),
          "bf16": np.uint16(0x8000)}
 
@@ -376,17 +397,24 @@ def _bit_view(opcode, mods, types, a, allowed=frozenset({".ftz"})):
     return fmt, bits
 
 
+def _sign_op(fmt, bits, result):
+    """abs/neg: the sign bit changes; a NaN input gives the canonical NaN for f32/f16/bf16 (the ISA
+    leaves it unspecified) and passes through unchanged for f64 (the ISA's rule for abs.f64)."""
+    nan = np.isnan(decode(bits, fmt))
+    keep = bits if fmt == "f64" else np.asarray(CANONICAL_NANS[fmt], bits.dtype)
+    return np.where(nan, keep, result).astype(bits.dtype)
+
+
 @handles("abs", "float", quiet=True)
 def abs_(mods, types, a):
-    """Clears the sign bit; NaN stays NaN (its payload kept, as a sign operation)."""
     fmt, bits = _bit_view("abs", mods, types, a)
-    return bits & ~_SIGN[fmt]
+    return _sign_op(fmt, bits, bits & ~_SIGN[fmt])
 
 
 @handles("neg", "float", quiet=True)
 def neg(mods, types, a):
     fmt, bits = _bit_view("neg", mods, types, a)
-    return bits ^ _SIGN[fmt]
+    return _sign_op(fmt, bits, bits ^ _SIGN[fmt])
 
 
 @handles("copysign", "float", quiet=True)
@@ -447,7 +475,7 @@ _TESTS = {
     ".infinite": np.isinf,
     ".number": lambda v: ~np.isnan(v),
     ".notanumber": np.isnan,
-    ".normal": lambda v, t: np.isfinite(v) & (np.abs(v) >= t),
+    ".normal": lambda v, t: np.isfinite(v) & ((np.abs(v) >= t) | (v == 0)),   # ISA: zeros are normal
     ".subnormal": lambda v, t: (v != 0) & (np.abs(v) < t),
 }
 

@@ -15,13 +15,14 @@ import numpy as np
 
 from .dtypes import UINT
 from .errors import NotEmulated
-from .rounding import FORMATS, FloatFormat, round_pair
+from .rounding import FORMATS, round_pair
 
 CANONICAL_NAN = {"f64": 0x7FFFFFFFFFFFFFFF, "f32": 0x7FFFFFFF, "tf32": 0x7FFFFFFF, "f16": 0x7FFF,
                  "bf16": 0x7FFF, "e4m3": 0x7F, "e5m2": 0x7F, "ue8m0": 0xFF}
 CONTAINER_BITS = {"f64": 64, "f32": 32, "tf32": 32, "f16": 16, "bf16": 16, "e4m3": 8, "e5m2": 8,
                   "e2m3": 8, "e3m2": 8, "e2m1": 8, "ue8m0": 8}
 _TF32_DROP = 13                        # tf32 lives in an f32 register with the low 13 bits zero
+NATIVE_BITS = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16), "f64": (np.float64, np.uint64)}
 
 
 def _layout(fmt):
@@ -30,6 +31,9 @@ def _layout(fmt):
 
 
 def decode(bits, fmt: str):
+    native = NATIVE_BITS.get(fmt)
+    if native is not None:                     # numpy's own IEEE formats
+        return np.asarray(bits).astype(native[1], copy=False).view(native[0]).astype(np.float64)
     f = FORMATS[fmt]
     lay = _layout(fmt)
     b = np.asarray(bits).astype(np.uint64)
@@ -72,6 +76,9 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
     r = round_to(v, fmt, rounding, lo)
     if ftz:
         r = np.where(np.abs(r) < 2.0 ** f.emin, np.copysign(0.0, r), r)
+    if satfinite and fmt not in CANONICAL_NAN:            # e2m1/e2m3/e3m2: NaN -> +MAX_NORM
+        r = np.where(nan, f.max_finite, r)
+        nan = np.zeros_like(nan)
     if satfinite or not (f.has_inf or fmt == "f64"):
         over = np.isinf(r)
         if not satfinite and f.nan == "e4m3":
@@ -80,7 +87,7 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
         elif not satfinite and np.any(over):
             raise NotEmulated(f"cvt to .{fmt}: overflow without .satfinite")
         else:
-            r = np.where(over, np.copysign(f.max_finite, r), r)
+            r = np.where(over, np.copysign(f.max_finite, r) if f.signed else f.max_finite, r)
     if not f.signed:
         if np.any(r < 0):
             raise NotEmulated(f"cvt to .{fmt}: negative value for an unsigned format")
@@ -90,6 +97,10 @@ def encode(values, fmt: str, rounding="rn", sat=False, relu=False, satfinite=Fal
 
 
 def _pack(r, nan, fmt):
+    native = NATIVE_BITS.get(fmt)
+    if native is not None:                     # on the grid already: numpy's own encoding
+        bits = np.asarray(r, np.float64).astype(native[0]).view(native[1])
+        return np.where(nan, native[1](CANONICAL_NAN[fmt]), bits).astype(native[1])
     f = FORMATS[fmt]
     lay = _layout(fmt)
     m = lay.man_bits

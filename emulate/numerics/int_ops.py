@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import UINT, int_range, int_value, mask, ptx_type, to_bits
+from .dtypes import int_range, int_value, ptx_type, to_bits
 from .errors import accept, refuse
 from .registry import handles
 

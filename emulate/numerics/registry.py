@@ -16,6 +16,8 @@ FAMILY_OF_KIND = {"uint": "int", "sint": "int", "bits": "int", "pred": "pred", "
                   "half": "half", "packed_half": "half", "packed_int": "int16x2"}
 
 _HANDLERS: dict[tuple[str, str | None], object] = {}
+# what a handler raises when given types or operands its opcode does not take (e.g. abs.b128)
+MALFORMED = (KeyError, IndexError, ValueError, TypeError, AttributeError)
 ALU: dict[str, object] = {}
 
 
@@ -60,7 +62,11 @@ def _dispatcher(opcode):
             if fn is None:
                 del resolved[types]
                 refuse(opcode, mods, types, f"no {opcode} for operand type {types[0] if types else '(none)'}")
-        return fn(mods if isinstance(mods, frozenset) else frozenset(mods), types, *srcs, **extra)
+        mods = mods if isinstance(mods, frozenset) else frozenset(mods)
+        try:
+            return fn(mods, types, *srcs, **extra)
+        except MALFORMED as exc:         # a form outside the handler's types or operand counts
+            refuse(opcode, mods, types, f"not a form of {opcode} emulated here ({type(exc).__name__}: {exc})")
     dispatch.__name__ = f"alu_{opcode}"
     dispatch.opcode = opcode
     return dispatch

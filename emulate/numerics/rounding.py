@@ -131,6 +131,21 @@ def round_pair(hi, lo, fmt: FloatFormat, mode: str):
     lo = np.broadcast_to(np.asarray(lo, np.float64), hi.shape)
     if fmt.name == "f64":
         return _round_f64(hi, lo, mode)
+    native = NATIVE.get(fmt.name)
+    if native is not None and mode == "rn":
+        # numpy's f64 -> f32/f16 casts round to nearest-even once; only inexact pairs need more
+        out = hi.astype(native).astype(np.float64)
+        tail = (lo != 0) & ~np.isnan(lo)
+        if np.any(tail):
+            out[tail] = _round_generic(hi[tail], lo[tail], fmt, mode)
+        return out
+    return _round_generic(hi, lo, fmt, mode)
+
+
+NATIVE = {"f32": np.float32, "f16": np.float16}
+
+
+def _round_generic(hi, lo, fmt, mode):
     neg = np.signbit(hi)
     a = np.abs(hi)
     rlo = np.where(neg, -lo, lo)                  # remainder, relative to the magnitude

@@ -270,12 +270,36 @@ def _shape_lanes(instr, w, lane_field):
     return base + np.arange(32)
 
 
-def _ldst_shape(instr):
+def _ldst_shape(instr, split_at: int):
+    """(repetitions, half-split offset or None) of a 32x32b or 16x32bx2 access (the offset is
+    operand `split_at`)."""
     mods = instr.modifiers
     reps = next((int(x[2:]) for x in mods if x.startswith(".x") and x[2:].isdigit()), None)
-    if ".32x32b" not in mods or reps is None or ".pack::16b" in mods or ".unpack::16b" in mods:
+    if reps is None or ".pack::16b" in mods or ".unpack::16b" in mods:
         raise NotEmulated(instr.name)
-    return reps
+    if ".32x32b" in mods:
+        return reps, None
+    if ".16x32bx2" in mods:
+        split = constant(instr.operands[split_at]) if len(instr.operands) == 3 else None
+        if split is None:
+            raise NotEmulated(f"{instr.name} without an immediate half-split offset")
+        return reps, split
+    raise NotEmulated(instr.name)
+
+
+def _cells(instr, w, taddr, reps, split):
+    """(lanes (32, 1), columns (32, reps)) each thread of the warp accesses: 32x32b: thread i is
+    lane i, register j column j; 16x32bx2: threads 0-15 and 16-31 both cover lanes 0-15, the
+    second half `split` columns further (PTX ISA "Matrix fragments for tcgen05.ld/st")."""
+    lane_field, col = _split(taddr)
+    base = _shape_lanes(instr, w, lane_field)[0]
+    t = np.arange(32)
+    if split is None:
+        lanes, cols = base + t, np.broadcast_to(col + np.arange(reps), (32, reps))
+    else:
+        lanes = base + t % 16
+        cols = col + (t // 16)[:, None] * split + np.arange(reps)[None, :]
+    return lanes[:, None], cols
 
 
 class TmemLoad(AsyncOp):
@@ -288,7 +312,7 @@ class TmemLoad(AsyncOp):
     def apply(self) -> None:
         w = self.warp
         tm = tmem_of(w.cta)
-        sub = np.ix_(self.lanes, self.cols)
+        sub = (self.lanes, self.cols)
         if (tm.pending[sub] >= 0).any():
             op = w.cta.machine.async_op(int(tm.pending[sub][tm.pending[sub] >= 0][0]))
             w.cta.machine.sanitizer.report(
@@ -301,8 +325,8 @@ class TmemLoad(AsyncOp):
 
 
 def _ld(instr, scope):
-    reps = _ldst_shape(instr)
-    dest, addr = instr.operands
+    reps, split = _ldst_shape(instr, 2)
+    dest, addr = instr.operands[:2]
     items = dest.items if isinstance(dest, Vector) else (dest,)
     if len(items) != reps:
         raise NotEmulated(instr.name)
@@ -315,10 +339,8 @@ def _ld(instr, scope):
     def run(w, m):
         if not m.all():
             raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
-        lane_field, col = _split(int(read_addr(w, m)[0][0]))
-        lanes = _shape_lanes(instr, w, lane_field)
-        cols = col + np.arange(reps)
-        if not _check_columns(w, tmem_of(w.cta), cols, instr.name):
+        lanes, cols = _cells(instr, w, int(read_addr(w, m)[0][0]), reps, split)
+        if not _check_columns(w, tmem_of(w.cta), cols.reshape(-1), instr.name):
             return
         op = machine.asyncs.issue(TmemLoad(machine.asyncs, w, machine.where_now(w), regs, writers, lanes, cols))
         machine.asyncs.complete(op)     # registers at once (see the module doc)
@@ -326,8 +348,8 @@ def _ld(instr, scope):
 
 
 def _st(instr, scope):
-    reps = _ldst_shape(instr)
-    addr, src = instr.operands
+    reps, split = _ldst_shape(instr, 1)
+    addr, src = instr.operands[0], instr.operands[-1]
     items = src.items if isinstance(src, Vector) else (src,)
     if len(items) != reps:
         raise NotEmulated(instr.name)
@@ -338,12 +360,10 @@ def _st(instr, scope):
     def run(w, m):
         if not m.all():
             raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
-        lane_field, col = _split(int(read_addr(w, m)[0][0]))
-        lanes = _shape_lanes(instr, w, lane_field)
-        cols = col + np.arange(reps)
+        lanes, cols = _cells(instr, w, int(read_addr(w, m)[0][0]), reps, split)
         tm = tmem_of(w.cta)
-        if _check_columns(w, tm, cols, instr.name):
-            tm.cells[np.ix_(lanes, cols)] = np.stack([r(w, m) for r in readers], 1).astype(np.uint32)
+        if _check_columns(w, tm, cols.reshape(-1), instr.name):
+            tm.cells[lanes, cols] = np.stack([r(w, m) for r in readers], 1).astype(np.uint32)
     return run
 
 

@@ -58,9 +58,11 @@ STORAGE = {"fp16": ".f16", "bf16": ".bf16", "fp8e4nv": ".e4m3", "fp8e5": ".e5m2"
 
 def host_values(data: np.ndarray, dtype: str) -> np.ndarray:
     """A buffer in its storage dtype (bf16 and fp8 as raw bits) -> float64."""
+    from launch.plan import canon_dtype
+
     from .semantics.wgmma import element_values
 
-    ty = STORAGE.get(dtype)
+    ty = STORAGE.get(canon_dtype(dtype))
     if ty is None or ty == ".f16":
         return data.astype(np.float64)
     return element_values(np.ascontiguousarray(data).view(np.uint8).reshape(data.size, -1), ty)

@@ -30,16 +30,17 @@ FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
 
 
 def _table():
-    out = {".pred": PtxType(".pred", 0)}
-    for bits in (8, 16, 32, 64):
-        out[f".b{bits}"] = PtxType(f".b{bits}", bits)
-        out[f".u{bits}"] = PtxType(f".u{bits}", bits)
-        out[f".s{bits}"] = PtxType(f".s{bits}", bits, signed=True)
-    out[".b128"] = PtxType(".b128", 128)
-    for name, bits in ((".f16", 16), (".bf16", 16), (".f32", 32), (".f64", 64), (".f16x2", 32),
-                       (".bf16x2", 32), (".tf32", 32), (".e4m3", 8), (".e5m2", 8), (".e4m3x2", 16),
-                       (".e5m2x2", 16), (".e2m1x2", 8), (".e2m3x2", 16), (".e3m2x2", 16), (".ue8m0x2", 16)):
-        out[name] = PtxType(name, bits, floating=True)
+    """Every type the numerics know (emulate.numerics.dtypes.TYPES: .f32x2, .s16x2/.u16x2, the
+    narrow floats and their x2/x4 packings included), as the engine stores it."""
+    from .numerics.dtypes import TYPES as NUMERIC_TYPES
+
+    out = {}
+    for name, t in NUMERIC_TYPES.items():
+        if t.kind == "pred":
+            out[name] = PtxType(name, 0)
+        else:
+            out[name] = PtxType(name, t.width, signed=t.kind == "sint",
+                                floating=t.kind not in ("uint", "sint", "bits", "packed_int"))
     return out
 
 

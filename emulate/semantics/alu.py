@@ -66,6 +66,14 @@ def _selp(types, n):
     return [t, t, PRED], t
 
 
+def _mixed(types, n):
+    """add/sub/fma.f32.{f16,bf16} (mixed precision): the narrow sources first, c in f32."""
+    if len(types) == 2 and types[0] == ".f32" and types[1] in (".f16", ".bf16"):
+        narrow, wide = TYPES[types[1]], TYPES[types[0]]
+        return [narrow] * (n - 1) + [wide], wide
+    return _all_same(types, n)
+
+
 def _u32(types, n):
     return [U32] * n, TYPES[types[-1]] if types else U32
 
@@ -75,7 +83,7 @@ RULES = {
     "popc": _count, "clz": _count, "bfind": _count,
     "mul": _wide, "mad": _wide,
     "cvt": _cvt, "set": _set, "slct": _slct, "testp": _pred_of, "setp": _pred_of,
-    "bmsk": _u32, "selp": _selp,
+    "bmsk": _u32, "selp": _selp, "add": _mixed, "sub": _mixed, "fma": _mixed,
 }
 WIDE_RULES = {"mul", "mad"}
 CARRY_IN = {"addc", "subc", "madc"}
@@ -106,8 +114,9 @@ def _alu_handler(instr, scope):
         combine = next((m for m in SETP_COMBINE if m in mods), None)
         if combine is None:
             raise NotEmulated(instr.name)
-        mods = mods - {combine}
         combine_src = srcs.pop()
+        if opcode == "setp":            # the engine combines p and q itself (below)
+            mods = mods - {combine}
     rule = RULES.get(opcode)
     if rule is None:
         src_types, dest_type = _all_same(types, len(srcs))
@@ -117,6 +126,8 @@ def _alu_handler(instr, scope):
         src_types, dest_type = rule(types, len(srcs))
     dec = scope.decoder
     readers = [dec.reader(s, t) for s, t in zip(srcs, src_types)]
+    if opcode == "set" and combine is not None:   # the numerics apply set's .and/.or/.xor
+        readers.append(dec.reader(combine_src, PRED))
     carry_out = ".cc" in mods
     carry_in = opcode in CARRY_IN
     where = scope.machine.where_instr
@@ -133,15 +144,21 @@ def _alu_handler(instr, scope):
 
     if opcode == "setp":
         write = dec.pair_writer(dest, PRED)
-        if combine is not None:
-            read_c = dec.reader(combine_src, PRED)
-            op = {".and": np.logical_and, ".or": np.logical_or, ".xor": np.logical_xor}[combine]
+        read_c = dec.reader(combine_src, PRED) if combine is not None else None
+        op = {".and": np.logical_and, ".or": np.logical_or, ".xor": np.logical_xor}.get(combine)
 
-            def run_setp_combined(w, m):
-                r, c = np.asarray(call(w, m), bool), read_c(w, m)
-                write(w, m, op(r, c), op(~r, c))
-            return run_setp_combined
-        return lambda w, m: write(w, m, np.asarray(call(w, m), bool))
+        def run_setp(w, m):
+            r = call(w, m)
+            if isinstance(r, tuple):      # packed halves: p from the low lane, q from the high
+                p, q = np.asarray(r[0], bool), np.asarray(r[1], bool)
+            else:
+                p = np.asarray(r, bool)
+                q = ~p
+            if read_c is not None:
+                c = read_c(w, m)
+                p, q = op(p, c), op(q, c)
+            write(w, m, p, q)
+        return run_setp
     if isinstance(dest, PredPair):
         raise NotEmulated(f"{instr.name} with a predicate pair result")
     write = dec.writer(dest, dest_type)

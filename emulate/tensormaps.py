@@ -113,6 +113,36 @@ def _nan_bytes(data_type: int, esize: int) -> bytes:
     return {2: b"\x00\x7e", 4: b"\x00\x00\xc0\x7f", 8: b"\x00" * 6 + b"\xf8\x7f"}.get(esize, b"\xff" * esize)
 
 
+# The engine's byte layout of a tensor map built in device memory with tensormap.replace (the
+# hardware's CUtensorMap format is opaque; a kernel only ever writes it with tensormap.replace and
+# reads it through TMA, so any fixed layout is faithful): field -> (offset, bytes per element).
+FIELDS = {"global_address": (0, 8), "rank": (8, 4), "elemtype": (12, 4), "swizzle_mode": (16, 4),
+          "interleave_layout": (20, 4), "fill_mode": (24, 4), "global_dim": (32, 4), "box_dim": (52, 4),
+          "element_stride": (72, 4), "global_stride": (96, 8)}
+
+
+def request_from_fields(raw: np.ndarray) -> dict | None:
+    """The cuTensorMapEncodeTiled-style request a device-built map holds (None: not one)."""
+    from launch.plan import TMA_ELEM_BYTES
+
+    raw = np.asarray(raw, np.uint8)
+
+    def field(name, i=0):
+        off, size = FIELDS[name]
+        return int(raw[off + i * size: off + (i + 1) * size].view(np.uint64 if size == 8 else np.uint32)[0])
+    rank = field("rank") + 1
+    addr = field("global_address")
+    dims = [field("global_dim", i) for i in range(rank)]
+    if not addr or not all(dims) or rank > 5 or field("elemtype") not in TMA_ELEM_BYTES:
+        return None
+    return {"data_type": field("elemtype"), "rank": rank, "global_address": addr, "global_dim": dims,
+            "global_strides": [field("global_stride", i) for i in range(rank - 1)],
+            "box_dim": [field("box_dim", i) for i in range(rank)],
+            "element_strides": [field("element_stride", i) or 1 for i in range(rank)],
+            "interleave": field("interleave_layout"), "swizzle": field("swizzle_mode"),
+            "oob_fill": field("fill_mode"), "elem_size": TMA_ELEM_BYTES[field("elemtype")]}
+
+
 class TensorMaps:
     """The launch's tensor maps; handle() gives the 128 parameter bytes of one."""
 
@@ -123,12 +153,21 @@ class TensorMaps:
         self.maps.append(tmap)
         return (MAGIC + np.array([len(self.maps) - 1], np.uint64).tobytes()).ljust(128, b"\0")
 
-    def from_bytes(self, raw: np.ndarray) -> TensorMap | None:
-        raw = bytes(np.asarray(raw, np.uint8)[:16])
-        if raw[:8] != MAGIC:
+    def from_bytes(self, raw: np.ndarray, globals_=None) -> TensorMap | None:
+        """The map of 128 parameter/memory bytes: a launch-built handle, or (with the launch's
+        global regions) a map built on the device with tensormap.replace."""
+        head = bytes(np.asarray(raw, np.uint8)[:16])
+        if head[:8] == MAGIC:
+            i = int(np.frombuffer(head[8:16], np.uint64)[0])
+            return self.maps[i] if i < len(self.maps) else None
+        req = request_from_fields(raw) if globals_ is not None else None
+        if req is None:
             return None
-        i = int(np.frombuffer(raw[8:16], np.uint64)[0])
-        return self.maps[i] if i < len(self.maps) else None
+        idx, _ = globals_.locate(np.array([req["global_address"]], np.uint64), 1)
+        if idx[0] < 0:
+            raise EmulationError(f"a device-built tensor map's global address {req['global_address']:#x} "
+                                 "is outside every buffer")
+        return TensorMap(req, globals_.regions[int(idx[0])])
 
 
 def tensor_maps_of(machine) -> TensorMaps:

@@ -143,8 +143,8 @@ def _tensor_operand(scope, node, rank):
 def _tensor_map(machine, w, lane, addr):
     mask = np.zeros(32, bool)
     mask[lane] = True
-    raw = machine.load(w, mask, "generic", np.array([addr], np.uint64), 16)[0]
-    tmap = tensor_maps_of(machine).from_bytes(raw)
+    raw = machine.load(w, mask, "generic", np.array([addr], np.uint64), 128)[0]
+    tmap = tensor_maps_of(machine).from_bytes(raw, machine.globals)
     if tmap is None:
         raise NotEmulated(f"cp.async.bulk.tensor with a tensor map at {int(addr):#x} that the launch did "
                           "not build (only sidecar tensor maps are emulated)")
@@ -353,4 +353,61 @@ def _cp(instr, scope):
     raise NotEmulated(instr.name)
 
 
-HANDLERS = {"cp": _cp, "fence": _fence}
+# --- tensor maps built on the device -----------------------------------------------------------------
+def _replace(instr, scope):
+    """tensormap.replace.tile.FIELD.space.b1024.bN [map], {ord,} value: one field of a map in
+    shared or global memory (tensormaps.FIELDS gives where the engine keeps it)."""
+    from ..tensormaps import FIELDS
+
+    mods = instr.modifiers
+    field = mods[2][1:] if len(mods) > 2 and mods[:2] == (".replace", ".tile") else None
+    if field not in FIELDS:
+        raise NotEmulated(instr.name)
+    off, size = FIELDS[field]
+    addr_node, *rest = instr.operands
+    ordinal = constant(rest[0]) if len(rest) == 2 else 0
+    if ordinal is None:
+        raise NotEmulated(f"{instr.name} with a register ordinal")
+    off += ordinal * size
+    dec = scope.decoder
+    read_addr = dec.address(addr_node)
+    read_value = dec.reader(rest[-1], TYPES[f".b{size * 8}"])
+    space = space_of(mods)
+    machine = scope.machine
+
+    def run(w, m):
+        a, _ = read_addr(w, m)
+        v = read_value(w, m)
+        rows = np.ascontiguousarray(v.astype(np.uint64 if size == 8 else np.uint32)).view(np.uint8).reshape(-1, size)
+        machine.store(w, m, space, a + np.uint64(off), rows)
+    return run
+
+
+def _tensormap_cp(instr, scope):
+    """tensormap.cp_fenceproxy.global.shared::cta...sync.aligned [dst], [src], 128: copies the map."""
+    dst, src, size_node = instr.operands
+    size = constant(size_node)
+    if size != 128:
+        raise NotEmulated(f"{instr.name} of {size_node} bytes")
+    dec = scope.decoder
+    read_dst, read_src = dec.address(dst), dec.address(src)
+    machine = scope.machine
+
+    def run(w, m):
+        one = np.zeros(32, bool)
+        one[np.flatnonzero(m)[0]] = True         # the warp copies one map
+        d, _ = read_dst(w, one)
+        s_, _ = read_src(w, one)
+        machine.store(w, one, "global", d, machine.load(w, one, "shared", s_, 128))
+    return run
+
+
+def _tensormap(instr, scope):
+    if instr.modifiers[:1] == (".replace",):
+        return _replace(instr, scope)
+    if instr.modifiers[:1] == (".cp_fenceproxy",):
+        return _tensormap_cp(instr, scope)
+    raise NotEmulated(instr.name)
+
+
+HANDLERS = {"cp": _cp, "fence": _fence, "tensormap": _tensormap}

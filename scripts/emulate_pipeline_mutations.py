@@ -8,8 +8,7 @@ same reduced launch with the same inputs. It is caught when its outputs differ f
 kernel's or it gets a report (a deadlock or a refusal included). Sites that never run at the test
 size are counted apart (unobservable).
 
-    python scripts/emulate_pipelines_corpus.py --json sweep.json
-    python scripts/emulate_pipeline_mutations.py --sweep sweep.json [--json out.json]
+    python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--json out.json]
 """
 from __future__ import annotations
 
@@ -94,8 +93,19 @@ def mutate(module, path, kind):
 
 
 def kernels(sweep):
+    """Pipeline kernels that passed the sweep (or, without one, every corpus kernel with a
+    sidecar that uses them: an unmutated kernel that is not clean is counted apart)."""
     from launch.plan import kernel_specs
 
+    if sweep is None:
+        from emulate.corpus_check import cases
+        from emulate_pipelines_corpus import TARGETS, features
+
+        for _, ptx, spec in cases(TARGETS, None):
+            text = ptx.read_text()
+            if PIPELINE_FEATURES & set(features(text)):
+                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, small_launch(spec, 1)
+        return
     for r in json.loads(Path(sweep).read_text()):
         if r["status"] != "pass" or not PIPELINE_FEATURES & set(r.get("features", ())):
             continue
@@ -106,7 +116,7 @@ def kernels(sweep):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sweep", required=True)
+    ap.add_argument("--sweep", help="the --json of scripts/emulate_pipelines_corpus.py (default: find the kernels)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     tally, rows, nkernels = collections.Counter(), [], 0
@@ -118,6 +128,7 @@ def main(argv=None) -> int:
         ran = set()
         base_out, base_reports = outcome(module, launch, None, label, ran)
         if base_out is None or base_reports:
+            print(f"base    {label} not clean: {base_reports[:1]}", flush=True)
             tally["base not clean"] += 1
             rows.append({"kernel": label, "base": "not clean", "why": base_reports[:1]})
             continue

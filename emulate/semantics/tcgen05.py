@@ -35,7 +35,7 @@ from ..errors import NotEmulated
 from ..operands import constant
 from ..types import TYPES
 from . import mbarrier
-from .tma import async_read, hold_reads, release_reads
+from .tma import async_read, check_fenced, hold_reads, release_reads
 from .wgmma import INPUTS, descriptor_addresses, element_values
 
 LANES, COLUMNS = 128, 512
@@ -167,6 +167,7 @@ def _mma(instr, scope):
             a_idx = tc_descriptor_addresses(adesc, mm, k, ea, ta)
             b_idx = tc_descriptor_addresses(bdesc, n, k, eb, tb)
             reads = np.concatenate([a_idx.reshape(-1), b_idx.reshape(-1)])
+            check_fenced(cta, w, reads, instr.name)
 
             def compute(a_idx=a_idx, b_idx=b_idx, rows=rows, cols=cols, use_d=use_d, atype=atype,
                         btype=btype, neg_a=neg_a, neg_b=neg_b, mm=mm, n=n, ea=ea, eb=eb, where=where):

@@ -77,3 +77,28 @@ def test_device_built_tensor_maps_matmul_matches_numpy(name):
     b = host_values(res.outputs["b_ptr"], dt["b_ptr"])[: n * k].reshape(n, k)[:128]
     c = host_values(res.outputs["c_ptr"], dt["c_ptr"])[: m * n].reshape(m, n)[:128, :128]
     assert (np.abs(c - a @ b.T) <= tolerance(a, b)).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target,atol", [("sm90", 0.0), ("sm100", 1e-4)])
+def test_attention_on_wgmma_and_tcgen05_agrees_with_the_mma_sync_build(target, atol):
+    """The same Triton attention kernel built for sm_80 (mma.sync), sm_90a (wgmma, MN-major V) and
+    sm_100a (tcgen05, P in tensor memory), on the same seeded inputs: the sm_90a output equals the
+    sm_80 one bit for bit here, the sm_100a one within its different accumulation split."""
+    import json
+
+    import numpy as np
+
+    from emulate.corpus_check import small_launch
+    from launch.plan import kernel_specs
+
+    def out(name):
+        side = json.loads((SIDECARS / f"{name}.json").read_text())
+        res = run((ROOT / "corpus" / side["ptx"]).read_text(), small_launch(kernel_specs(side)[0], 1),
+                  filename=name)
+        assert res.clean, res.reports
+        return res.outputs["Out"].astype(np.float64)
+
+    ref, got = out("attn_fwd_fp16_d64_w4_sm80"), out(f"attn_fwd_fp16_d64_w4_{target}")
+    assert np.count_nonzero(ref) > 0
+    assert np.abs(ref - got).max() <= atol

@@ -132,11 +132,14 @@ def _mma(instr, scope):
         raise NotEmulated(instr.name)
     types, k = KINDS[kind]
     d, a, b, idesc, enable = instr.operands
-    if not isinstance(d, Address) or isinstance(a, Address):
-        raise NotEmulated(f"{instr.name} with A in tensor memory")
+    if not isinstance(d, Address):
+        raise NotEmulated(instr.name)
+    a_tmem = isinstance(a, Address)
     dec = scope.decoder
     read_d = dec.address(d)
-    read_a, read_b = dec.reader(a, U64), dec.reader(b, U64)
+    a_addr = dec.address(a) if a_tmem else None
+    read_a = (lambda w, m: a_addr(w, m)[0]) if a_tmem else dec.reader(a, U64)
+    read_b = dec.reader(b, U64)
     read_i = dec.reader(idesc, U32)
     en = constant(enable)
     read_en = None if en is not None else dec.reader(enable, PRED)
@@ -164,16 +167,29 @@ def _mma(instr, scope):
             if not _check_columns(w, tm, cols, instr.name):
                 continue
             ea, eb = INPUTS[atype][0], INPUTS[btype][0]
-            a_idx = tc_descriptor_addresses(adesc, mm, k, ea, ta)
             b_idx = tc_descriptor_addresses(bdesc, n, k, eb, tb)
-            reads = np.concatenate([a_idx.reshape(-1), b_idx.reshape(-1)])
+            if a_tmem:                   # A (M x K) in tensor memory: 4/ea elements a cell, low first
+                _, a_col = _split(adesc)
+                a_cells = (rows[:, None], a_col + np.arange(k * ea // 4)[None, :])
+                if not _check_columns(w, tm, a_cells[1].reshape(-1), instr.name):
+                    continue
+                a_idx = None
+                reads = b_idx.reshape(-1)
+            else:
+                a_cells = None
+                a_idx = tc_descriptor_addresses(adesc, mm, k, ea, ta)
+                reads = np.concatenate([a_idx.reshape(-1), b_idx.reshape(-1)])
             check_fenced(cta, w, reads, instr.name)
 
             def compute(a_idx=a_idx, b_idx=b_idx, rows=rows, cols=cols, use_d=use_d, atype=atype,
-                        btype=btype, neg_a=neg_a, neg_b=neg_b, mm=mm, n=n, ea=ea, eb=eb, where=where):
+                        btype=btype, neg_a=neg_a, neg_b=neg_b, mm=mm, n=n, ea=ea, eb=eb, where=where,
+                        a_cells=a_cells):
                 with np.errstate(all="ignore"):
-                    A = element_values(async_read(cta, w, a_idx.reshape(-1), instr.name, where)
-                                       .reshape(mm, k, ea), atype) * neg_a
+                    if a_cells is not None:
+                        raw = np.ascontiguousarray(tm.cells[a_cells]).view(np.uint8).reshape(mm, k, ea)
+                    else:
+                        raw = async_read(cta, w, a_idx.reshape(-1), instr.name, where).reshape(mm, k, ea)
+                    A = element_values(raw, atype) * neg_a
                     B = element_values(async_read(cta, w, b_idx.reshape(-1), instr.name, where)
                                        .reshape(n, k, eb), btype) * neg_b
                     D = A @ B.T

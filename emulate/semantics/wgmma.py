@@ -273,4 +273,13 @@ def _wgmma(instr, scope):
     return factory(instr, scope)
 
 
-HANDLERS = {"wgmma": _wgmma}
+def _setmaxnreg(instr, scope):
+    """setmaxnreg.inc/dec.sync.aligned.u32 N (warpgroup register reallocation): N checked as the
+    ISA requires (a multiple of 8 in [24, 256]); no effect on the engine's registers."""
+    n = constant(instr.operands[0]) if instr.operands else None
+    if n is None or n % 8 or not 24 <= n <= 256 or not {".inc", ".dec"} & set(instr.modifiers):
+        raise NotEmulated(f"{instr.name} with register count {n}")
+    return lambda w, m: None
+
+
+HANDLERS = {"wgmma": _wgmma, "setmaxnreg": _setmaxnreg}

@@ -195,3 +195,16 @@ def test_tma_tile_load_matches_numpy_slice_with_zero_fill(shape, box, coords, dt
         addrs = row * 128 + chunk * 16 + addrs % 16
     got = raw[addrs].view(src.dtype).reshape(box)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("count,ok", [(40, True), (232, True), (41, False), (16, False)])
+def test_setmaxnreg_is_checked_and_has_no_effect(count, ok):
+    from emulate.errors import NotEmulated
+
+    text = HEAD + (".visible .entry k(.param .u64 out)\n{\n"
+                   f"  setmaxnreg.dec.sync.aligned.u32 {count};\n  ret;\n}}\n")
+    if ok:
+        assert run(text, _launch([OUT], block=128)).clean
+    else:
+        with pytest.raises(NotEmulated, match="setmaxnreg"):
+            run(text, _launch([OUT], block=128))

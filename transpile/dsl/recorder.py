@@ -191,10 +191,14 @@ class InstructionChecker:
 
     def __init__(self):
         from lint import check_instruction
+        from lint.operands import Declarations
 
         self.check = check_instruction
         self.version = None
         self.targets: tuple = ()
+        # declarations may be recorded after the body (move_to_top): register classes are
+        # checked for the names seen so far, undeclared names are not reported
+        self.registers = Declarations(complete=False)
 
     def see(self, stmt) -> None:
         cls = stmt.__class__.__name__
@@ -202,8 +206,11 @@ class InstructionChecker:
             self.version = stmt.number
         elif cls == "Target":
             self.targets += tuple(stmt.targets)
+        elif cls == "VarDecl" and stmt.space == ".reg":
+            for d in stmt.declarators:
+                self.registers.add_register(d.name, stmt.type, d.count, merge=True)
         elif cls == "Instruction":
-            problems = self.check(stmt, self.version, self.targets)
+            problems = self.check(stmt, self.version, self.targets, self.registers)
             if problems:
                 from .errors import DSLError
 

@@ -1,0 +1,313 @@
+"""Operand checks: each operand against its form's `args` kinds (ptxgrammar/isa/spec.py, OPERAND
+KINDS), register classes against the function's `.reg` declarations, and the declarations
+themselves (undeclared registers and labels).
+
+A finding is (rule, message, operand index)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ptxgrammar.isa.special_registers import is_special_register
+
+# --- register types ---------------------------------------------------------------------------
+
+_SIZE = {"pred": 1, "b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16,
+         "b32": 32, "u32": 32, "s32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32, "tf32": 32, "b64": 64,
+         "u64": 64, "s64": 64, "f64": 64, "b128": 128, "u16x2": 32, "s16x2": 32, "f32x2": 64}
+_WIDE = {"u8": "u16", "s8": "s16", "u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64", "b16": "b32",
+         "b32": "b64", "f16": "f32", "f32": "f64"}
+
+
+def _family(t: str) -> str:
+    return "pred" if t == "pred" else t[0] if t[0] in "bus" else "f"
+
+
+def compatible(inst_type: str, reg_type: str, wider: bool) -> bool:
+    """PTX ISA 6.4 type checking: same size, and bit types (either side) or the same family
+    (signed and unsigned integers mix); `wider` (ld/st/cvt) lets the register be larger."""
+    if inst_type not in _SIZE or reg_type not in _SIZE:
+        return True
+    if "pred" in (inst_type, reg_type):
+        return inst_type == reg_type
+    size_t, size_r = _SIZE[inst_type], _SIZE[reg_type]
+    if wider:  # ld/st/cvt: a larger integer/bit register is fine; a float register fits exactly
+        if _family(reg_type) == "f":
+            return size_r == size_t and _family(inst_type) in "bf"
+        return size_r >= size_t
+    if size_t != size_r:
+        return False
+    ft, fr = _family(inst_type), _family(reg_type)
+    return ft == "b" or fr == "b" or ft == fr or {ft, fr} == {"u", "s"}
+
+
+# --- declarations -----------------------------------------------------------------------------
+
+@dataclass
+class Declarations:
+    """The registers (`.reg` variables and register parameters) and labels of one function."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    prefixes: list[tuple[str, int, str]] = field(default_factory=list)
+    labels: set[str] = field(default_factory=set)
+    complete: bool = True  # False where a declaration form is not understood: no undeclared findings
+
+    def add_register(self, name: str, rtype: str | None, count: str | None = None, merge: bool = False) -> None:
+        """Declare `name` (or `name<count>`). ``merge``: a name seen again with another type becomes
+        untyped (the DSL sees several functions' declarations in one scope)."""
+        rtype = (rtype or "").lstrip(".")
+        if count is not None:
+            try:
+                n = int(count, 0)
+            except ValueError:
+                self.complete = False
+                return
+            if merge:
+                for i, (prefix, old_n, old_t) in enumerate(self.prefixes):
+                    if prefix == name:
+                        self.prefixes[i] = (prefix, max(n, old_n), old_t if old_t == rtype else "")
+                        return
+            self.prefixes.append((name, n, rtype))
+        else:
+            if merge and name in self.names and self.names[name] != rtype:
+                rtype = ""
+            self.names[name] = rtype
+
+    def register_type(self, name: str) -> str | None:
+        """The declared type without its dot ('' when declared untyped), None when undeclared."""
+        if name in self.names:
+            return self.names[name]
+        for prefix, count, rtype in self.prefixes:
+            if name.startswith(prefix):
+                rest = name[len(prefix):]
+                if rest.isdigit() and (rest == "0" or not rest.startswith("0")) and int(rest) < count:
+                    return rtype
+        return None
+
+
+def function_declarations(function, module_scope: Declarations | None = None) -> Declarations:
+    from ptxgrammar.tree.declarations import VarDecl
+    from ptxgrammar.tree.statements import Label
+
+    decl = Declarations()
+    if module_scope is not None:
+        decl.names.update(module_scope.names)
+        decl.prefixes += module_scope.prefixes
+    head = function.head
+    for plist in (head.returns, head.params):
+        for p in (plist.params if plist is not None else ()):
+            if p.space == ".reg":
+                words = [a for a in p.attrs if isinstance(a, str) and not a.startswith(".v")]
+                decl.add_register(p.name, words[-1] if words else None)
+    for node in function.walk():
+        if isinstance(node, VarDecl) and node.space == ".reg":
+            for d in node.declarators:
+                decl.add_register(d.name, node.type, d.count)
+        elif isinstance(node, Label):
+            decl.labels.add(node.name)
+    return decl
+
+
+def module_declarations(module) -> Declarations:
+    from ptxgrammar.tree.declarations import VarDecl
+
+    decl = Declarations()
+    for item in module.items:
+        if isinstance(item, VarDecl) and item.space == ".reg":
+            for d in item.declarators:
+                decl.add_register(d.name, item.type, d.count)
+    return decl
+
+
+# --- operand kinds ----------------------------------------------------------------------------
+
+def _type_ref(ref: str | None, types: list[str], modifiers) -> str | None:
+    if ref is None:
+        return None
+    if ref == "T":
+        return types[0] if types else None
+    if ref == "T1":
+        return types[1] if len(types) > 1 else (types[0] if types else None)
+    if ref == "Tw":
+        base = types[0] if types else None
+        return _WIDE.get(base, base) if ".wide" in modifiers and base else base
+    return ref
+
+
+def _vector_count(modifiers) -> int | None:
+    for m in modifiers:
+        if m in (".v2", ".v4", ".v8"):
+            return int(m[2:])
+    return None
+
+
+_FLOAT_LITERAL = re.compile(r"^[-+]?(0[fFdD][0-9a-fA-F]+|\d*\.\d*([eE][-+]?\d+)?|\d+[eE][-+]?\d+)$")
+
+
+def _classify(op) -> str:
+    """register | special | sink | int | float | address | vector | pair | symbol | negation | expr"""
+    from ptxgrammar.tree import operands as O
+
+    if isinstance(op, O.SpecialRegister):
+        return "special"
+    if isinstance(op, O.Register):
+        return "special" if is_special_register(op.name) else "register"
+    if isinstance(op, O.Sink):
+        return "sink"
+    if isinstance(op, O.IntLiteral):
+        return "int"
+    if isinstance(op, O.FloatLiteral):
+        return "float"
+    if isinstance(op, O.Address):
+        return "address"
+    if isinstance(op, O.Vector):
+        return "vector"
+    if isinstance(op, O.PredPair):
+        return "pair"
+    if isinstance(op, O.Negation):
+        return "negation"
+    if isinstance(op, O.Symbol):
+        return "symbol"
+    if isinstance(op, O.UnaryExpr) and isinstance(op.operand, (O.IntLiteral, O.FloatLiteral)):
+        return _classify(op.operand)
+    return "expr"
+
+
+_WANT = {"dv": "a destination register or {vector}", "sv": "a register, an immediate or a {vector}",
+         "vv": "a {vector} of registers",
+         "d": "a destination register", "r": "a register", "s": "a register or an immediate",
+         "i": "an immediate", "p": "a predicate register", "pp": "a predicate (or a `p|q` pair)",
+         "a": "an [address]", "l": "a label", "dp": "a destination register (or a `d|p` pair)"}
+_OK_KINDS = {
+    "d": {"register", "sink", "symbol"}, "r": {"register", "special", "symbol"},
+    "s": {"register", "special", "int", "float", "symbol", "expr"}, "i": {"int", "float", "expr"},
+    "p": {"register", "negation", "symbol", "sink", "int"}, "pp": {"register", "pair", "symbol", "sink"},
+    "a": {"address", "symbol", "expr"}, "l": {"symbol"}, "dp": {"register", "sink", "pair", "symbol"},
+    "dv": {"register", "sink", "symbol", "vector"}, "vv": {"vector"},
+    "sv": {"register", "special", "int", "float", "symbol", "expr", "vector"},
+}
+
+
+def _shown(op) -> str:
+    from ptxgrammar.emitter import emit
+
+    return emit(op).strip()
+
+
+def check_operands(form, args, instruction, decl: Declarations | None) -> list[tuple[str, str, int]]:
+    """Kind and register-class findings for the operands of an instruction whose count is right
+    (``args``: the form's operand kinds, after its `when` overrides)."""
+    if args is None:
+        return []
+    out: list[tuple[str, str, int]] = []
+    modifiers = instruction.modifiers
+    type_group = form.groups.get("type", frozenset())
+    types = [m[1:] for m in modifiers if m in type_group]
+    vec = _vector_count(modifiers)
+    for index, (arg, op) in enumerate(zip(args, instruction.operands)):
+        for rule, message in _check_one(arg, op, index, types, modifiers, vec, decl):
+            out.append((rule, message, index))
+    return out
+
+
+def _check_one(arg, op, index, types, modifiers, vec, decl):
+    if arg.kind == "x":
+        return
+    what = f"operand {index + 1} (`{_shown(op)}`)"
+    want_type = _type_ref(arg.type, types, modifiers)
+    kind = _classify(op)
+    if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
+        kind = "register"  # `.reg .b32 r1;` names a register without a %
+    if arg.kind in ("v", "vs"):
+        if vec is None:
+            if kind == "vector" and len(op.items) == 1:  # ptxas takes `{%r1}` for a scalar
+                op, kind = op.items[0], _classify(op.items[0])
+            if kind == "vector":
+                yield "operand-kind", f"{what} is a vector, but the instruction has no .v2/.v4/.v8: write one register"
+                return
+            allowed = {"register", "sink", "symbol"} | ({"int", "float", "expr"} if arg.kind == "vs" else set())
+            if kind not in allowed:
+                yield "operand-kind", f"{what} must be {'a register or an immediate' if arg.kind == 'vs' else 'a register'}"
+                return
+            yield from _register_class(op, kind, want_type, arg.wider, what, decl)
+            return
+        if kind != "vector":
+            yield "operand-kind", f"{what} must be a {{vector}} of {vec} registers for .v{vec}"
+            return
+        if len(op.items) != vec:
+            yield "register-count", f"{what}: .v{vec} needs {vec} registers, got {len(op.items)}"
+            return
+        for item in op.items:
+            yield from _register_class(item, _classify(item), want_type, arg.wider,
+                                       f"{what} element `{_shown(item)}`", decl)
+        return
+    if kind not in _OK_KINDS[arg.kind]:
+        yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
+        return
+    if arg.kind in ("p", "pp"):
+        target = op.operand if kind == "negation" else op
+        if kind == "pair":
+            for part in (op.first, op.second):
+                yield from _register_class(part, _classify(part), "pred", False, what, decl)
+            return
+        yield from _register_class(target, _classify(target), "pred", False, what, decl)
+        return
+    if kind == "pair" and arg.kind == "dp":
+        yield from _register_class(op.first, _classify(op.first), want_type, arg.wider, what, decl)
+        yield from _register_class(op.second, _classify(op.second), "pred", False, what, decl)
+        return
+    if kind in ("int", "float") and want_type and want_type in _SIZE:
+        family = _family(want_type)
+        text = _shown(op)
+        hexfloat = re.match(r"^[-+]?0[fFdD]", text) is not None
+        if hexfloat and _SIZE[want_type] in (32, 64) and (text.lstrip("+-")[1] in "fF") != (_SIZE[want_type] == 32):
+            yield "immediate", (f"{what}: `{text}` is a {'32' if text.lstrip('+-')[1] in 'fF' else '64'}-bit"
+                                f" float immediate for a .{want_type} operand"
+                                f" (write {'0f' if _SIZE[want_type] == 32 else '0d'}<hex>)")
+            return
+        if kind == "float" and family in ("u", "s"):
+            yield "immediate", f"{what}: a floating-point immediate for a .{want_type} operand; write an integer"
+        elif kind == "float" and family == "b" and not hexfloat:
+            yield "immediate", (f"{what}: a decimal floating-point immediate for a .{want_type} operand;"
+                                f" bit types take integers or 0f/0d hex floats")
+        elif kind == "int" and family == "f" and want_type in ("f32", "f64"):
+            yield "immediate", (f"{what}: an integer immediate for a .{want_type} operand; write it as"
+                                f" {'0f' if want_type == 'f32' else '0d'}<hex> or with a decimal point")
+        return
+    yield from _register_class(op, kind, want_type, arg.wider, what, decl)
+
+
+def _register_class(op, kind, want_type, wider, what, decl):
+    if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
+        kind = "register"
+    if kind != "register" or decl is None:
+        return
+    declared = decl.register_type(op.name)
+    if declared is None:  # reported once by undeclared_names
+        return
+    if want_type and declared and not compatible(want_type, declared, wider):
+        yield "register-class", (f"{what}: `{op.name}` is .{declared}, the operand is .{want_type}"
+                                 f" (needs a {_SIZE.get(want_type, '?')}-bit"
+                                 f"{' predicate' if want_type == 'pred' else ''} register)")
+
+
+def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, int]]:
+    """Registers not declared in the function and branch targets that are not its labels, for
+    operands the form's `args` do not cover (the typed positions report their own)."""
+    from ptxgrammar.tree import operands as O
+
+    out = []
+    if not decl.complete:
+        return out
+    for index, op in enumerate(instruction.operands):
+        if instruction.opcode == "bra" and isinstance(op, O.Symbol) and op.name not in decl.labels:
+            out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this function",
+                        index))
+            continue
+        for node in op.walk():
+            if (isinstance(node, O.Register) and not isinstance(node, O.SpecialRegister)
+                    and not is_special_register(node.name) and decl.register_type(node.name) is None):
+                out.append(("undeclared", f"operand {index + 1}: register `{node.name}` is not declared in"
+                                          f" this function", index))
+    return out

@@ -34,7 +34,8 @@ def compatible(inst_type: str, reg_type: str, wider: bool) -> bool:
     size_t, size_r = _SIZE[inst_type], _SIZE[reg_type]
     if wider:  # ld/st/cvt: a larger integer/bit register is fine; a float register fits exactly
         if _family(reg_type) == "f":
-            return size_r == size_t and _family(inst_type) in "bf"
+            ft = _family(inst_type)
+            return size_r >= size_t if ft == "b" else (size_r == size_t and ft == "f")
         return size_r >= size_t
     if size_t != size_r:
         return False
@@ -230,6 +231,9 @@ def _check_one(arg, op, index, types, modifiers, vec, decl):
             if kind not in allowed:
                 yield "operand-kind", f"{what} must be {'a register or an immediate' if arg.kind == 'vs' else 'a register'}"
                 return
+            if kind in ("int", "float"):
+                yield from _immediate(op, kind, want_type, what)
+                return
             yield from _register_class(op, kind, want_type, arg.wider, what, decl)
             return
         if kind != "vector":
@@ -257,7 +261,33 @@ def _check_one(arg, op, index, types, modifiers, vec, decl):
         yield from _register_class(op.first, _classify(op.first), want_type, arg.wider, what, decl)
         yield from _register_class(op.second, _classify(op.second), "pred", False, what, decl)
         return
-    if kind in ("int", "float") and want_type and want_type in _SIZE:
+    if kind in ("int", "float"):
+        yield from _immediate(op, kind, want_type, what)
+        return
+    if arg.kind == "a" and kind == "address":
+        yield from _address_width(op, modifiers, what, decl)
+    yield from _register_class(op, kind, want_type, arg.wider, what, decl)
+
+
+# state spaces a 32-bit address register can reach under `.address_size 64`
+_SHORT_ADDRESS_SPACES = {".shared", ".shared::cta", ".shared::cluster", ".local", ".param", ".param::entry",
+                         ".param::func", ".const"}
+
+
+def _address_width(op, modifiers, what, decl):
+    from ptxgrammar.tree.operands import Register
+
+    base = op.base
+    if decl is None or not isinstance(base, Register) or set(modifiers) & _SHORT_ADDRESS_SPACES:
+        return
+    declared = decl.register_type(base.name)
+    if declared and _SIZE.get(declared) == 32:
+        yield "register-class", (f"{what}: a generic or .global address needs a 64-bit register;"
+                                 f" `{base.name}` is .{declared}")
+
+
+def _immediate(op, kind, want_type, what):
+    if want_type and want_type in _SIZE:
         family = _family(want_type)
         text = _shown(op)
         hexfloat = re.match(r"^[-+]?0[fFdD]", text) is not None
@@ -274,13 +304,23 @@ def _check_one(arg, op, index, types, modifiers, vec, decl):
         elif kind == "int" and family == "f" and want_type in ("f32", "f64"):
             yield "immediate", (f"{what}: an integer immediate for a .{want_type} operand; write it as"
                                 f" {'0f' if want_type == 'f32' else '0d'}<hex> or with a decimal point")
-        return
-    yield from _register_class(op, kind, want_type, arg.wider, what, decl)
+        elif kind == "float" and hexfloat and _SIZE[want_type] == 16 and family in "bus":
+            yield "immediate", f"{what}: a 32/64-bit float immediate for a .{want_type} operand"
+
+
+# special registers (PTX ISA 10): 32-bit unless listed
+_SPECIAL_TYPE = {"%clock64": "u64", "%globaltimer": "u64", "%gridid": "u64", "%current_graph_exec": "u64",
+                 "%is_explicit_cluster": "pred"}
 
 
 def _register_class(op, kind, want_type, wider, what, decl):
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
         kind = "register"
+    if kind == "special" and want_type in _SIZE:
+        stype = _SPECIAL_TYPE.get(op.name, "u32")
+        if _SIZE[stype] != _SIZE[want_type] and not (wider and _SIZE[stype] <= _SIZE[want_type]):
+            yield "register-class", f"{what}: `{op.name}` is .{stype}, the operand is .{want_type}"
+        return
     if kind != "register" or decl is None:
         return
     declared = decl.register_type(op.name)

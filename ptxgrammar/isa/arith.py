@@ -21,21 +21,27 @@ _FLOATS = ".f16 .f16x2 .bf16 .bf16x2 .f32 .f64 .f32x2"
 _F32_64 = ".f32 .f64"
 _ARITH_TYPES = ".u16 .u32 .u64 .s16 .s32 .s64 .u16x2 .s16x2 " + _FLOATS
 
-_NO_FLOAT_MODS = dict(types=_INTS, forbid=f"{ROUND_F} .ftz .relu .NaN .oob .approx .full",
+_NO_FLOAT_MODS = dict(types=_INTS, forbid=f"{ROUND_F} .ftz .relu .NaN .oob .approx .full .satfinite",
                       msg="rounding, .ftz and .approx apply to floating-point types")
 _INT_MODES = dict(types=_INTS, need="mode", msg="integer multiplies say which half: .lo, .hi or .wide")
 _NO_INT_MODES = dict(types=_FLOATS, forbid=".lo .hi .wide .cc .mix", msg=".lo/.hi/.wide/.cc apply to integer types")
 _F64_PLAIN = dict(types=".f64", forbid=".ftz .sat .satfinite .relu", msg=".f64 has no .ftz/.sat")
+_NO_SAT_INT = dict(types=_INTS, forbid=".sat .satfinite", msg="integer saturation is for add/sub/mad .s32")
 _MIXED = dict(ntypes=2, pairs=".f32.f16 .f32.bf16", msg="two types only as .f32 with .f16 or .bf16 inputs")
 
 
 # which optional groups an opcode has at all (ptxas: "Illegal modifier" otherwise)
 _CC_OPS = {"add", "sub", "mad", "addc", "subc", "madc"}
-_MODE_OPS = {"mul", "mad", "mul24", "mad24"}
+_MODE_OPS = {"mul", "mad", "mul24", "mad24", "madc"}
+
+
+_ROUND_OPS = {"add", "sub", "mul", "mad", "fma", "div", "rcp", "sqrt"}
 
 
 def _alu(op, args, types=_ALL, extra=None, required=("type",), **more):
     groups = {**_FP_MODS, "type": types, **(extra or {})}
+    if op not in _ROUND_OPS:
+        del groups["rnd"]
     if op in _CC_OPS:
         groups["cc"] = ".cc"
     if op in _MODE_OPS:
@@ -57,7 +63,7 @@ FORMS = [
     _alu("add", "d:T s:T1 s:T", features=_F32X2, max={"type": 2}, when=_ADD_WHEN),
     _alu("sub", "d:T s:T1 s:T", features=_F32X2, max={"type": 2}, when=_ADD_WHEN),
     _alu("mul", "d:Tw s:T s:T", features=_F32X2,
-         when=[dict(only=_ARITH_TYPES), _NO_FLOAT_MODS, _NO_INT_MODES, _F64_PLAIN, _INT_MODES,
+         when=[dict(only=_ARITH_TYPES), _NO_FLOAT_MODS, _NO_INT_MODES, _F64_PLAIN, _INT_MODES, _NO_SAT_INT,
                dict(has=".wide", only=".u16 .u32 .s16 .s32", msg=".wide doubles a 16- or 32-bit type")]),
     _alu("mad", "d:Tw s:T s:T s:Tw", extra={"mode": ".hi .lo .wide .mix"},
          when=[dict(only=_ARITH_TYPES), _NO_FLOAT_MODS, _NO_INT_MODES, _F64_PLAIN, _INT_MODES,
@@ -71,14 +77,19 @@ FORMS = [
     _alu("mad24", "d:T s:T s:T s:T", types=INT, when=[dict(only=".u32 .s32"), _INT_MODES]),
     _alu("sad", "d:T s:T s:T s:T", types=INT),
     _alu("div", "d:T s:T s:T", extra={"approx": ".approx .full"},
-         when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64"), _NO_FLOAT_MODS, _APPROX_OR_RND, _F64_RND]),
-    _alu("rem", "d:T s:T s:T", types=INT, when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64")]),
+         when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64"), _NO_FLOAT_MODS, _APPROX_OR_RND, _F64_RND,
+               _NO_SAT_INT]),
+    _alu("rem", "d:T s:T s:T", types=INT, when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64"), _NO_SAT_INT]),
     _alu("abs", "d:T s:T", extra={"nan": ".NaN"},
-         when=[dict(only=".s16 .s32 .s64 .s16x2 " + _FLOATS, msg="abs applies to signed types"), _NO_FLOAT_MODS]),
+         when=[dict(only=".s16 .s32 .s64 .s16x2 " + _FLOATS, msg="abs applies to signed types"), _NO_FLOAT_MODS,
+               _NO_SAT_INT]),
     _alu("neg", "d:T s:T",
-         when=[dict(only=".s16 .s32 .s64 .s16x2 " + _FLOATS, msg="neg applies to signed types"), _NO_FLOAT_MODS]),
+         when=[dict(only=".s16 .s32 .s64 .s16x2 " + _FLOATS, msg="neg applies to signed types"), _NO_FLOAT_MODS,
+               _NO_SAT_INT]),
     *[_alu(op, "d:T s:T s:T s:T?", extra={"nan": ".NaN", "xorsign": ".xorsign", "abs": ".abs"},
-           when=[dict(only=_ARITH_TYPES), _NO_FLOAT_MODS]) for op in ("min", "max")],
+           when=[dict(only=_ARITH_TYPES), _NO_FLOAT_MODS, _NO_SAT_INT,
+                 dict(types=_INTS, args="d:T s:T s:T", msg="three inputs are for floating-point types")])
+      for op in ("min", "max")],
     _alu("copysign", "d:T s:T s:T", types=".f32 .f64"),
     *[_alu(op, "d:T s:T", types=".f16 .f16x2 .bf16 .bf16x2 .f32 .f64", extra={"approx": ".approx .full"},
            when=[_APPROX_OR_RND, dict(types=".f64", need="rnd|approx")])
@@ -148,6 +159,8 @@ FORMS = [
                    ".rs": dict(since="8.7", sm=100, arch="a"), ".tf32": dict(since="7.0", sm=80),
                    ".bf16x2": dict(since="7.0", sm=80)},
          when=[dict(ntypes=2, args="d:T+ s:T1+ s? s?"),
+               dict(types=_BITS, reject=("type", "cvt converts typed values (.u/.s/.f/.bf16 ...), not .b types")),
+               dict(ntypes=3, lacks=".pack", reject=("type", "three types are for cvt.pack")),
                dict(ntypes=1, reject=("type", "cvt names the destination and the source type (cvt.dtype.atype)"))]),
 ]
 

@@ -15,6 +15,10 @@ _SA = {"sync": ".sync", "aligned": ".aligned"}
 TCGEN05_LD_SHAPES = ".16x64b .16x128b .16x256b .32x32b .16x32bx2"
 _XN = ".x1 .x2 .x4 .x8 .x16 .x32 .x64 .x128"
 
+# wmma shapes (PTX ISA 9.7.14.4): f16/bf16/s8/u8 m16n16k16 m32n8k16 m8n32k16, tf32 m16n16k8,
+# f64 m8n8k4, s4/u4 m8n8k32, b1 m8n8k128
+_WMMA_SHAPES = ".m16n16k16 .m32n8k16 .m8n32k16 .m16n16k8 .m8n8k4 .m8n8k32 .m8n8k128"
+
 FORMS = [
     dict(op="mma", groups={"sp": ".sp .sp::ordered_metadata", **_SA, "shape": SHAPE_MMA, "layout": ".row .col",
                            "kind": r"~\.kind::\w+", "block_scale": ".block_scale",
@@ -40,13 +44,13 @@ FORMS = [
     dict(op="movmatrix", groups={**_SA, "shape": ".m8n8", "trans": ".trans", "type": ".b16"},
          required=("sync", "aligned", "shape", "trans", "type"), operands=2, since="7.8", sm=75),
     *[dict(op="wmma", select=(verb,),
-           groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": SHAPE_MMA,
+           groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": _WMMA_SHAPES,
                    "space": ".global .shared .shared::cta", "type": _MMA_TYPES},
            required=("sync", "aligned", "frag", "shape", "type"), since="6.0", sm=70,
            args="vv a s:b32?" if verb == ".load" else "a vv s:b32?")
       for verb in (".load", ".store")],
     dict(op="wmma", select=(".mma",),
-         groups={**_SA, "layout": ".row .col", "shape": SHAPE_MMA, "type": _MMA_TYPES, "sat": ".satfinite",
+         groups={**_SA, "layout": ".row .col", "shape": _WMMA_SHAPES, "type": _MMA_TYPES, "sat": ".satfinite",
                  "rnd": ".rn .rz .rm .rp", "bop": ".xor .and", "popc": ".popc"},
          max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape"), args="vv vv vv vv", since="6.0",
          sm=70),

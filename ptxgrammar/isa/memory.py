@@ -3,6 +3,14 @@ mapa, getctarank, createpolicy, applypriority, discard; atom, red, red.async (9.
 
 from .common import (BITS, FLOAT, INT, L1_EVICT, L2_EVICT, L2_PREFETCH, LDST, SCOPE, SPACES, VEC)
 
+# the types each atomic operation takes (scalar forms)
+_ATOM_TYPES = [dict(has=op, lacks=".v2 .v4 .v8", only=types, msg=f"{op} takes {types}") for op, types in (
+    (".and", ".b32 .b64"), (".or", ".b32 .b64"), (".xor", ".b32 .b64"), (".exch", ".b32 .b64 .b128"),
+    (".cas", ".b16 .b32 .b64 .b128"), (".inc", ".u32"), (".dec", ".u32"),
+    (".add", ".u32 .s32 .u64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2"),
+    (".min", ".u32 .s32 .u64 .s64 .f16 .f16x2 .bf16 .bf16x2"),
+    (".max", ".u32 .s32 .u64 .s64 .f16 .f16x2 .bf16 .bf16x2"))]
+
 # a scope comes with a memory order and a memory order with a scope (ld/st)
 _ORDER_WHEN = [
     dict(has=SCOPE, lacks=".relaxed .acquire .release .mmio",
@@ -29,8 +37,8 @@ FORMS = [
          when=[*_ORDER_WHEN, _LDST_TYPES, dict(has=".L2::cache_hint", args="v:T+ a s:b64"),dict(has=".v8", only=".b32 .u32 .s32 .f32", msg=".v8 moves 32-bit elements"),
                dict(has=".v4", types=".b64 .u64 .s64 .f64", since="8.8", sm=100,
                     msg=".v4 of 64-bit elements is a 256-bit access"),
-               dict(has=".nc", forbid=".shared .shared::cta .shared::cluster .local .const .param",
-                    msg=".nc loads go through the non-coherent global path")]),
+               dict(has=".nc", lacks=".global", reject=("missing-modifier", ".nc needs .global")),
+               dict(has=".nc", forbid=".volatile .relaxed .acquire .mmio", msg=".nc is not ordered")]),
     dict(op="ldu", groups={"space": ".global", "vec": VEC, "type": LDST}, required=("type",), args="v:T+ a"),
     dict(op="st", groups={"sem": ".weak .volatile .relaxed .release", "mmio": ".mmio", "scope": SCOPE, "space": SPACES,
                           "cop": ".wb .cg .cs .wt", "l1": L1_EVICT, "l2": L2_EVICT, "hint": ".L2::cache_hint",
@@ -48,7 +56,8 @@ FORMS = [
     dict(op="st", select=(".bulk",), groups={"sem": ".weak", "space": ".shared::cta .shared"}, operands=3,
          addr=(0,), since="8.6", sm=100),
     dict(op="prefetch", groups={"space": ".global .local .param .const", "level": f".L1 .L2 {L2_EVICT}",
-                                "tensormap": ".tensormap"}, operands=1, addr=(0,)),
+                                "tensormap": ".tensormap"}, operands=1, addr=(0,),
+         when=[dict(lacks=".tensormap", need="level", msg="prefetch names the cache level")]),
     dict(op="prefetchu", groups={"level": ".L1"}, required=("level",), operands=1, addr=(0,)),
     dict(op="applypriority", groups={"space": ".global", "level": ".L2::evict_normal"}, operands=2,
          addr=(0,), since="7.4", sm=80),
@@ -56,7 +65,7 @@ FORMS = [
     dict(op="createpolicy", groups={"kind": ".fractional .range", "evict": L2_EVICT, "type": ".b64"},
          max={"evict": 2}, required=("type",), operands=(2, 5), since="7.4", sm=80),
     dict(op="cvta", groups={"to": ".to", "space": SPACES, "type": ".u32 .u64"}, required=("space", "type"),
-         args="d:T s"),
+         args="d:T s:T"),
     dict(op="isspacep", groups={"space": SPACES}, required=("space",), args="p s"),
     dict(op="mapa", groups={"space": ".shared::cluster", "type": ".u32 .u64"}, required=("type",),
          args="d:T s:T s:b32", since="7.8", sm=90),
@@ -69,10 +78,12 @@ FORMS = [
                             "type": f"{BITS} {INT} {FLOAT}"},
          required=("op", "type"), operands=(3, 5), addr=(1,),
          when=[dict(lacks=".v2 .v4 .v8 .cas", args="d:T a s:T s?"),
+               dict(lacks=".v2 .v4 .v8 .cas .and .or .xor .L2::cache_hint", args="d:T a s:T"),
+               dict(has=".cas", lacks=".v2 .v4 .v8", args="d:T a s:T s:T s:b64?",
+                    msg="compare-and-swap takes the compare value and the new value"),
                dict(has=".cas", lacks=".v2 .v4 .v8 .L2::cache_hint", args="d:T a s:T s:T",
                     msg="compare-and-swap takes the compare value and the new value"),
-               dict(has=".cas", lacks=".v2 .v4 .v8", args="d:T a s:T s:T s:b64?",
-                    msg="compare-and-swap takes the compare value and the new value")],
+               *_ATOM_TYPES],
          features={".shared::cluster": dict(since="7.8", sm=90), ".b128": dict(since="8.3", sm=90),
                    ".v2": dict(since="8.1", sm=90), ".v4": dict(since="8.1", sm=90),
                    ".v8": dict(since="8.1", sm=90), ".L2::cache_hint": dict(since="7.4", sm=80),
@@ -82,7 +93,7 @@ FORMS = [
                            "op": ".and .or .xor .add .inc .dec .min .max",
                            "noftz": ".noftz", "hint": ".L2::cache_hint", "vec": VEC,
                            "type": f"{BITS} {INT} {FLOAT}"},
-         required=("op", "type"), args="a vs:T s:b64?",
+         required=("op", "type"), args="a vs:T s:b64?", when=_ATOM_TYPES,
          features={".shared::cluster": dict(since="7.8", sm=90), ".v2": dict(since="8.1", sm=90),
                    ".v4": dict(since="8.1", sm=90), ".v8": dict(since="8.1", sm=90)}),
     dict(op="red", select=(".async",),

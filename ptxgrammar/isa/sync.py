@@ -11,9 +11,10 @@ _MB90 = dict(since="8.0", sm=90)
 # bar/barrier: `.sync`/`.arrive` take a barrier id 0-15 and a thread count; `.red` a result, the
 # id, an optional count and a predicate
 _BARRIER_WHEN = [
-    dict(has=".sync", lacks=".red .arrive", args="s:b32 s:b32?", ranges={0: (0, 15, 1)}),
-    dict(has=".arrive", args="s:b32 s:b32", ranges={0: (0, 15, 1)}, msg="arrive takes the barrier and a count"),
-    dict(has=".red", operands=(3, 4)),
+    dict(has=".sync", lacks=".red .arrive", args="s:b32 s:b32?", ranges={0: (0, 15, 1), 1: (32, 1024, 32)}),
+    dict(has=".arrive", args="s:b32 s:b32", ranges={0: (0, 15, 1), 1: (32, 1024, 32)},
+         msg="arrive takes the barrier and a count"),
+    dict(has=".red", operands=(3, 4)), dict(has=".red", need="op"), dict(has=".red", need="type"),
 ]
 
 FORMS = [
@@ -50,11 +51,12 @@ FORMS = [
          features={".cluster": dict(since="7.8", sm=90), ".async": dict(since="8.0", sm=90),
                    ".mbarrier_init": dict(since="8.0", sm=90), ".tensormap::generic": dict(since="8.3", sm=90),
                    ".proxy": dict(since="7.5", sm=70)}),
-    dict(op="membar", groups={"scope": ".cta .gl .sys", "proxy": ".proxy", "kind": ".alias"}, operands=0),
+    dict(op="membar", groups={"scope": ".cta .gl .sys", "proxy": ".proxy", "kind": ".alias"}, operands=0,
+         when=[dict(lacks=".proxy", need="scope", msg="membar names its level")]),
     dict(op="bar", groups={"cta": ".cta", "kind": ".sync .arrive .red", "aligned": ".aligned",
                            "op": ".popc .and .or", "type": ".u32 .pred"},
          required=("kind",), operands=(1, 4), when=_BARRIER_WHEN),
-    dict(op="bar", select=(".warp",), groups={"sync": ".sync"}, required=("sync",), operands=1,
+    dict(op="bar", select=(".warp",), groups={"sync": ".sync"}, required=("sync",), args="s:b32",
          since="6.0", sm=30),
     dict(op="barrier", groups={"cta": ".cta", "kind": ".sync .arrive .red", "aligned": ".aligned",
                                "op": ".popc .and .or", "type": ".u32 .pred"},

@@ -20,13 +20,13 @@ FORMS = [
     dict(op="istypep", groups={"type": ".texref .samplerref .surfref"}, required=("type",), args="p x"),
     dict(op="suld", select=(".b",), groups={"geom": _SURF_GEOM, "cop": ".ca .cg .cs .cv", "vec": ".v2 .v4",
                                             "type": ".b8 .b16 .b32 .b64", "clamp": _CLAMP},
-         required=("geom", "type", "clamp"), args="v:T+ a"),
+         required=("geom", "type", "clamp"), args="x a"),  # ptxas takes a vector without .vN here
     dict(op="sust", select=(".b",), groups={"geom": _SURF_GEOM, "cop": ".wb .cg .cs .wt", "vec": ".v2 .v4",
                                             "type": ".b8 .b16 .b32 .b64", "clamp": _CLAMP},
-         required=("geom", "type", "clamp"), args="a vs:T+"),
+         required=("geom", "type", "clamp"), args="a x"),
     dict(op="sust", select=(".p",), groups={"geom": _SURF_GEOM, "cop": ".wb .cg .cs .wt", "vec": ".v2 .v4",
                                             "type": ".b32 .u32 .s32 .f32", "clamp": _CLAMP},
-         required=("geom", "type", "clamp"), args="a vs:T+"),
+         required=("geom", "type", "clamp"), args="a x"),
     *[dict(op="sured", select=(kind,), groups={"op": ".add .min .max .and .or", "geom": _SURF_GEOM,
                                                "type": types, "clamp": _CLAMP},
            required=("op", "geom", "type", "clamp"), args="a s:T")

@@ -207,12 +207,12 @@ def check_operands(form, args, instruction, decl: Declarations | None) -> list[t
     types = [m[1:] for m in modifiers if m in type_group]
     vec = _vector_count(modifiers)
     for index, (arg, op) in enumerate(zip(args, instruction.operands)):
-        for rule, message in _check_one(arg, op, index, types, modifiers, vec, decl):
+        for rule, message in _check_one(form, arg, op, index, types, modifiers, vec, decl):
             out.append((rule, message, index))
     return out
 
 
-def _check_one(arg, op, index, types, modifiers, vec, decl):
+def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     if arg.kind == "x":
         return
     what = f"operand {index + 1} (`{_shown(op)}`)"
@@ -249,6 +249,8 @@ def _check_one(arg, op, index, types, modifiers, vec, decl):
     if kind not in _OK_KINDS[arg.kind]:
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
         return
+    if kind == "vector" and arg.kind in ("dv", "sv", "vv"):
+        return  # packing/unpacking and fragments: element classes are not checked
     if arg.kind in ("p", "pp"):
         target = op.operand if kind == "negation" else op
         if kind == "pair":
@@ -264,7 +266,7 @@ def _check_one(arg, op, index, types, modifiers, vec, decl):
     if kind in ("int", "float"):
         yield from _immediate(op, kind, want_type, what)
         return
-    if arg.kind == "a" and kind == "address":
+    if arg.kind == "a" and kind == "address" and ".global" in form.groups.get("space", ()):
         yield from _address_width(op, modifiers, what, decl)
     yield from _register_class(op, kind, want_type, arg.wider, what, decl)
 

@@ -117,9 +117,11 @@ FORMS = [
          args="d:T s:T s:T s:T1"),
     # mov: destination a register or a vector to unpack into; source a register, an immediate,
     # a symbol's address or a vector to pack (x: those are checked by kind only)
-    dict(op="mov", groups={"vec": ".v2 .v4", "type": f"{_ALL} .pred"}, required=("type",), args="dv sv",
+    dict(op="mov", groups={"vec": ".v2 .v4", "type": f"{_ALL} .pred"}, required=("type",), args="dv:T sv:T",
          when=[dict(types=_INTS + " " + _FLOATS + " .pred", args="d:T s:T"),
-               dict(has=".v2 .v4", args="dv sv")]),
+               dict(has=".v2 .v4", args="dv sv"),
+               dict(only=".pred .b16 .b32 .b64 .b128 .u16 .u32 .u64 .s16 .s32 .s64 .f16 .f16x2 .bf16 .bf16x2 .f32"
+                         " .f64", msg="mov has no 8-bit types")]),
     *[dict(op=op, groups={"type": ".pred .b16 .b32 .b64"}, required=("type",), args="d:T s:T s:T")
       for op in ("and", "or", "xor")],
     dict(op="not", groups={"type": ".pred .b16 .b32 .b64"}, required=("type",), args="d:T s:T"),
@@ -182,8 +184,11 @@ _CVT_ROUNDING = {
 
 def cvt_rounding(form, modifiers, operands=()):
     """cvt.dtype.atype between scalar integer/float types: the rounding the pair requires or forbids."""
-    types = [m for m in modifiers if m in _CVT_SIZE]
     all_types = [m for m in modifiers if m in form.groups["type"]]
+    if (len(all_types) == 2 and all_types[0].endswith("x2") and all_types[1] == ".f32" and ".rs" not in modifiers
+            and len(operands) != 3):
+        return [("operand-count", f"cvt{''.join(all_types)} packs two .f32 values: d, a, b", None)]
+    types = [m for m in modifiers if m in _CVT_SIZE]
     if len(types) != 2 or len(all_types) != 2:
         return []
     dtype, atype = types
@@ -198,7 +203,7 @@ def cvt_rounding(form, modifiers, operands=()):
     allowed = set(allowed.split())
     written = [m for m in modifiers if m in form.groups["rnd"]]
     pair = f"{dtype}{atype}"
-    if len(operands) != 2 and not (set(modifiers) & {".rs", ".pack", ".frac"}):
+    if len(operands) != 2 and not (set(modifiers) & {".rs", ".pack", ".frac"}) and dtype in _CVT_SIZE:
         return [("operand-count", f"cvt{pair} takes 2 operands (d, a), got {len(operands)}", None)]
     if not written:
         if required:

@@ -16,7 +16,8 @@ FORMS = [
          required=("cop", "dst", "src"), operands=(3, 5), addr=(0, 1), since="7.0", sm=80,
          ranges={2: [4, 8, 16]},
          when=[dict(has=".cg", ranges={2: [16]}, msg="cp.async.cg copies 16 bytes"),
-               dict(lacks=".L2::cache_hint", args="a a i s?"), dict(has=".L2::cache_hint", args="a a i s? s?")],
+               dict(lacks=".L2::cache_hint", args="a a i:u32 s?"),  # src-size or ignore-src predicate
+               dict(has=".L2::cache_hint", args="a a i:u32 s? s?")],
          features={".L2::cache_hint": dict(since="7.4", sm=80), ".L2::64B": dict(since="7.4"),
                    ".L2::128B": dict(since="7.4"), ".L2::256B": dict(since="7.4")}),
     dict(op="cp", select=(".async", ".commit_group"), operands=0, since="7.0", sm=80),
@@ -61,7 +62,9 @@ FORMS = [
                  "field": ".global_address .rank .box_dim .global_dim .global_stride .element_stride"
                           " .elemtype .interleave_layout .swizzle_mode .fill_mode .swizzle_atomicity",
                  "space": ".global .shared::cta", "obj": ".b1024", "type": ".b32 .b64"},
-         required=("field", "type"), operands=(2, 3), addr=(0,), since="8.3", sm=90, arch="a"),
+         required=("field", "type"), args="a s:T", since="8.3", sm=90, arch="a",
+         when=[dict(has=".box_dim .global_dim .global_stride .element_stride", args="a i s:T",
+                    msg="per-dimension fields take the dimension's ordinal")]),
     dict(op="tensormap", select=(".cp_fenceproxy",),
          groups={"space": ".global .shared::cta", "proxy": ".tensormap::generic", "sem": ".release .acquire",
                  "scope": ".cta .cluster .gpu .sys", "sync": ".sync", "aligned": ".aligned",

@@ -353,3 +353,15 @@ def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, in
                 out.append(("undeclared", f"operand {index + 1}: register `{node.name}` is not declared in"
                                           f" this function", index))
     return out
+
+
+def vector_elements(instruction, element_types, decl) -> list[tuple[str, str, int]]:
+    """Register classes of {vector} elements a form rule sized (mov packing: .b64 from two .b32)."""
+    out = []
+    for pos, want in element_types:
+        op = instruction.operands[pos]
+        for item in op.items:
+            for rule, message in _register_class(item, _classify(item), want, False,
+                                                 f"operand {pos + 1} element `{_shown(item)}`", decl):
+                out.append((rule, message, pos))
+    return out

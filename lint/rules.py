@@ -260,7 +260,7 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
     ("mod", i) or ("op", i)."""
     from ptxgrammar.tree.operands import Vector
 
-    from .operands import check_operands, undeclared_names
+    from .operands import check_operands, undeclared_names, vector_elements
 
     problems: list[tuple[str, str, object]] = []
     opcode, modifiers = instruction.opcode, tuple(instruction.modifiers)
@@ -308,9 +308,14 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
     whens = list(matching_whens(form, modifiers))
     problems += _constraints(form, name, modifiers, whens, version, sms)
     counts: dict = {}
-    if form.rule is not None:
-        for finding in spec.form_rule(form.rule)(form, modifiers, instruction.operands):
-            if finding[0] == "count":
+    element_types: list = []
+    rule_names = [form.rule] if form.rule is not None else []
+    rule_names += [w["rule"] for w in whens if "rule" in w]
+    for rule_name in rule_names:
+        for finding in spec.form_rule(rule_name)(form, modifiers, instruction.operands):
+            if finding[0] == "element-type":
+                element_types.append(finding[1:])
+            elif finding[0] == "count":
                 counts = finding[1]
             elif finding[0] == "requires":
                 _, (since, sm), token, what = finding
@@ -358,6 +363,8 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
                                  ("op", pos)))
         problems += [(r, f"`{name}`: {m}", ("op", i))
                      for r, m, i in check_operands(form, args, instruction, decl)]
+        problems += [(r, f"`{name}`: {m}", ("op", i))
+                     for r, m, i in vector_elements(instruction, element_types, decl)]
         problems += [(r, f"`{name}`: {m}", w) for r, m, w in _range_findings(instruction, ranges)]
 
     # version and target, for the form and for each modifier

@@ -120,6 +120,7 @@ FORMS = [
     dict(op="mov", groups={"vec": ".v2 .v4", "type": f"{_ALL} .pred"}, required=("type",), args="dv:T sv:T",
          when=[dict(types=_INTS + " " + _FLOATS + " .pred", args="d:T s:T"),
                dict(has=".v2 .v4", args="dv sv"),
+               dict(lacks=".v2 .v4", rule="mov_pack"),
                dict(only=".pred .b16 .b32 .b64 .b128 .u16 .u32 .u64 .s16 .s32 .s64 .f16 .f16x2 .bf16 .bf16x2 .f32"
                          " .f64", msg="mov has no 8-bit types")]),
     *[dict(op=op, groups={"type": ".pred .b16 .b32 .b64"}, required=("type",), args="d:T s:T s:T")
@@ -159,8 +160,8 @@ FORMS = [
                    ".e2m1x2": dict(since="8.6", sm=100, arch="a"), ".e2m3x2": dict(since="8.6", sm=100, arch="a"),
                    ".e3m2x2": dict(since="8.6", sm=100, arch="a"), ".ue8m0x2": dict(since="8.6", sm=100, arch="a"),
                    ".rs": dict(since="8.7", sm=100, arch="a"), ".tf32": dict(since="7.0", sm=80),
-                   ".bf16x2": dict(since="7.0", sm=80)},
-         when=[dict(ntypes=2, args="d:T+ s:T1+ s? s?"),
+                   ".bf16x2": dict(since="7.0", sm=80), ".bf16": dict(since="7.0")},
+         when=[dict(ntypes=2, args="d:T+ s:T1+ s:T1? s?"),
                dict(types=_BITS, reject=("type", "cvt converts typed values (.u/.s/.f/.bf16 ...), not .b types")),
                dict(ntypes=3, lacks=".pack", reject=("type", "three types are for cvt.pack")),
                dict(ntypes=1, reject=("type", "cvt names the destination and the source type (cvt.dtype.atype)"))]),
@@ -216,4 +217,24 @@ def cvt_rounding(form, modifiers, operands=()):
     return []
 
 
-FORM_RULES = {"cvt_rounding": cvt_rounding}
+_BITS_SIZE = {".b16": 16, ".b32": 32, ".b64": 64, ".b128": 128}
+
+
+def mov_pack(form, modifiers, operands=()):
+    """mov.bN between a scalar and a {vector}: 2 or 4 elements of N/2 or N/4 bits each."""
+    from ptxgrammar.tree.operands import Vector
+
+    size = next((_BITS_SIZE[m] for m in modifiers if m in _BITS_SIZE), None)
+    out = []
+    for pos, op in enumerate(operands[:2]):
+        if size is None or not isinstance(op, Vector):
+            continue
+        n = len(op.items)
+        if n not in (1, 2, 4):
+            out.append(("register-count", f"mov.b{size} packs 2 or 4 elements, operand {pos + 1} has {n}", None))
+        elif size // n >= 16:
+            out.append(("element-type", pos, f"b{size // n}"))
+    return out
+
+
+FORM_RULES = {"cvt_rounding": cvt_rounding, "mov_pack": mov_pack}

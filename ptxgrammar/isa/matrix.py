@@ -46,7 +46,7 @@ FORMS = [
     *[dict(op="wmma", select=(verb,),
            groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": _WMMA_SHAPES,
                    "space": ".global .shared .shared::cta", "type": _MMA_TYPES},
-           required=("sync", "aligned", "frag", "shape", "type"), since="6.0", sm=70,
+           required=("sync", "aligned", "frag", "layout", "shape", "type"), since="6.0", sm=70,
            args="vv a s:b32?" if verb == ".load" else "a vv s:b32?")
       for verb in (".load", ".store")],
     dict(op="wmma", select=(".mma",),
@@ -65,7 +65,9 @@ FORMS = [
          count="wgmma_d", shape="wgmma_shape", **_WG,
          # d, a (descriptor or registers), b descriptor, scale-d predicate, then by type: imm-scale-a/b
          # (-1 or 1) and imm-trans-a/b (0 or 1)
-         when=[dict(lacks=".sp", types=".s8 .u8 .b1", args="vv x s:b64 p"),
+         when=[dict(ntypes=1, reject=("type", "wgmma names the D, A and B types")),
+               dict(ntypes=2, reject=("type", "wgmma names the D, A and B types")),
+               dict(lacks=".sp", types=".s8 .u8 .b1", args="vv x s:b64 p"),
                dict(lacks=".sp", types=".tf32 .e4m3 .e5m2", args="vv x s:b64 p i i", ranges={4: [-1, 1], 5: [-1, 1]}),
                dict(lacks=".sp", types=".f16 .bf16", args="vv x s:b64 p i i i? i?",
                     ranges={4: [-1, 1], 5: [-1, 1], 6: [0, 1], 7: [0, 1]})]),
@@ -82,7 +84,8 @@ FORMS = [
                  "block_scale": ".block_scale", "scale_vec": ".scale_vec::1X .scale_vec::2X .scale_vec::4X"
                  " .block16 .block32", "ashift": ".ashift",
                  "collector": r"~\.collector::(a|b[0-3])::(fill|use|lastuse|discard)"},
-         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), addr=(0,), **_TC),
+         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), args="a x s:b64 s:u32 ...",
+         **_TC),
     dict(op="tcgen05", select=(".commit",),
          groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster .shared::cta",
                  "multicast": ".multicast::cluster", "type": ".b64"},
@@ -272,6 +275,8 @@ def mma_shape(form, modifiers, operands=()):
         return []
     shape = next((m for m in modifiers if _SHAPE.match(m)), None)
     types = [m for m in modifiers if m in form.groups["type"]]
+    if shape is not None and len(types) in (1, 3):
+        return [("type", f"mma names four types (D, A, B, C), got {''.join(types)}", None)]
     if shape is None or len(types) not in (2, 4):
         return []
     dtype, atype = types[0], types[1] if len(types) == 4 else types[-1]

@@ -65,7 +65,7 @@ from functools import lru_cache
 _KEYS = {"op", "select", "groups", "max", "required", "operands", "addr", "vector", "since", "sm",
          "arch", "features", "count", "shape", "doc", "args", "when", "ranges", "rule"}
 _WHEN_KEYS = {"types", "has", "lacks", "ntypes", "need", "forbid", "only", "msg", "pairs", "operands", "args",
-              "ranges", "since", "sm", "arch", "reject"}
+              "ranges", "since", "sm", "arch", "reject", "rule"}
 _ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv"}
 _ARG = re.compile(r"^(?P<kind>[a-z]+)(?::(?P<type>[A-Za-z0-9]+)(?P<wide>\+)?)?(?P<opt>\?)?$")
 _FEATURE_KEYS = {"since", "sm", "arch"}
@@ -234,6 +234,8 @@ def _build(entry: dict, source: str) -> Form:
             built["operands"] = (ops_w, ops_w) if isinstance(ops_w, int) else tuple(ops_w)
         if "args" in w:
             built["args"] = parse_args(w["args"], where)
+        if "rule" in w and w["rule"] not in _rules():
+            raise SpecError(f"{where}: when names unknown rule {w['rule']!r}")
         if {"since", "sm", "arch"} & set(w):
             built["requirement"] = _requirement(w, f"{where} when")
         whens.append(built)

@@ -19,7 +19,7 @@ _BARRIER_WHEN = [
 
 FORMS = [
     dict(op="mbarrier", select=(".init",), groups={"space": ".shared .shared::cta", "type": ".b64"},
-         required=("type",), args="a s:u32", **_MB),
+         required=("type",), args="a s:u32", features={".shared::cta": dict(since="7.8")}, **_MB),
     dict(op="mbarrier", select=(".inval",), groups={"space": ".shared .shared::cta", "type": ".b64"},
          required=("type",), args="a", **_MB),
     *[dict(op="mbarrier", select=(verb,),
@@ -48,6 +48,8 @@ FORMS = [
                  "state": ".global .shared::cta .shared::cluster .sync_restrict::shared::cluster"
                           " .sync_restrict::shared::cta"},
          operands=(0, 2), since="6.0", sm=70,
+         when=[dict(has=".sc .acq_rel", lacks=".proxy .async", forbid=".global .shared::cta .shared::cluster",
+                    msg="a plain fence orders every state space")],
          features={".cluster": dict(since="7.8", sm=90), ".async": dict(since="8.0", sm=90),
                    ".mbarrier_init": dict(since="8.0", sm=90), ".tensormap::generic": dict(since="8.3", sm=90),
                    ".proxy": dict(since="7.5", sm=70)}),
@@ -82,8 +84,10 @@ FORMS = [
                dict(lacks=".sync", args="dp:b32 s:b32 s:b32 s:b32")]),
     dict(op="vote", groups={"sync": ".sync", "mode": ".all .any .uni .ballot", "type": ".pred .b32"},
          required=("mode", "type"), operands=(2, 3), features={".sync": dict(since="6.0", sm=30)},
-         when=[dict(has=".sync", args="x p s:u32", msg="vote.sync takes a member mask last"),
-               dict(lacks=".sync", args="x p")]),
+         when=[dict(has=".sync", args="p p s:u32", msg="vote.sync takes a member mask last"),
+               dict(lacks=".sync", args="p p"),
+               dict(has=".sync", types=".b32", args="d:b32 p s:u32", msg="ballot writes a .b32 mask"),
+               dict(lacks=".sync", types=".b32", args="d:b32 p")]),
     dict(op="match", groups={"mode": ".any .all", "sync": ".sync", "type": ".b32 .b64"},
          required=("mode", "sync", "type"), args="dp:b32 s:T s:u32", since="6.0", sm=70),
     dict(op="activemask", groups={"type": ".b32"}, required=("type",), args="d:b32", since="6.2", sm=30),

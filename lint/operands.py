@@ -87,7 +87,9 @@ class Declarations:
         return None
 
 
-def function_declarations(function, module_scope: Declarations | None = None) -> Declarations:
+def function_declarations(function, module_scope: Declarations | None = None, nodes=None) -> Declarations:
+    """``nodes``: the function's `.reg` declarations and labels when the caller collected them
+    already (lint_module does, in its one walk); else the function is walked."""
     from ptxgrammar.tree.declarations import VarDecl
     from ptxgrammar.tree.statements import Label
 
@@ -101,7 +103,7 @@ def function_declarations(function, module_scope: Declarations | None = None) ->
             if p.space == ".reg":
                 words = [a for a in p.attrs if isinstance(a, str) and not a.startswith(".v")]
                 decl.add_register(p.name, words[-1] if words else None)
-    for node in function.walk():
+    for node in (function.walk() if nodes is None else nodes):
         if isinstance(node, VarDecl) and node.space == ".reg":
             for d in node.declarators:
                 decl.add_register(d.name, node.type, d.count)
@@ -212,10 +214,24 @@ def check_operands(form, args, instruction, decl: Declarations | None) -> list[t
     return out
 
 
+class _What:
+    """`operand N (`text`)`, emitted only when a finding is written."""
+
+    __slots__ = ("index", "op")
+
+    def __init__(self, index, op):
+        self.index, self.op = index, op
+
+    def __str__(self) -> str:
+        return f"operand {self.index + 1} (`{_shown(self.op)}`)"
+
+    __format__ = lambda self, spec: str(self)  # noqa: E731
+
+
 def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     if arg.kind == "x":
         return
-    what = f"operand {index + 1} (`{_shown(op)}`)"
+    what = _What(index, op)
     want_type = _type_ref(arg.type, types, modifiers)
     kind = _classify(op)
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
@@ -347,12 +363,40 @@ def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, in
             out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this function",
                         index))
             continue
-        for node in op.walk():
-            if (isinstance(node, O.Register) and not isinstance(node, O.SpecialRegister)
-                    and not is_special_register(node.name) and decl.register_type(node.name) is None):
-                out.append(("undeclared", f"operand {index + 1}: register `{node.name}` is not declared in"
+        for name in _register_names(op):
+            if not is_special_register(name) and decl.register_type(name) is None:
+                out.append(("undeclared", f"operand {index + 1}: register `{name}` is not declared in"
                                           f" this function", index))
     return out
+
+
+def _register_names(op):
+    """The `%` register names an operand mentions (special registers excluded)."""
+    from ptxgrammar.tree import operands as O
+
+    cls = op.__class__
+    if cls is O.Register:
+        yield op.name
+    elif cls in (O.Vector, O.Address, O.ParenList):
+        for item in op.items:
+            yield from _register_names(item)
+    elif cls is O.BinaryExpr:
+        yield from _register_names(op.left)
+        yield from _register_names(op.right)
+    elif cls in (O.Negation, O.UnaryExpr, O.Cast):
+        yield from _register_names(op.operand)
+    elif cls is O.PredPair:
+        yield from _register_names(op.first)
+        yield from _register_names(op.second)
+    elif cls in (O.Paren,):
+        yield from _register_names(op.inner)
+    elif cls is O.Indexed:
+        yield from _register_names(op.index)
+    elif cls is O.Conditional:
+        for part in (op.condition, op.then, op.otherwise):
+            yield from _register_names(part)
+    elif cls is O.Applied:
+        yield from _register_names(op.argument)
 
 
 def vector_elements(instruction, element_types, decl) -> list[tuple[str, str, int]]:

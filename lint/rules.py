@@ -262,23 +262,114 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
 
     from .operands import check_operands, undeclared_names, vector_elements
 
-    problems: list[tuple[str, str, object]] = []
     opcode, modifiers = instruction.opcode, tuple(instruction.modifiers)
+    head = _head(opcode, modifiers, version, targets)
+    problems: list[tuple[str, str, object]] = []
+    if decl is not None and head.form is not None:
+        problems += [(r, m, ("op", i)) for r, m, i in undeclared_names(instruction, decl)]
+    problems += head.problems
+    form = head.form
+    if form is None:
+        return problems
+    name = opcode + "".join(modifiers)
+    counts: dict = {}
+    element_types: list = []
+    sms = head.sms
+    for rule_name in head.rules:
+        for finding in spec.form_rule(rule_name)(form, modifiers, instruction.operands):
+            if finding[0] == "element-type":
+                element_types.append(finding[1:])
+            elif finding[0] == "count":
+                counts = finding[1]
+            elif finding[0] == "requires":
+                _, (since, sm), token, what = finding
+                req = spec.Requirement(spec.parse_version(since), sm)
+                problems += _requirement_findings(f"`{what}`", req, version, sms, _mod_at(modifiers, token))
+            else:
+                rule, message, token = finding
+                problems.append((rule, f"`{name}`: {message}", _mod_at(modifiers, token) if token else None))
+
+    # operands
+    n = len(instruction.operands)
+    lo, hi = head.op_range
+    if not lo <= n <= hi:
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        where = ("op", hi) if n > hi else None
+        problems.append(("operand-count", f"`{form.title}` takes {want} operands, `{name}` has {n}", where))
+        return problems
+    for pos in form.addr:
+        if -n <= pos < n and not _operand_is_address(instruction.operands[pos]):
+            problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be an [address]",
+                             ("op", pos % n)))
+    for pos in form.vector:
+        if -n <= pos < n and not isinstance(instruction.operands[pos], Vector):
+            problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be a {{vector}}",
+                             ("op", pos % n)))
+    if form.count:
+        sized = COUNT_RULES[form.count](modifiers)
+        if sized is not None:
+            pos, want, why = sized
+            if -n <= pos < n and isinstance(instruction.operands[pos], Vector):
+                got = len(instruction.operands[pos].items)
+                if got != want:
+                    problems.append(("register-count", f"`{name}`: {why}, got {got}", ("op", pos % n)))
+    for pos, (want, what) in counts.items():
+        op = instruction.operands[pos] if pos < n else None
+        if isinstance(op, Vector) and len(op.items) != want:
+            problems.append(("register-count", f"`{name}`: {what} takes {want} registers, got {len(op.items)}",
+                             ("op", pos)))
+    if head.args is not None:
+        problems += [(r, f"`{name}`: {m}", ("op", i))
+                     for r, m, i in check_operands(form, head.args, instruction, decl)]
+    if element_types:
+        problems += [(r, f"`{name}`: {m}", ("op", i))
+                     for r, m, i in vector_elements(instruction, element_types, decl)]
+    if head.ranges:
+        problems += [(r, f"`{name}`: {m}", w) for r, m, w in _range_findings(instruction, head.ranges)]
+    return problems
+
+
+@dataclass
+class _Head:
+    """What an instruction's opcode and modifiers alone decide (cached per module facts)."""
+
+    form: object
+    problems: list
+    rules: tuple = ()
+    op_range: tuple = (0, 0)
+    args: tuple | None = None
+    ranges: dict | None = None
+    sms: list = None
+
+
+_HEADS: dict = {}
+
+
+def _head(opcode, modifiers, version, targets) -> _Head:
+    key = (opcode, modifiers, version, targets)
+    head = _HEADS.get(key)
+    if head is None:
+        if len(_HEADS) > 100_000:
+            _HEADS.clear()
+        head = _HEADS[key] = _build_head(opcode, modifiers, version, targets)
+    return head
+
+
+def _build_head(opcode, modifiers, version, targets) -> _Head:
+    problems: list[tuple[str, str, object]] = []
     forms, form = spec.find_form(opcode, modifiers)
     if forms is None:
         near = suggest(opcode)
         hint = f"; did you mean `{near}`?" if near and near != opcode else ""
-        return [("unknown-opcode", f"unknown instruction `{opcode}`{hint}", None)]
-    name = instruction.name
-    if decl is not None:
-        problems += [(r, m, ("op", i)) for r, m, i in undeclared_names(instruction, decl)]
+        return _Head(None, [("unknown-opcode", f"unknown instruction `{opcode}`{hint}", None)])
+    name = opcode + "".join(modifiers)
     if form is None:
         selectors = sorted({s for f in forms for s in f.select})
         shown = " ".join(f"`{opcode}{''.join(f.select)}`" for f in forms[:6])
         bad = next((m for m in modifiers if m not in selectors), None)
-        return problems + [("unknown-modifier", f"`{name}`: no form of `{opcode}` matches (known: {shown}"
-                                                f"{' ...' if len(forms) > 6 else ''})",
-                            _mod_at(modifiers, bad) if bad else None)]
+        return _Head(None, [("unknown-modifier", f"`{name}`: no form of `{opcode}` matches (known: {shown}"
+                                                 f"{' ...' if len(forms) > 6 else ''})",
+                             _mod_at(modifiers, bad) if bad else None)])
 
     # modifiers: each known, at most max per group, required groups present
     counts: dict[str, list[str]] = {}
@@ -307,24 +398,8 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
     sms = _sm_targets(targets or ())
     whens = list(matching_whens(form, modifiers))
     problems += _constraints(form, name, modifiers, whens, version, sms)
-    counts: dict = {}
-    element_types: list = []
-    rule_names = [form.rule] if form.rule is not None else []
-    rule_names += [w["rule"] for w in whens if "rule" in w]
-    for rule_name in rule_names:
-        for finding in spec.form_rule(rule_name)(form, modifiers, instruction.operands):
-            if finding[0] == "element-type":
-                element_types.append(finding[1:])
-            elif finding[0] == "count":
-                counts = finding[1]
-            elif finding[0] == "requires":
-                _, (since, sm), token, what = finding
-                req = spec.Requirement(spec.parse_version(since), sm)
-                problems += _requirement_findings(f"`{what}`", req, version, sms, _mod_at(modifiers, token))
-            else:
-                rule, message, token = finding
-                problems.append((rule, f"`{name}`: {message}", _mod_at(modifiers, token) if token else None))
-    op_range, args, args_open, ranges = _effective(form, whens)
+    rules = ((form.rule,) if form.rule is not None else ()) + tuple(w["rule"] for w in whens if "rule" in w)
+    op_range, args, _open, ranges = _effective(form, whens)
 
     if form.shape:
         why = SHAPE_RULES[form.shape](modifiers)
@@ -332,48 +407,13 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
             shape_mod = next((m for m in modifiers if re.match(r"\.m\d+n\d+k\d+$", m)), None)
             problems.append(("shape", f"`{name}`: {why}", _mod_at(modifiers, shape_mod) if shape_mod else None))
 
-    # operands
-    n = len(instruction.operands)
-    lo, hi = op_range
-    if not lo <= n <= hi:
-        want = str(lo) if lo == hi else f"{lo} to {hi}"
-        where = ("op", hi) if n > hi else None
-        problems.append(("operand-count", f"`{form.title}` takes {want} operands, `{name}` has {n}", where))
-    else:
-        for pos in form.addr:
-            if -n <= pos < n and not _operand_is_address(instruction.operands[pos]):
-                problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be an [address]",
-                                 ("op", pos % n)))
-        for pos in form.vector:
-            if -n <= pos < n and not isinstance(instruction.operands[pos], Vector):
-                problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be a {{vector}}",
-                                 ("op", pos % n)))
-        if form.count:
-            sized = COUNT_RULES[form.count](modifiers)
-            if sized is not None:
-                pos, want, why = sized
-                if -n <= pos < n and isinstance(instruction.operands[pos], Vector):
-                    got = len(instruction.operands[pos].items)
-                    if got != want:
-                        problems.append(("register-count", f"`{name}`: {why}, got {got}", ("op", pos % n)))
-        for pos, (want, what) in counts.items():
-            op = instruction.operands[pos] if pos < n else None
-            if isinstance(op, Vector) and len(op.items) != want:
-                problems.append(("register-count", f"`{name}`: {what} takes {want} registers, got {len(op.items)}",
-                                 ("op", pos)))
-        problems += [(r, f"`{name}`: {m}", ("op", i))
-                     for r, m, i in check_operands(form, args, instruction, decl)]
-        problems += [(r, f"`{name}`: {m}", ("op", i))
-                     for r, m, i in vector_elements(instruction, element_types, decl)]
-        problems += [(r, f"`{name}`: {m}", w) for r, m, w in _range_findings(instruction, ranges)]
-
     # version and target, for the form and for each modifier
     checks = [(form.title, form.requirement, None)] + [
         (f"`{m}` on {form.title}", form.features[m], _mod_at(modifiers, m)) for m in modifiers if m in form.features]
     for what, req, where in checks:
         what = what if what.startswith("`") else f"`{what}`"
         problems += _requirement_findings(what, req, version, sms, where)
-    return problems
+    return _Head(form, problems, rules, op_range, args, ranges, sms)
 
 
 def _requirement_findings(what, req, version, sms, where, why=""):
@@ -431,48 +471,70 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
     newlines: list[int] = []
     function = [None]
     targets: list[int] = []
+    scope_nodes: dict[int, list] = {}  # id(function) -> its `.reg` declarations and labels
 
-    def add(text: str) -> None:
-        nonlocal offset
-        if "\n" in text or "\r" in text:
-            for m in re.finditer(r"\r\n|\r|\n", text):
-                newlines.append(offset + m.end())
-        offset += len(text)
+    newline = re.compile(r"\r\n|\r|\n")
+    from ptxgrammar.tree.declarations import VarDecl
+    from ptxgrammar.tree.module import Target
+    from ptxgrammar.tree.statements import Label
 
     def visit(node) -> None:
+        nonlocal offset
         trivia = node.trivia
         if trivia is None:
             trivia = default_trivia(node)
-        i = 0
-        is_instruction = isinstance(node, Instruction)
-        is_target = node.__class__.__name__ == "Target"
-        if isinstance(node, Function):
+        cls = node.__class__
+        if cls is Instruction:
+            visit_instruction(node, trivia)
+            return
+        if cls is Function:
             function[0] = node
-        placed = None
-        if is_instruction:
-            placed = Placed(node, -1, [], [], function[0])
-            found.append(placed)
-            first_mod = 1 + (len(node.guard._parts()) if node.guard is not None else 0)
-            n_mods = len(node.modifiers)
+            scope_nodes[id(node)] = []
+        elif cls is Label or (cls is VarDecl and node.space == ".reg"):
+            if function[0] is not None:
+                scope_nodes[id(function[0])].append(node)
+        elif cls is Target:
+            targets.append(offset + len(trivia[0]))
+        i = 0
         for part in node._parts():
             if part.__class__ is str:
-                add(trivia[i])
-                if is_target and i == 0:
-                    targets.append(offset)
-                if placed is not None:
-                    if i == 0:
-                        placed.start = offset
-                    elif first_mod <= i < first_mod + n_mods:
-                        placed.modifiers.append(offset)
-                add(part)
+                text = trivia[i]
+                i += 1
+                if "\n" in text or "\r" in text:
+                    newlines.extend(offset + m.end() for m in newline.finditer(text))
+                offset += len(text)
+                if "\n" in part:
+                    newlines.extend(offset + m.end() for m in newline.finditer(part))
+                offset += len(part)
+            else:
+                visit(part)
+
+    def visit_instruction(node, trivia) -> None:
+        nonlocal offset
+        placed = Placed(node, -1, [], [], function[0])
+        found.append(placed)
+        first_mod = 1 + (len(node.guard._parts()) if node.guard is not None else 0)
+        last_mod = first_mod + len(node.modifiers)
+        i = 0
+        for part in node._parts():
+            if part.__class__ is str:
+                text = trivia[i]
+                if "\n" in text or "\r" in text:
+                    newlines.extend(offset + m.end() for m in newline.finditer(text))
+                offset += len(text)
+                if i == 0:
+                    placed.start = offset
+                elif first_mod <= i < last_mod:
+                    placed.modifiers.append(offset)
+                offset += len(part)
                 i += 1
             else:
-                if placed is not None:
-                    placed.operands.append(offset + len(_leading(part)))
+                placed.operands.append(offset + len(_leading(part)))
                 visit(part)
 
     visit(module)
     placed_instructions.targets = targets  # offsets of `.target` directives, for module findings
+    placed_instructions.scope_nodes = scope_nodes
     return found, newlines
 
 
@@ -520,7 +582,8 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
         if p.function is not None:
             key = id(p.function)
             if key not in scopes:
-                scopes[key] = function_declarations(p.function, module_scope)
+                scopes[key] = function_declarations(p.function, module_scope,
+                                                    placed_instructions.scope_nodes.get(key))
             decl = scopes[key]
         for rule, message, where in _check(p.instruction, version, targets, decl):
             if rule == "unknown-opcode" and p.instruction.opcode in allowed:

@@ -24,11 +24,22 @@ def _family(t: str) -> str:
     return "pred" if t == "pred" else t[0] if t[0] in "bus" else "f"
 
 
+# half, packed and tensor-float types live in bit registers of their exact size (.f16 also in .f16)
+_BIT_HELD = {"f16", "bf16", "f16x2", "bf16x2", "f32x2", "tf32"}
+
+
 def compatible(inst_type: str, reg_type: str, wider: bool) -> bool:
     """PTX ISA 6.4 type checking: same size, and bit types (either side) or the same family
     (signed and unsigned integers mix); `wider` (ld/st/cvt) lets the register be larger."""
     if inst_type not in _SIZE or reg_type not in _SIZE:
         return True
+    if inst_type in _BIT_HELD:
+        if reg_type == inst_type:
+            return True
+        # ld/st/cvt widen .f16/.f16x2 into larger bit registers, never .bf16/.tf32 (ptxas 13.5)
+        size_ok = (_SIZE[reg_type] >= _SIZE[inst_type] if wider and inst_type in ("f16", "f16x2")
+                   else _SIZE[reg_type] == _SIZE[inst_type])
+        return size_ok and _family(reg_type) == "b"
     if "pred" in (inst_type, reg_type):
         return inst_type == reg_type
     size_t, size_r = _SIZE[inst_type], _SIZE[reg_type]
@@ -52,6 +63,8 @@ class Declarations:
     names: dict[str, str] = field(default_factory=dict)
     prefixes: list[tuple[str, int, str]] = field(default_factory=list)
     labels: set[str] = field(default_factory=set)
+    symbols: dict[str, str] = field(default_factory=dict)  # variable -> its state space (`.global` ...)
+    entry_params: set[str] = field(default_factory=set)    # a kernel's parameters (read-only)
     complete: bool = True  # False where a declaration form is not understood: no undeclared findings
 
     def add_register(self, name: str, rtype: str | None, count: str | None = None, merge: bool = False) -> None:
@@ -97,9 +110,14 @@ def function_declarations(function, module_scope: Declarations | None = None, no
     if module_scope is not None:
         decl.names.update(module_scope.names)
         decl.prefixes += module_scope.prefixes
+        decl.symbols.update(module_scope.symbols)
     head = function.head
     for plist in (head.returns, head.params):
         for p in (plist.params if plist is not None else ()):
+            if p.space == ".param":
+                decl.symbols[p.name] = ".param"
+                if head.kind == ".entry" and plist is head.params:
+                    decl.entry_params.add(p.name)
             if p.space == ".reg":
                 words = [a for a in p.attrs if isinstance(a, str) and not a.startswith(".v")]
                 decl.add_register(p.name, words[-1] if words else None)
@@ -107,6 +125,9 @@ def function_declarations(function, module_scope: Declarations | None = None, no
         if isinstance(node, VarDecl) and node.space == ".reg":
             for d in node.declarators:
                 decl.add_register(d.name, node.type, d.count)
+        elif isinstance(node, VarDecl):
+            for d in node.declarators:
+                decl.symbols[d.name] = node.space
         elif isinstance(node, Label):
             decl.labels.add(node.name)
     return decl
@@ -120,6 +141,9 @@ def module_declarations(module) -> Declarations:
         if isinstance(item, VarDecl) and item.space == ".reg":
             for d in item.declarators:
                 decl.add_register(d.name, item.type, d.count)
+        elif isinstance(item, VarDecl):
+            for d in item.declarators:
+                decl.symbols[d.name] = item.space
     return decl
 
 
@@ -280,10 +304,14 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
         yield from _register_class(op.second, _classify(op.second), "pred", False, what, decl)
         return
     if kind in ("int", "float"):
-        yield from _immediate(op, kind, want_type, what)
+        if arg.kind == "i" and kind == "float":
+            yield "immediate", f"{what} must be an integer"
+        yield from _immediate(op, kind, want_type, what, form.op != "mov")
         return
     if arg.kind == "a" and kind == "address" and ".global" in form.groups.get("space", ()):
         yield from _address_width(op, modifiers, what, decl)
+        if ".param" in form.groups.get("space", ()):
+            yield from _address_space(form, op, index, modifiers, what, decl)
     yield from _register_class(op, kind, want_type, arg.wider, what, decl)
 
 
@@ -304,7 +332,39 @@ def _address_width(op, modifiers, what, decl):
                                  f" `{base.name}` is .{declared}")
 
 
-def _immediate(op, kind, want_type, what):
+_GENERIC_REACHES = {".global", ".shared", ".local"}
+
+
+def _space_family(space: str) -> str:
+    return space.split("::")[0]
+
+
+def _address_space(form, op, index, modifiers, what, decl):
+    """ld/st of a variable: the instruction's state space is the variable's (generic reaches
+    .global, .shared and .local variables only); a kernel's parameters are read-only."""
+    from ptxgrammar.tree.operands import Symbol
+
+    base = op.base
+    if decl is None or not isinstance(base, Symbol) or base.name not in decl.symbols:
+        return
+    space = decl.symbols[base.name]
+    written = [m for m in modifiers if m in form.groups["space"]]
+    if not written:
+        if _space_family(space) not in _GENERIC_REACHES:
+            yield "state-space", (f"{what}: `{base.name}` is a {space} variable; a generic access cannot reach it"
+                                  f" (write {form.op}{space})")
+        return
+    if _space_family(written[0]) != _space_family(space):
+        yield "state-space", f"{what}: `{base.name}` is a {space} variable, the instruction says {written[0]}"
+    elif form.op == "st" and index == 0 and base.name in decl.entry_params:
+        yield "state-space", f"{what}: `{base.name}` is a kernel parameter and cannot be written"
+
+
+def _immediate(op, kind, want_type, what, plain=True):
+    """``plain``: False for mov, which takes any spelling for half/packed types."""
+    if want_type in _BIT_HELD and plain:
+        yield "immediate", f"{what}: .{want_type} operands take registers, not immediates"
+        return
     if want_type and want_type in _SIZE:
         family = _family(want_type)
         text = _shown(op)

@@ -21,6 +21,7 @@ Rules (ids printed in brackets):
     immediate           an immediate of the wrong kind (a float for an integer operand)
     undeclared          a register not declared in the function, a branch to no label
     modifier-type       a modifier the written type does not take (`.ftz` on `.s32`)
+    state-space         ld/st of a variable in another state space, a write to a kernel parameter
     type                a type (or pair of types) the instruction does not take
     unknown-opcode      an opcode the tables do not know (with a near-miss suggestion);
                         an error unless listed in allow_unknown
@@ -38,7 +39,7 @@ from ptxgrammar.isa.matrix import COUNT_RULES, SHAPE_RULES
 
 RULES = ("unknown-modifier", "duplicate-modifier", "missing-modifier", "operand-count", "operand-kind",
          "shape", "register-count", "ptx-version", "target", "unknown-opcode", "register-class", "immediate",
-         "undeclared", "modifier-type", "type")
+         "undeclared", "modifier-type", "type", "state-space")
 
 
 @dataclass(frozen=True)
@@ -490,7 +491,7 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
         if cls is Function:
             function[0] = node
             scope_nodes[id(node)] = []
-        elif cls is Label or (cls is VarDecl and node.space == ".reg"):
+        elif cls is Label or cls is VarDecl:
             if function[0] is not None:
                 scope_nodes[id(function[0])].append(node)
         elif cls is Target:

@@ -30,11 +30,12 @@ MODULE = """\
 \t.reg .pred %p<8>;
 \t.reg .f32 %f<200>;
 \t.reg .b16 %h<10>;
+\t.local .align 4 .b8 lmem[16];
 \t{instruction}
 \tret;
 }}
 """
-INSTRUCTION_LINE = 12
+INSTRUCTION_LINE = 13
 
 
 def invalid_cases():

@@ -27,7 +27,8 @@ _INT_MODES = dict(types=_INTS, need="mode", msg="integer multiplies say which ha
 _NO_INT_MODES = dict(types=_FLOATS, forbid=".lo .hi .wide .cc .mix", msg=".lo/.hi/.wide/.cc apply to integer types")
 _F64_PLAIN = dict(types=".f64", forbid=".ftz .sat .satfinite .relu", msg=".f64 has no .ftz/.sat")
 _NO_SAT_INT = dict(types=_INTS, forbid=".sat .satfinite", msg="integer saturation is for add/sub/mad .s32")
-_MIXED = dict(ntypes=2, pairs=".f32.f16 .f32.bf16", msg="two types only as .f32 with .f16 or .bf16 inputs")
+_MIXED = dict(ntypes=2, pairs=".f32.f16 .f32.bf16", forbid=".ftz .sat",
+              msg="two types only as .f32 with .f16 or .bf16 inputs, without .ftz/.sat")
 
 
 # which optional groups an opcode has at all (ptxas: "Illegal modifier" otherwise)
@@ -35,13 +36,27 @@ _CC_OPS = {"add", "sub", "mad", "addc", "subc", "madc"}
 _MODE_OPS = {"mul", "mad", "mul24", "mad24", "madc"}
 
 
+# which floating-point modifier groups an opcode takes at all
 _ROUND_OPS = {"add", "sub", "mul", "mad", "fma", "div", "rcp", "sqrt"}
+_SAT_OPS = {"add", "sub", "mul", "mad", "fma"}
+_RELU_OPS = {"fma", "min", "max"}
+_NO_FTZ_OPS = {"tanh", "copysign"}
 
 
 def _alu(op, args, types=_ALL, extra=None, required=("type",), **more):
     groups = {**_FP_MODS, "type": types, **(extra or {})}
     if op not in _ROUND_OPS:
         del groups["rnd"]
+    if op not in _SAT_OPS:
+        del groups["sat"]
+    else:
+        groups["sat"] = ".sat"
+    if op not in _RELU_OPS:
+        del groups["relu"]
+    if op != "fma":
+        del groups["oob"]
+    if op in _NO_FTZ_OPS:
+        del groups["ftz"]
     if op in _CC_OPS:
         groups["cc"] = ".cc"
     if op in _MODE_OPS:
@@ -70,7 +85,8 @@ FORMS = [
                dict(types=_F32_64, need="rnd", msg="mad.f32/.f64 is fused and must say how it rounds"),
                dict(has=".wide", only=".u16 .u32 .s16 .s32", msg=".wide doubles a 16- or 32-bit type")]),
     _alu("fma", "d:T s:T1 s:T1 s:T", features=_F32X2, max={"type": 2},
-         when=[dict(only=_FLOATS), _ROUNDED, _F64_PLAIN, _MIXED]),
+         when=[dict(only=_FLOATS), _ROUNDED, _F64_PLAIN, _MIXED,
+               dict(types=".f32 .f64 .f32x2", forbid=".relu", msg=".relu is for .f16/.bf16")]),
     _alu("addc", "d:T s:T s:T", types=INT), _alu("subc", "d:T s:T s:T", types=INT),
     _alu("madc", "d:T s:T s:T s:T", types=INT),
     _alu("mul24", "d:T s:T s:T", types=INT, when=[dict(only=".u32 .s32"), _INT_MODES]),
@@ -78,7 +94,7 @@ FORMS = [
     _alu("sad", "d:T s:T s:T s:T", types=INT),
     _alu("div", "d:T s:T s:T", extra={"approx": ".approx .full"},
          when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64"), _NO_FLOAT_MODS, _APPROX_OR_RND, _F64_RND,
-               _NO_SAT_INT]),
+               _NO_SAT_INT, _F64_PLAIN]),
     _alu("rem", "d:T s:T s:T", types=INT, when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64"), _NO_SAT_INT]),
     _alu("abs", "d:T s:T", extra={"nan": ".NaN"},
          when=[dict(only=".s16 .s32 .s64 .s16x2 " + _FLOATS, msg="abs applies to signed types"), _NO_FLOAT_MODS,
@@ -92,7 +108,8 @@ FORMS = [
       for op in ("min", "max")],
     _alu("copysign", "d:T s:T s:T", types=".f32 .f64"),
     *[_alu(op, "d:T s:T", types=".f16 .f16x2 .bf16 .bf16x2 .f32 .f64", extra={"approx": ".approx .full"},
-           when=[_APPROX_OR_RND, dict(types=".f64", need="rnd|approx")])
+           when=[_APPROX_OR_RND, dict(types=".f64", need="rnd|approx"),
+                 dict(types=".f64", lacks=".approx", forbid=".ftz", msg=".ftz on .f64 only with .approx")])
       for op in ("rcp", "sqrt")],
     *[_alu(op, "d:T s:T", types=".f16 .f16x2 .bf16 .bf16x2 .f32 .f64", extra={"approx": ".approx .full"},
            when=[dict(types=".f32 .f16 .f16x2 .bf16 .bf16x2", need="approx", msg=f"{op} is approximate only")])
@@ -119,7 +136,7 @@ FORMS = [
     # a symbol's address or a vector to pack (x: those are checked by kind only)
     dict(op="mov", groups={"vec": ".v2 .v4", "type": f"{_ALL} .pred"}, required=("type",), args="dv:T sv:T",
          when=[dict(types=_INTS + " " + _FLOATS + " .pred", args="d:T s:T"),
-               dict(has=".v2 .v4", args="dv sv"),
+               dict(has=".v2 .v4", args="v:T sv", msg="mov.v2/.v4 moves into a {vector}"),
                dict(lacks=".v2 .v4", rule="mov_pack"),
                dict(only=".pred .b16 .b32 .b64 .b128 .u16 .u32 .u64 .s16 .s32 .s64 .f16 .f16x2 .bf16 .bf16x2 .f32"
                          " .f64", msg="mov has no 8-bit types")]),
@@ -155,6 +172,7 @@ FORMS = [
     dict(op="cvt", groups={"rnd": f"{ROUND_F} {ROUND_I} .rna .rs", "ftz": ".ftz", "sat": ".sat .satfinite",
                            "relu": ".relu", "pack": ".pack", "frac": ".frac",
                            "type": f"{_ALL} .tf32 {SMALLFLOAT} {PACKED_SMALL} .s4 .u4 .s2 .u2"},
+         # (single .e4m3/.e5m2/... are not cvt types: the 8-bit formats convert in pairs, .e4m3x2)
          max={"type": 3}, required=("type",), operands=(2, 4), rule="cvt_rounding",
          features={".e4m3x2": dict(since="7.8", sm=89), ".e5m2x2": dict(since="7.8", sm=89),
                    ".e2m1x2": dict(since="8.6", sm=100, arch="a"), ".e2m3x2": dict(since="8.6", sm=100, arch="a"),
@@ -163,6 +181,8 @@ FORMS = [
                    ".bf16x2": dict(since="7.0", sm=80), ".bf16": dict(since="7.0")},
          when=[dict(ntypes=2, args="d:T+ s:T1+ s:T1? s?"),
                dict(types=_BITS, reject=("type", "cvt converts typed values (.u/.s/.f/.bf16 ...), not .b types")),
+               dict(types=".e4m3 .e5m2 .e2m3 .e3m2 .e2m1", reject=("type", "8/6/4-bit floats convert in pairs:"
+                                                                           " .e4m3x2, .e5m2x2 ...")),
                dict(ntypes=3, lacks=".pack", reject=("type", "three types are for cvt.pack")),
                dict(ntypes=1, reject=("type", "cvt names the destination and the source type (cvt.dtype.atype)"))]),
 ]

@@ -17,6 +17,10 @@ _XN = ".x1 .x2 .x4 .x8 .x16 .x32 .x64 .x128"
 
 # wmma shapes (PTX ISA 9.7.14.4): f16/bf16/s8/u8 m16n16k16 m32n8k16 m8n32k16, tf32 m16n16k8,
 # f64 m8n8k4, s4/u4 m8n8k32, b1 m8n8k128
+_FP8 = (".e4m3", ".e5m2")
+_WGMMA_TYPES = " ".join([".f16.f16.f16", ".f32.f16.f16", ".f32.bf16.bf16", ".f32.tf32.tf32", ".s32.b1.b1"]
+                        + [d + a + b for d in (".f16", ".f32") for a in _FP8 for b in _FP8]
+                        + [".s32" + a + b for a in (".s8", ".u8") for b in (".s8", ".u8")])
 _WMMA_SHAPES = ".m16n16k16 .m32n8k16 .m8n32k16 .m16n16k8 .m8n8k4 .m8n8k32 .m8n8k128"
 
 FORMS = [
@@ -65,11 +69,12 @@ FORMS = [
          count="wgmma_d", shape="wgmma_shape", **_WG,
          # d, a (descriptor or registers), b descriptor, scale-d predicate, then by type: imm-scale-a/b
          # (-1 or 1) and imm-trans-a/b (0 or 1)
-         when=[dict(ntypes=1, reject=("type", "wgmma names the D, A and B types")),
+         when=[dict(ntypes=3, pairs=_WGMMA_TYPES, msg="wgmma type combinations (D, A, B)"),
+               dict(ntypes=1, reject=("type", "wgmma names the D, A and B types")),
                dict(ntypes=2, reject=("type", "wgmma names the D, A and B types")),
-               dict(lacks=".sp", types=".s8 .u8 .b1", args="vv x s:b64 p"),
-               dict(lacks=".sp", types=".tf32 .e4m3 .e5m2", args="vv x s:b64 p i i", ranges={4: [-1, 1], 5: [-1, 1]}),
-               dict(lacks=".sp", types=".f16 .bf16", args="vv x s:b64 p i i i? i?",
+               dict(lacks=".sp", types=".s8 .u8 .b1", args="vv x s:u64 p"),
+               dict(lacks=".sp", types=".tf32 .e4m3 .e5m2", args="vv x s:u64 p i i", ranges={4: [-1, 1], 5: [-1, 1]}),
+               dict(lacks=".sp", types=".f16 .bf16", args="vv x s:u64 p i i i? i?",
                     ranges={4: [-1, 1], 5: [-1, 1], 6: [0, 1], 7: [0, 1]})]),
     dict(op="tcgen05", select=(".alloc",), groups={"cta_group": _CTA_GROUP, **_SA, "space": ".shared::cta",
                                                    "type": ".b32"},
@@ -84,7 +89,7 @@ FORMS = [
                  "block_scale": ".block_scale", "scale_vec": ".scale_vec::1X .scale_vec::2X .scale_vec::4X"
                  " .block16 .block32", "ashift": ".ashift",
                  "collector": r"~\.collector::(a|b[0-3])::(fill|use|lastuse|discard)"},
-         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), args="a x s:b64 s:u32 ...",
+         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), args="a x s:u64 s:u32 ...",
          **_TC),
     dict(op="tcgen05", select=(".commit",),
          groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster .shared::cta",
@@ -291,9 +296,14 @@ def mma_shape(form, modifiers, operands=()):
     if (shape, atype) not in _ANY_LAYOUT and layouts and layouts != [".row", ".col"]:
         out.append(("shape", f"mma{shape}{atype} takes the layout .row.col, not {''.join(layouts)}",
                     layouts[0]))
-    if dtype not in acc:
-        out.append(("type", f"mma{shape}{atype} accumulates in {' or '.join(sorted(acc))}, not {dtype}", dtype))
+    if dtype not in acc or types[-1] not in acc:
+        bad = dtype if dtype not in acc else types[-1]
+        out.append(("type", f"mma{shape}{atype} accumulates in {' or '.join(sorted(acc))}, not {bad}", bad))
         return out
+    if len(types) == 4 and (shape, types[2]) not in MMA_SHAPES:
+        out.append(("type", f"mma{shape}: B type {types[2]} does not go with A type {atype}", types[2]))
+    elif len(types) == 4 and types[2] != atype and {atype, types[2]} - {".e4m3", ".e5m2", ".s8", ".u8", ".s4", ".u4"}:
+        out.append(("type", f"mma{shape}: A and B are both {atype}", types[2]))
     out.append(("count", {0: (acc[dtype], "D"), 1: (a, "A"), 2: (b, "B"), 3: (acc.get(types[-1], acc[dtype]), "C")}))
     return out
 

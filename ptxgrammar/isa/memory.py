@@ -23,7 +23,7 @@ _LDST_TYPES = dict(types=".f16 .f16x2", reject=("type", "ld/st move .f16 data as
 _LD_FEATURES = {
     ".v8": dict(since="8.8", sm=100), ".b128": dict(since="8.3", sm=70),
     ".relaxed": dict(since="6.0", sm=70), ".acquire": dict(since="6.0", sm=70),
-    ".mmio": dict(since="8.2", sm=70),
+    ".mmio": dict(since="8.2", sm=70), ".param::entry": dict(since="8.3"), ".param::func": dict(since="8.3"),
     ".shared::cluster": dict(since="7.8", sm=90), ".L2::cache_hint": dict(since="7.4", sm=80),
     ".L2::64B": dict(since="7.4", sm=75), ".L2::128B": dict(since="7.4", sm=75), ".L2::256B": dict(since="7.4", sm=80),
 }
@@ -71,7 +71,7 @@ FORMS = [
          args="d:T s:T"),
     dict(op="isspacep", groups={"space": SPACES}, required=("space",), args="p s"),
     dict(op="mapa", groups={"space": ".shared::cluster", "type": ".u32 .u64"}, required=("type",),
-         args="d:T s:T s:b32", since="7.8", sm=90),
+         args="d:T s:T s:u32", since="7.8", sm=90),
     dict(op="getctarank", groups={"space": ".shared::cluster", "type": ".u32 .u64"}, required=("type",),
          args="d:b32 s:T", since="7.8", sm=90),
     dict(op="atom", groups={"sem": ".relaxed .acquire .release .acq_rel", "scope": SCOPE,

@@ -420,6 +420,48 @@ def score(cases: list[dict]) -> dict:
                 false_positive_cases=false_positives, missed_cases=misses)
 
 
+# why a ptxas-rejected mutant passes the linter: the kind of check that is not (yet) in the tables,
+# by the ptxas message (first match wins)
+MISS_REASONS = [
+    (r"Illegal vector size|Vector expected|vector size|Result vector expected|Vector operand is not allowed"
+     r"|Vector qualifier|Vector type too large",
+     "vector/fragment sizes of this form (texture, wmma, mov packing) are not in the tables"),
+    (r"State space|state space|32-Bit|Illegal to use symbol|cannot be applied to .* space",
+     "state-space rule of this instruction not in the tables (ptxas checks the address against the space)"),
+    (r"requires \.target|requires PTX ISA", "minimum target/PTX version of this form or modifier not in the tables"),
+    (r"out of range|must be constant|unexpected value|expected to be in range|expected to be",
+     "immediate range or constness of this operand not in the tables"),
+    (r"modifier required|Modifier .* requires|cannot be combined|Illegal modifier|Rounding modifier"
+     r"|requires .* type with|Incorrect type",
+     "modifier dependency (one modifier requiring or excluding another) not in the tables"),
+    (r"Unexpected instruction types|Incorrect instruction type",
+     "type combination of this form (cvt/wmma/tex/ldmatrix pairs) not in the tables"),
+    (r"Arguments mismatch|must be register|Result register|Special register argument|number of arguments",
+     "operand kind/class ptxas checks for this form beyond its `args` (texture, tcgen05, TMA operand lists,"
+     " registers in fixed-type positions)"),
+    (r"Not a name of any known instruction", "an opcode/modifier spelling ptxas does not know but the tables do"),
+    (r"^$", "ptxas failed without naming a line"),
+]
+
+
+def miss_reason(case: dict) -> str:
+    msg = re.sub(r"^line \d+; ", "", case.get("ptxas_error", ""))
+    for pattern, reason in MISS_REASONS:
+        if re.search(pattern, msg):
+            return reason
+    return "semantic check only ptxas makes"
+
+
+def disagreements(result: dict) -> list[dict]:
+    """Every case where lint and ptxas disagree, with its reason (false positives first)."""
+    rows = [dict(id=c["id"], kind="false-positive", target=c["target"], version=c["version"],
+                 instruction=c["instruction"], lint=c["lint"][:1], reason="lint is wrong: fix the tables")
+            for c in result["false_positive_cases"]]
+    rows += [dict(id=c["id"], kind="missed", target=c["target"], version=c["version"], instruction=c["instruction"],
+                  ptxas=c.get("ptxas_error", ""), reason=miss_reason(c)) for c in result["missed_cases"]]
+    return rows
+
+
 def read_cases(path) -> list[dict]:
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt") as f:
@@ -456,6 +498,7 @@ def main(argv=None) -> int:
     s = sub.add_parser("score")
     s.add_argument("cases")
     s.add_argument("--matrix", help="write the confusion matrix and the disagreements (JSON)")
+    s.add_argument("--disagreements", help="write every disagreement with its reason (JSON lines)")
     args = ap.parse_args(argv)
 
     if args.cmd == "generate":
@@ -486,7 +529,15 @@ def main(argv=None) -> int:
               f"caught at the line {100 * result['caught_share']:.1f}%")
         if args.matrix:
             with open(args.matrix, "w") as f:
-                json.dump(result, f, indent=1)
+                json.dump(dict(ptxas=header.get("ptxas"), matrix=m, cases=result["cases"],
+                               false_positives=result["false_positives"], caught_share=result["caught_share"],
+                               disagreements=disagreements(result)), f, indent=1)
+        if args.disagreements:
+            with open(args.disagreements, "w") as f:
+                f.write(f"// lint vs ptxas {header.get('ptxas', '?')}: each case where they disagree, with why"
+                        f" (python -m lint.differential score CASES --disagreements THIS)\n")
+                for row in disagreements(result):
+                    f.write(json.dumps(row, sort_keys=True) + "\n")
     return 0
 
 

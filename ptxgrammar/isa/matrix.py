@@ -90,6 +90,7 @@ FORMS = [
                  " .block16 .block32", "ashift": ".ashift",
                  "collector": r"~\.collector::(a|b[0-3])::(fill|use|lastuse|discard)"},
          max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), args="a x s:u64 s:u32 ...",
+         when=[dict(has=".sp", args="a x s:u64 a s:u32 ...", msg="sparse forms take the metadata address 4th")],
          **_TC),
     dict(op="tcgen05", select=(".commit",),
          groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster .shared::cta",

@@ -214,7 +214,11 @@ class InstructionChecker:
             if problems:
                 from .errors import DSLError
 
-                raise DSLError(f"{stmt.name}: " + "; ".join(problems))
+                # the caret goes under the first `.modifier` a finding names, when the line spells it
+                import re
+
+                named = re.search(r"`(\.[\w:]+)`", problems[0])
+                raise DSLError(f"{stmt.name}: " + "; ".join(problems), token=named.group(1) if named else None)
 
 
 _current: list = [None]

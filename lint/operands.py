@@ -202,7 +202,7 @@ def _classify(op) -> str:
 
 
 _WANT = {"dv": "a destination register or {vector}", "sv": "a register, an immediate or a {vector}",
-         "vv": "a {vector} of registers",
+         "vv": "a {vector} of registers", "vp": "a {vector} of 1, 2, 4 or 8 registers",
          "d": "a destination register", "r": "a register", "s": "a register or an immediate",
          "i": "an immediate", "p": "a predicate register", "pp": "a predicate (or a `p|q` pair)",
          "a": "an [address]", "l": "a label", "dp": "a destination register (or a `d|p` pair)"}
@@ -211,7 +211,7 @@ _OK_KINDS = {
     "s": {"register", "special", "int", "float", "symbol", "expr"}, "i": {"int", "float", "expr"},
     "p": {"register", "negation", "symbol", "sink", "int"}, "pp": {"register", "pair", "symbol", "sink"},
     "a": {"address", "symbol", "expr"}, "l": {"symbol"}, "dp": {"register", "sink", "pair", "symbol"},
-    "dv": {"register", "sink", "symbol", "vector"}, "vv": {"vector"},
+    "dv": {"register", "sink", "symbol", "vector"}, "vv": {"vector"}, "vp": {"vector"},
     "sv": {"register", "special", "int", "float", "symbol", "expr", "vector"},
 }
 
@@ -289,7 +289,10 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     if kind not in _OK_KINDS[arg.kind]:
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
         return
-    if kind == "vector" and arg.kind in ("dv", "sv", "vv"):
+    if kind == "vector" and arg.kind == "vp" and len(op.items) not in (1, 2, 4, 8):
+        yield "register-count", f"{what} has {len(op.items)} registers; a vector holds 1, 2, 4 or 8"
+        return
+    if kind == "vector" and arg.kind in ("dv", "sv", "vv", "vp"):
         return  # packing/unpacking and fragments: element classes are not checked
     if arg.kind in ("p", "pp"):
         target = op.operand if kind == "negation" else op

@@ -30,7 +30,7 @@ FORMS = [
                            "sat": ".satfinite", "type": _MMA_TYPES, "stype": ".ue8m0 .ue4m3",
                            "bop": ".xor .and", "popc": ".popc", "rnd": ".rn"},
          max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape", "type"), operands=(4, 10),
-         vector=(0,), since="6.4", sm=70, rule="mma_shape",
+         vector=(0,), since="6.4", sm=70, rule="mma_shape", args="vv vv vv vv ...",
          features={".e4m3": dict(since="8.4", sm=89), ".e5m2": dict(since="8.4", sm=89),
                    ".sp::ordered_metadata": dict(since="8.5", sm=80),
                    ".block_scale": dict(since="8.7", sm=120, arch="a")}),
@@ -51,12 +51,12 @@ FORMS = [
            groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": _WMMA_SHAPES,
                    "space": ".global .shared .shared::cta", "type": _MMA_TYPES},
            required=("sync", "aligned", "frag", "layout", "shape", "type"), since="6.0", sm=70,
-           args="vv a s:b32?" if verb == ".load" else "a vv s:b32?")
+           args="vp a s:u32?" if verb == ".load" else "a vp s:u32?")
       for verb in (".load", ".store")],
     dict(op="wmma", select=(".mma",),
          groups={**_SA, "layout": ".row .col", "shape": _WMMA_SHAPES, "type": _MMA_TYPES, "sat": ".satfinite",
                  "rnd": ".rn .rz .rm .rp", "bop": ".xor .and", "popc": ".popc"},
-         max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape"), args="vv vv vv vv", since="6.0",
+         max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape"), args="vp vp vp vp", since="6.0",
          sm=70),
     dict(op="wgmma", select=(".fence",), groups=_SA, required=("sync",), operands=0, **_WG),
     dict(op="wgmma", select=(".commit_group",), groups=_SA, required=("sync",), operands=0, **_WG),

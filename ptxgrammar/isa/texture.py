@@ -8,7 +8,7 @@ _CLAMP = ".trap .clamp .zero"
 FORMS = [
     dict(op="tex", groups={"mode": ".base .level .grad", "geom": _TEX_GEOM, "vec": ".v2 .v4",
                            "type": ".u32 .s32 .f16 .f32 .f16x2", "nodep": ".nodep"},
-         max={"type": 2}, required=("geom", "vec", "type"), args="x a x? x? x?",
+         max={"type": 2}, required=("geom", "vec", "type"), args="x a x? x? x?",  # d: {vector} or d|p
          when=[dict(ntypes=1, reject=("type", "tex names the result and the coordinate types"))]),
     dict(op="tld4", groups={"comp": ".r .g .b .a", "geom": ".2d .a2d .cube .acube", "vec": ".v4",
                             "type": ".u32 .s32 .f32"},

@@ -260,6 +260,10 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     kind = _classify(op)
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
         kind = "register"  # `.reg .b32 r1;` names a register without a %
+    elif (kind == "symbol" and decl is not None and op.name in decl.symbols
+          and arg.kind in ("d", "dv", "dp", "r", "p", "pp", "v")):
+        yield "operand-kind", f"{what}: `{op.name}` is a {decl.symbols[op.name]} variable, not a register"
+        return
     if arg.kind in ("v", "vs"):
         if vec is None:
             if kind == "vector" and len(op.items) == 1:  # ptxas takes `{%r1}` for a scalar

@@ -8,7 +8,7 @@ from .common import BITS, FLOAT, INT, PACKED_SMALL, ROUND_F, ROUND_I, SMALLFLOAT
 
 _ALL = f"{BITS} {INT} {FLOAT} .f32x2 .s16x2 .u16x2"
 _FP_MODS = {"rnd": ROUND_F, "ftz": ".ftz", "sat": ".sat .satfinite", "relu": ".relu", "oob": ".oob"}
-_F32X2 = {".f32x2": dict(since="8.6", sm=100, arch="a")}
+_F32X2 = {".f32x2": dict(since="8.6", sm=100, arch="a"), ".bf16": dict(sm=80), ".bf16x2": dict(sm=80)}
 _CMP = (".eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu .num .nan")
 _BOOL = ".and .or .xor"
 
@@ -71,6 +71,7 @@ _ADD_WHEN = [dict(only=_ARITH_TYPES), _NO_FLOAT_MODS, _NO_INT_MODES, _F64_PLAIN,
 _ROUNDED = dict(types=".f16 .f16x2 .bf16 .bf16x2 .f32 .f64 .f32x2", need="rnd",
                 msg="fused multiply-add rounds once and must say how")
 _APPROX_OR_RND = dict(types=".f32", need="rnd|approx", msg=".f32 needs IEEE rounding or .approx/.full")
+_APPROX_XOR_RND = dict(has=".approx .full", forbid=ROUND_F, msg=".approx/.full and IEEE rounding exclude each other")
 _F64_RND = dict(types=".f64", need="rnd", forbid=".approx .full", msg=".f64 needs IEEE rounding")
 
 FORMS = [
@@ -94,6 +95,7 @@ FORMS = [
     _alu("sad", "d:T s:T s:T s:T", types=INT),
     _alu("div", "d:T s:T s:T", extra={"approx": ".approx .full"},
          when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64"), _NO_FLOAT_MODS, _APPROX_OR_RND, _F64_RND,
+               _APPROX_XOR_RND,
                _NO_SAT_INT, _F64_PLAIN]),
     _alu("rem", "d:T s:T s:T", types=INT, when=[dict(only=".u16 .u32 .u64 .s16 .s32 .s64"), _NO_SAT_INT]),
     _alu("abs", "d:T s:T", extra={"nan": ".NaN"},
@@ -108,7 +110,7 @@ FORMS = [
       for op in ("min", "max")],
     _alu("copysign", "d:T s:T s:T", types=".f32 .f64"),
     *[_alu(op, "d:T s:T", types=".f16 .f16x2 .bf16 .bf16x2 .f32 .f64", extra={"approx": ".approx .full"},
-           when=[_APPROX_OR_RND, dict(types=".f64", need="rnd|approx"),
+           when=[_APPROX_OR_RND, _APPROX_XOR_RND, dict(types=".f64", need="rnd|approx"),
                  dict(types=".f64", lacks=".approx", forbid=".ftz", msg=".ftz on .f64 only with .approx")])
       for op in ("rcp", "sqrt")],
     *[_alu(op, "d:T s:T", types=".f16 .f16x2 .bf16 .bf16x2 .f32 .f64", extra={"approx": ".approx .full"},
@@ -178,12 +180,14 @@ FORMS = [
                    ".e2m1x2": dict(since="8.6", sm=100, arch="a"), ".e2m3x2": dict(since="8.6", sm=100, arch="a"),
                    ".e3m2x2": dict(since="8.6", sm=100, arch="a"), ".ue8m0x2": dict(since="8.6", sm=100, arch="a"),
                    ".rs": dict(since="8.7", sm=100, arch="a"), ".tf32": dict(since="7.0", sm=80),
-                   ".bf16x2": dict(since="7.0", sm=80), ".bf16": dict(since="7.0")},
+                   ".bf16x2": dict(since="7.0", sm=80), ".bf16": dict(since="7.0", sm=80),
+                   ".f16x2": dict(sm=80)},
          when=[dict(ntypes=2, args="d:T+ s:T1+ s:T1? s?"),
                dict(types=_BITS, reject=("type", "cvt converts typed values (.u/.s/.f/.bf16 ...), not .b types")),
                dict(types=".e4m3 .e5m2 .e2m3 .e3m2 .e2m1", reject=("type", "8/6/4-bit floats convert in pairs:"
                                                                            " .e4m3x2, .e5m2x2 ...")),
                dict(ntypes=3, lacks=".pack", reject=("type", "three types are for cvt.pack")),
+               dict(types=".tf32 .f16x2 .bf16x2", need="rnd", msg="converting to .tf32 or packing halves rounds"),
                dict(ntypes=1, reject=("type", "cvt names the destination and the source type (cvt.dtype.atype)"))]),
 ]
 

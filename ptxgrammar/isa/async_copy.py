@@ -62,7 +62,7 @@ FORMS = [
                  "field": ".global_address .rank .box_dim .global_dim .global_stride .element_stride"
                           " .elemtype .interleave_layout .swizzle_mode .fill_mode .swizzle_atomicity",
                  "space": ".global .shared::cta", "obj": ".b1024", "type": ".b32 .b64"},
-         required=("field", "type"), args="a s:T", since="8.3", sm=90, arch="a",
+         required=("mode", "field", "obj", "type"), args="a s:T", since="8.3", sm=90, arch="a",
          when=[dict(has=".box_dim .global_dim .global_stride .element_stride", args="a i s:T",
                     msg="per-dimension fields take the dimension's ordinal")]),
     dict(op="tensormap", select=(".cp_fenceproxy",),
@@ -70,7 +70,8 @@ FORMS = [
                  "scope": ".cta .cluster .gpu .sys", "sync": ".sync", "aligned": ".aligned",
                  "field": ".global_address .rank .box_dim .global_dim .global_stride .element_stride"
                           " .elemtype .interleave_layout .swizzle_mode .fill_mode .swizzle_atomicity"},
-         max={"space": 2}, operands=3, addr=(0, 1), since="8.3", sm=90),
+         max={"space": 2}, operands=3, addr=(0, 1), since="8.3", sm=90,
+         required=("proxy", "sem", "scope", "sync", "aligned")),
 ]
 
 

@@ -51,6 +51,8 @@ FORMS = [
            groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": _WMMA_SHAPES,
                    "space": ".global .shared .shared::cta", "type": _MMA_TYPES},
            required=("sync", "aligned", "frag", "layout", "shape", "type"), since="6.0", sm=70,
+           features={".m16n16k8": dict(since="7.0", sm=80), ".m8n8k4": dict(since="7.0", sm=80),
+                     ".bf16": dict(since="7.0", sm=80), ".tf32": dict(since="7.0", sm=80)},
            args="vp a s:u32?" if verb == ".load" else "a vp s:u32?")
       for verb in (".load", ".store")],
     dict(op="wmma", select=(".mma",),

@@ -11,6 +11,9 @@ _ATOM_TYPES = [dict(has=op, lacks=".v2 .v4 .v8", only=types, msg=f"{op} takes {t
     (".min", ".u32 .s32 .u64 .s64 .f16 .f16x2 .bf16 .bf16x2"),
     (".max", ".u32 .s32 .u64 .s64 .f16 .f16x2 .bf16 .bf16x2"))]
 
+_ATOM_TYPES.append(dict(types=".f16 .f16x2 .bf16 .bf16x2", has=".add .min .max", need="noftz",
+                       msg="half-precision atomics say .noftz"))
+
 # a scope comes with a memory order and a memory order with a scope (ld/st)
 _ORDER_WHEN = [
     dict(has=SCOPE, lacks=".relaxed .acquire .release .mmio",
@@ -24,6 +27,8 @@ _LD_FEATURES = {
     ".v8": dict(since="8.8", sm=100), ".b128": dict(since="8.3", sm=70),
     ".relaxed": dict(since="6.0", sm=70), ".acquire": dict(since="6.0", sm=70),
     ".mmio": dict(since="8.2", sm=70), ".param::entry": dict(since="8.3"), ".param::func": dict(since="8.3"),
+    ".shared::cta": dict(since="7.8"),
+    **{m: dict(since="7.4", sm=70) for m in L1_EVICT.split()},
     ".shared::cluster": dict(since="7.8", sm=90), ".L2::cache_hint": dict(since="7.4", sm=80),
     ".L2::64B": dict(since="7.4", sm=75), ".L2::128B": dict(since="7.4", sm=75), ".L2::256B": dict(since="7.4", sm=80),
 }

@@ -230,3 +230,14 @@ def test_cli_exit_codes(tmp_path):
     assert r.returncode == 2 and "error" in r.stderr
     r = _cli(str(tmp_path))     # a folder: all three
     assert r.returncode == 2 and "[target]" in r.stdout
+
+
+def test_cli_allow_unknown(tmp_path):
+    path = tmp_path / "u.ptx"
+    path.write_text(MODULE.format(version="8.0", target="sm_90a", instruction="frob.b32 %r1;"))
+    r = _cli(str(path))
+    assert r.returncode == 1 and "[unknown-opcode] unknown instruction `frob`" in r.stdout
+    assert _cli(str(path), "--allow-unknown", "frob,knob").returncode == 0
+    listing = tmp_path / "allowed.txt"
+    listing.write_text("# opcodes of a newer PTX\nfrob\n")
+    assert _cli(str(path), "--allow-unknown", f"@{listing}").returncode == 0

@@ -8,7 +8,8 @@ from .common import BITS, FLOAT, INT, PACKED_SMALL, ROUND_F, ROUND_I, SMALLFLOAT
 
 _ALL = f"{BITS} {INT} {FLOAT} .f32x2 .s16x2 .u16x2"
 _FP_MODS = {"rnd": ROUND_F, "ftz": ".ftz", "sat": ".sat .satfinite", "relu": ".relu", "oob": ".oob"}
-_F32X2 = {".f32x2": dict(since="8.6", sm=100, arch="a"), ".bf16": dict(sm=80), ".bf16x2": dict(sm=80)}
+_F32X2 = {".f32x2": dict(since="8.6", sm=100, arch="a"), ".bf16": dict(since="7.0", sm=80),
+          ".bf16x2": dict(since="7.0", sm=80)}
 _CMP = (".eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu .num .nan")
 _BOOL = ".and .or .xor"
 
@@ -27,7 +28,7 @@ _INT_MODES = dict(types=_INTS, need="mode", msg="integer multiplies say which ha
 _NO_INT_MODES = dict(types=_FLOATS, forbid=".lo .hi .wide .cc .mix", msg=".lo/.hi/.wide/.cc apply to integer types")
 _F64_PLAIN = dict(types=".f64", forbid=".ftz .sat .satfinite .relu", msg=".f64 has no .ftz/.sat")
 _NO_SAT_INT = dict(types=_INTS, forbid=".sat .satfinite", msg="integer saturation is for add/sub/mad .s32")
-_MIXED = dict(ntypes=2, pairs=".f32.f16 .f32.bf16", forbid=".ftz .sat",
+_MIXED = dict(ntypes=2, pairs=".f32.f16 .f32.bf16", forbid=".ftz .sat", since="8.6", sm=100,
               msg="two types only as .f32 with .f16 or .bf16 inputs, without .ftz/.sat")
 
 

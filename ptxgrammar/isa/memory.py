@@ -86,7 +86,7 @@ FORMS = [
                             "type": f"{BITS} {INT} {FLOAT}"},
          required=("op", "type"), operands=(3, 5), addr=(1,),
          when=[dict(lacks=".v2 .v4 .v8 .cas", args="d:T a s:T s?"),
-               dict(lacks=".v2 .v4 .v8 .cas .and .or .xor .L2::cache_hint", args="d:T a s:T"),
+               dict(lacks=".v2 .v4 .v8 .cas .and .or .xor .exch .L2::cache_hint", args="d:T a s:T"),
                dict(has=".cas", lacks=".v2 .v4 .v8", args="d:T a s:T s:T s:b64?",
                     msg="compare-and-swap takes the compare value and the new value"),
                dict(has=".cas", lacks=".v2 .v4 .v8 .L2::cache_hint", args="d:T a s:T s:T",

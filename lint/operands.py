@@ -203,6 +203,7 @@ def _classify(op) -> str:
 
 _WANT = {"dv": "a destination register or {vector}", "sv": "a register, an immediate or a {vector}",
          "vv": "a {vector} of registers", "vp": "a {vector} of 1, 2, 4 or 8 registers",
+         "ta": "`[handle, {coordinates}]`",
          "d": "a destination register", "r": "a register", "s": "a register or an immediate",
          "i": "an immediate", "p": "a predicate register", "pp": "a predicate (or a `p|q` pair)",
          "a": "an [address]", "l": "a label", "dp": "a destination register (or a `d|p` pair)"}
@@ -211,7 +212,7 @@ _OK_KINDS = {
     "s": {"register", "special", "int", "float", "symbol", "expr"}, "i": {"int", "float", "expr"},
     "p": {"register", "negation", "symbol", "sink", "int"}, "pp": {"register", "pair", "symbol", "sink"},
     "a": {"address", "symbol", "expr"}, "l": {"symbol"}, "dp": {"register", "sink", "pair", "symbol"},
-    "dv": {"register", "sink", "symbol", "vector"}, "vv": {"vector"}, "vp": {"vector"},
+    "dv": {"register", "sink", "symbol", "vector"}, "vv": {"vector"}, "vp": {"vector"}, "ta": {"address"},
     "sv": {"register", "special", "int", "float", "symbol", "expr", "vector"},
 }
 
@@ -265,6 +266,8 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
         yield "operand-kind", f"{what}: `{op.name}` is a {decl.symbols[op.name]} variable, not a register"
         return
     if arg.kind in ("v", "vs"):
+        if kind == "pair" and vec is not None:  # `{d0, d1, d2, d3}|p` (texture results)
+            op, kind = op.first, _classify(op.first)
         if vec is None:
             if kind == "vector" and len(op.items) == 1:  # ptxas takes `{%r1}` for a scalar
                 op, kind = op.items[0], _classify(op.items[0])
@@ -292,6 +295,12 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
         return
     if kind not in _OK_KINDS[arg.kind]:
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
+        return
+    if arg.kind == "ta":
+        from ptxgrammar.tree.operands import Vector
+
+        if len(op.items) != 2 or not isinstance(op.items[1], Vector):
+            yield "operand-kind", f"{what} must be [handle, {{coordinates}}]"
         return
     if kind == "vector" and arg.kind == "vp" and len(op.items) not in (1, 2, 4, 8):
         yield "register-count", f"{what} has {len(op.items)} registers; a vector holds 1, 2, 4 or 8"
@@ -403,6 +412,9 @@ def _register_class(op, kind, want_type, wider, what, decl):
         kind = "register"
     if kind == "special" and want_type in _SIZE:
         stype = _SPECIAL_TYPE.get(op.name, "u32")
+        if _family(want_type) == "f":
+            yield "register-class", f"{what}: special register `{op.name}` is .{stype}; move it with an integer type"
+            return
         if _SIZE[stype] != _SIZE[want_type] and not (wider and _SIZE[stype] <= _SIZE[want_type]):
             yield "register-class", f"{what}: `{op.name}` is .{stype}, the operand is .{want_type}"
         return

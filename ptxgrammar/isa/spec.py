@@ -37,6 +37,7 @@ ending in ``?`` may be left out (only trailing ones), ``...`` ends the list unch
     vs like v, immediates allowed (stores)            dp destination, or `d|p` pair
     vv a {vector} of any length (matrix fragments)    dv destination register or {vector} (mov unpack)
     vp a {vector} of 1, 2, 4 or 8 registers (wmma fragments, texture results)
+    ta a texture/surface/tensor address: `[handle, {coordinates}]`
     sv source: register, immediate, symbol or {vector} (mov pack), never an [address]
 
 TYPE names the register class: ``T`` (the first type modifier), ``T1`` (the second), ``Tw`` (T
@@ -67,7 +68,7 @@ _KEYS = {"op", "select", "groups", "max", "required", "operands", "addr", "vecto
          "arch", "features", "count", "shape", "doc", "args", "when", "ranges", "rule"}
 _WHEN_KEYS = {"types", "has", "lacks", "ntypes", "need", "forbid", "only", "msg", "pairs", "operands", "args",
               "ranges", "since", "sm", "arch", "reject", "rule"}
-_ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv", "vp"}
+_ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv", "vp", "ta"}
 _ARG = re.compile(r"^(?P<kind>[a-z]+)(?::(?P<type>[A-Za-z0-9]+)(?P<wide>\+)?)?(?P<opt>\?)?$")
 _FEATURE_KEYS = {"since", "sm", "arch"}
 _VERSION = re.compile(r"^\d+\.\d+$")
@@ -258,9 +259,9 @@ def _build(entry: dict, source: str) -> Form:
 
 
 def _rules():
-    from . import arith, async_copy, matrix
+    from . import arith, async_copy, matrix, texture
 
-    return {**arith.FORM_RULES, **matrix.FORM_RULES, **async_copy.FORM_RULES}
+    return {**arith.FORM_RULES, **matrix.FORM_RULES, **async_copy.FORM_RULES, **texture.FORM_RULES}
 
 
 FAMILY_MODULES = ("memory", "async_copy", "sync", "matrix", "arith", "texture", "video")

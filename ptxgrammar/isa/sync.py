@@ -15,6 +15,7 @@ _BARRIER_WHEN = [
     dict(has=".arrive", args="s:u32 s:u32", ranges={0: (0, 15, 1), 1: (0, 1024, 32)},
          msg="arrive takes the barrier and a count"),
     dict(has=".red", operands=(3, 4)), dict(has=".red", need="op"), dict(has=".red", need="type"),
+    dict(has=".red", args="d:T s:u32 x x?", msg="bar.red writes its result first, then the barrier id"),
 ]
 
 FORMS = [
@@ -49,8 +50,8 @@ FORMS = [
                           " .sync_restrict::shared::cta"},
          operands=(0, 2), since="6.0", sm=70,
          when=[dict(has=".sc .acq_rel .acquire .release", need="scope", msg="an ordering fence names its scope"),
-               dict(has=".sc .acq_rel", lacks=".proxy .async", forbid=".global .shared::cta .shared::cluster",
-                    msg="a plain fence orders every state space")],
+               dict(lacks=".proxy", forbid=".global .shared::cta .shared::cluster",
+                    msg="only fence.proxy names a state space")],
          features={".cluster": dict(since="7.8", sm=90), ".async": dict(since="8.0", sm=90),
                    ".mbarrier_init": dict(since="8.0", sm=90), ".tensormap::generic": dict(since="8.3", sm=90),
                    ".proxy": dict(since="7.5", sm=70), ".acquire": dict(sm=90), ".release": dict(sm=90)}),

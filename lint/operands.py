@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from ptxgrammar.isa.special_registers import is_special_register
+from ptxgrammar.tree import operands as O
 
 # --- register types ---------------------------------------------------------------------------
 
@@ -92,6 +93,17 @@ class Declarations:
         """The declared type without its dot ('' when declared untyped), None when undeclared."""
         if name in self.names:
             return self.names[name]
+        cache = self.__dict__.setdefault("_lookups", {})
+        if name in cache and cache.get("_n") == len(self.prefixes):
+            return cache[name]
+        found = self._prefix_type(name)
+        if cache.get("_n") != len(self.prefixes):
+            cache.clear()
+            cache["_n"] = len(self.prefixes)
+        cache[name] = found
+        return found
+
+    def _prefix_type(self, name: str) -> str | None:
         for prefix, count, rtype in self.prefixes:
             if name.startswith(prefix):
                 rest = name[len(prefix):]
@@ -174,8 +186,6 @@ _FLOAT_LITERAL = re.compile(r"^[-+]?(0[fFdD][0-9a-fA-F]+|\d*\.\d*([eE][-+]?\d+)?
 
 def _classify(op) -> str:
     """register | special | sink | int | float | address | vector | pair | symbol | negation | expr"""
-    from ptxgrammar.tree import operands as O
-
     if isinstance(op, O.SpecialRegister):
         return "special"
     if isinstance(op, O.Register):
@@ -297,9 +307,7 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
         return
     if arg.kind == "ta":
-        from ptxgrammar.tree.operands import Vector
-
-        if len(op.items) != 2 or not isinstance(op.items[1], Vector):
+        if len(op.items) != 2 or not isinstance(op.items[1], O.Vector):
             yield "operand-kind", f"{what} must be [handle, {{coordinates}}]"
         return
     if kind == "vector" and arg.kind == "vp" and len(op.items) not in (1, 2, 4, 8):
@@ -337,10 +345,8 @@ _SHORT_ADDRESS_SPACES = {".shared", ".shared::cta", ".shared::cluster", ".local"
 
 
 def _address_width(op, modifiers, what, decl):
-    from ptxgrammar.tree.operands import Register
-
     base = op.base
-    if decl is None or not isinstance(base, Register) or set(modifiers) & _SHORT_ADDRESS_SPACES:
+    if decl is None or not isinstance(base, O.Register) or set(modifiers) & _SHORT_ADDRESS_SPACES:
         return
     declared = decl.register_type(base.name)
     if declared and _SIZE.get(declared) == 32:
@@ -358,10 +364,8 @@ def _space_family(space: str) -> str:
 def _address_space(form, op, index, modifiers, what, decl):
     """ld/st of a variable: the instruction's state space is the variable's (generic reaches
     .global, .shared and .local variables only); a kernel's parameters are read-only."""
-    from ptxgrammar.tree.operands import Symbol
-
     base = op.base
-    if decl is None or not isinstance(base, Symbol) or base.name not in decl.symbols:
+    if decl is None or not isinstance(base, O.Symbol) or base.name not in decl.symbols:
         return
     space = decl.symbols[base.name]
     written = [m for m in modifiers if m in form.groups["space"]]
@@ -432,8 +436,6 @@ def _register_class(op, kind, want_type, wider, what, decl):
 def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, int]]:
     """Registers not declared in the function and branch targets that are not its labels, for
     operands the form's `args` do not cover (the typed positions report their own)."""
-    from ptxgrammar.tree import operands as O
-
     out = []
     if not decl.complete:
         return out
@@ -451,8 +453,6 @@ def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, in
 
 def _register_names(op):
     """The `%` register names an operand mentions (special registers excluded)."""
-    from ptxgrammar.tree import operands as O
-
     cls = op.__class__
     if cls is O.Register:
         yield op.name

@@ -36,6 +36,9 @@ from typing import Iterable
 
 from ptxgrammar.isa import spec
 from ptxgrammar.isa.matrix import COUNT_RULES, SHAPE_RULES
+from ptxgrammar.tree.operands import Vector
+
+from .operands import check_operands, undeclared_names, vector_elements
 
 RULES = ("unknown-modifier", "duplicate-modifier", "missing-modifier", "operand-count", "operand-kind",
          "shape", "register-count", "ptx-version", "target", "unknown-opcode", "register-class", "immediate",
@@ -259,10 +262,6 @@ def _spellings():
 def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, object]]:
     """(rule, message, where) for one instruction; where is None (the instruction),
     ("mod", i) or ("op", i)."""
-    from ptxgrammar.tree.operands import Vector
-
-    from .operands import check_operands, undeclared_names, vector_elements
-
     opcode, modifiers = instruction.opcode, tuple(instruction.modifiers)
     head = _head(opcode, modifiers, version, targets)
     problems: list[tuple[str, str, object]] = []

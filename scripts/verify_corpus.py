@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 def verify_one(path: str) -> dict:
     import ptxgrammar
     from transpile import ptx_to_python, python_to_ptx
-    from verify.sass import VerifyError, verify_texts
+    from verify.report import VerifyError, verify_texts
 
     text = ptxgrammar.read_ptx(path)
     edited = python_to_ptx(ptx_to_python(text))

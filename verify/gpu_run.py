@@ -82,8 +82,8 @@ def lower_ptx_version(text: str, isa: tuple[int, int]) -> str:
 
 
 def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
-    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.sass)."""
-    from .sass import find_ptxas
+    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.tools)."""
+    from .tools import find_ptxas
 
     if tool is None:
         tool, found = find_ptxas(_ptx_version(ptx))

@@ -52,8 +52,9 @@ class Tool:
 
     def describe(self) -> str:
         rel = f"CUDA {self.release[0]}.{self.release[1]}" if self.release else "unknown release"
-        mx = self.max_ptx
-        return f"{self.path} ({self.origin}, {rel}, PTX ISA <= {mx[0]}.{mx[1]})"
+        if Path(self.path).name.startswith("ptxas"):
+            rel += ", PTX ISA <= %d.%d" % self.max_ptx
+        return f"{self.path} ({self.origin}, {rel})"
 
 
 def ptx_isa_for_release(release) -> tuple[int, int]:

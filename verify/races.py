@@ -1,0 +1,250 @@
+"""`ptx2py verify --races`: static race / synchronisation proofs with SentryWard (pip `sentryward`,
+extra `ptx2py[races]`) for the base and the edited kernel.
+
+SentryWard's input (`spverify.kernel-input/v1`, its sdist's docs/input-json.md) is written from
+the launch sidecar (corpus/launch, read through launch/plan.py): pointers become named global
+objects, scalars concrete values, CUtensorMaps descriptors (shape, box, strides, swizzle, zero OOB
+fill). The launch is shrunk so a proof takes seconds: every problem dimension is capped (default
+128, kept a multiple of the TMA box), strides follow the shrunk shapes, scalars that carried a
+dimension or a stride follow them, and the grid shrinks by the same ratio. Its exit code is 0
+even when it finds a race, so the verdict is read from its JSON (`result`); a witness's PTX line
+is mapped to the Python line for Python input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+FINDINGS = {"not_wellsynced", "potential_race", "invalid_lifecycle"}
+PROVED = {"race_free", "verified"}
+# sidecar dtype (canonical, launch/plan.py) -> SentryWard element / scalar type
+ELEMENT_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64", "fp8e4nv": "e4m3", "fp8e5": "e5m2",
+                "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16", "i32": "s32", "u32": "u32", "i64": "s64",
+                "u64": "u64", "i1": "u8"}
+SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
+INSTALL = "pip install 'ptx2py[races]'   (SentryWard, Apache-2.0, runs offline on the CPU)"
+
+
+class RaceSetupError(Exception):
+    """No sidecar, or a sidecar the input JSON cannot be written from."""
+
+
+def sentryward_available() -> str | None:
+    """Why SentryWard cannot run here, or None."""
+    try:
+        import sentryward  # noqa: F401
+    except ImportError:
+        return f"SentryWard is not installed: {INSTALL}"
+    return None
+
+
+# --- shrinking ----------------------------------------------------------------------------------
+
+def _shrunk_dim(dim: int, box: int, cap: int) -> int:
+    if dim <= cap:
+        return dim
+    return max(box, cap // box * box)
+
+
+def shrink_plan(plans, metas: list, cap: int) -> tuple[dict[int, int], dict[int, tuple]]:
+    """(old value -> new value for dims and strides, plan index -> (shape, strides)) for every
+    tensor argument, shapes capped at `cap` (a multiple of the TMA box where there is one)."""
+    values: dict[int, int] = {}
+    shapes: dict[int, tuple] = {}
+    for p in plans:
+        a = p.source
+        if p.role not in ("buffer", "tensormap") or "shape" not in a:
+            continue
+        shape = [int(x) for x in a["shape"]]
+        if p.role == "tensormap" and metas:
+            box = [int(x) for x in metas[p.value]["block_size"]]
+        else:
+            box = [int(x) for x in a.get("block_shape", [1] * len(shape))]
+        new = [_shrunk_dim(d, b, cap) for d, b in zip(shape, box)]
+        strides = [int(x) for x in a.get("strides", [])]
+        new_strides = [math.prod(new[i + 1:]) for i in range(len(new))] if strides else []
+        for old, n in zip(shape + strides, new + new_strides):
+            if old != n:
+                values.setdefault(old, n)
+        shapes[p.index] = (new, new_strides)
+    return values, shapes
+
+
+def shrink_1d(plans, spec: dict, ctas: int) -> dict[int, int]:
+    """For a 1-D grid over flat buffers (no tensor shapes): old -> new for the buffer counts and
+    the scalars equal to one, dividing both the grid and the counts by the same ratio so that
+    each CTA keeps its share of the work."""
+    grid = [int(g) for g in spec["grid"]] + [1] * (3 - len(spec["grid"]))
+    if grid[1] != 1 or grid[2] != 1 or grid[0] <= ctas:
+        return {}
+    ratio = grid[0] // ctas
+    counts = {p.count for p in plans if p.role == "buffer" and p.count > 1}
+    return {c: c // ratio for c in counts if c % ratio == 0 and c // ratio > 0}
+
+
+def _grid(spec: dict, values: dict[int, int]) -> list[int]:
+    ratio = max([old / new for old, new in values.items() if new] or [1])
+    return [max(1, math.ceil(int(g) / ratio)) for g in spec["grid"]] + [1] * (3 - len(spec["grid"]))
+
+
+# --- input JSON ---------------------------------------------------------------------------------
+
+def input_json(ptx_text: str, spec: dict, cap: int = 128, ctas: int = 2) -> tuple[dict, dict]:
+    """(SentryWard input JSON, a description of the shrunk launch) for one kernel."""
+    from launch import plan as lp
+
+    entry = lp.entry_info(ptx_text, spec["kernel"])
+    plans = lp.plan_arguments(entry, spec)
+    metas = list(spec.get("tensordesc_meta") or [])
+    values, shapes = shrink_plan(plans, metas, cap)
+    if not values:
+        values = shrink_1d(plans, spec, ctas)
+    decls, args, descs = [], [], []
+    for p in plans:
+        if p.role in ("buffer", "scratch"):
+            decls.append({"parameter": p.index, "type": "pointer", "space": "global", "object": p.arg})
+        elif p.role == "tensormap":
+            decls.append({"parameter": p.index, "type": "tensor_map", "object": p.arg})
+            new_shape, new_strides = shapes.get(p.index, (p.source["shape"], p.source["strides"]))
+            src = dict(p.source, shape=new_shape, strides=new_strides)
+            req = lp.tensor_map_request(src, metas[p.value] if metas else None)
+            descs.append({"parameter": p.index, "object": p.arg, "element_type": ELEMENT_TYPE[p.dtype],
+                          "rank": req["rank"], "global_shape": req["global_dim"], "box_shape": req["box_dim"],
+                          "global_strides_bytes": req["global_strides"],
+                          "element_strides": req["element_strides"], "swizzle": SWIZZLE[req["swizzle"]],
+                          "interleave": "none", "oob_fill": "zero"})
+        else:   # scalar, desc-shape, desc-stride, desc-flag
+            value = p.value if p.value is not None else 0
+            if isinstance(value, bool):
+                value = int(value)
+            if isinstance(value, int):
+                value = values.get(value, value)
+            ty = p.param.type
+            if ty.startswith("f"):
+                value = float(value)
+            args.append({"parameter": p.index, "type": ty, "value": value})
+    launch = lp.launch_request(spec, entry)
+    grid = _grid(spec, values)
+    doc = {"schema": "spverify.kernel-input/v1", "entry": spec["kernel"],
+           "launch": {"grid_dim": grid, "block_dim": launch["block"], "dynamic_shared_bytes": launch["shared"]},
+           "declarations": decls, "arguments": args}
+    if descs:
+        doc["tma_descriptors"] = descs
+    shrunk = {"grid": [spec["grid"], grid], "values": {str(k): v for k, v in sorted(values.items())}, "cap": cap}
+    return doc, shrunk
+
+
+# --- running and reading ------------------------------------------------------------------------
+
+def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="ptx2py-races-") as tmp:
+        ptx, inp = Path(tmp) / "kernel.ptx", Path(tmp) / "input.json"
+        ptx.write_text(ptx_text)
+        inp.write_text(json.dumps(doc))
+        r = subprocess.run([sys.executable, "-m", "sentryward", str(ptx), "--input", str(inp),
+                            "--timeout", str(timeout)], capture_output=True, text=True, timeout=timeout + 60)
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return {"result": "tool_failure", "diagnostics": [{"code": "no_json", "message": (r.stderr or r.stdout)[-2000:]}]}
+
+
+def _ptx_lines(obj, out: set[int]) -> None:
+    """Every PTX line number a result names (`line`, `ptx_line`, `*_line` keys, anywhere)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if isinstance(v, int) and not isinstance(v, bool) and (k == "line" or k.endswith("_line")):
+                out.add(v)
+            else:
+                _ptx_lines(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _ptx_lines(v, out)
+
+
+def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int] | None) -> dict:
+    """The verdict, its diagnostics as lines, and the witness lines in PTX (and Python) terms."""
+    verdict = result.get("result", "tool_failure")
+    ptx_lines = ptx_text.splitlines()
+    lines = [f"{verdict}; checks: " + ", ".join(f"{k} {v}" for k, v in (result.get("checks") or {}).items())]
+    witnesses = []
+    for d in result.get("diagnostics") or []:
+        where: set[int] = set()
+        _ptx_lines(d, where)
+        lines.append(f"  {d.get('code')}: {d.get('message', '')}".rstrip(": "))
+        for ln in sorted(where):
+            text = ptx_lines[ln - 1].strip() if 0 < ln <= len(ptx_lines) else ""
+            py = (line_map or {}).get(ln)
+            loc = f"{name}:{py}" if py else f"{name} (PTX line {ln})" if line_map is not None else f"{name}:{ln}"
+            witnesses.append({"ptx_line": ln, "python_line": py, "ptx": text})
+            lines.append(f"    at {loc}: {text}" + (f"   (PTX line {ln})" if py else ""))
+        for w in (d.get("details") or {}).get("witnesses", [])[:4]:
+            if "from_instruction" in w:   # lifecycle witnesses name SentryWard's lowered instructions only
+                lines.append(f"    witness: lowered instruction #{w['from_instruction']} -> #{w['to_instruction']} "
+                             f"({w.get('kind', '')}; SentryWard gives no PTX line for it)")
+    if verdict == "unsupported":
+        lines.append("  SentryWard does not model this kernel (wgmma on sm_90a is unsupported); "
+                     "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")
+    return {"verdict": verdict, "finding": verdict in FINDINGS, "proved": verdict in PROVED, "lines": lines,
+            "witnesses": witnesses, "raw": result}
+
+
+def launch_spec(ptx_path: str) -> dict:
+    """The first kernel's launch spec from the sidecar of `ptx_path` (RaceSetupError without one)."""
+    from launch import plan as lp
+
+    sidecar = lp.sidecar_for(ptx_path)
+    if sidecar is None:
+        raise RaceSetupError(f"no launch sidecar for {ptx_path} in corpus/launch")
+    return dict(lp.kernel_specs(json.loads(sidecar.read_text()))[0], sidecar=str(sidecar))
+
+
+def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | None = None, *,
+             cap: int = 128, timeout: int = 300) -> dict:
+    """One kernel through SentryWard at the shrunk launch of `spec`."""
+    from launch import plan as lp
+
+    try:
+        doc, shrunk = input_json(ptx_text, spec, cap)
+    except (lp.PlanError, KeyError, ValueError) as e:
+        return {"verdict": "not run", "finding": False, "witnesses": [],
+                "lines": [f"not run: the sidecar does not describe this launch: {e}"]}
+    res = read_result(run_sentryward(ptx_text, doc, timeout), ptx_text, name, line_map)
+    res.update(input=doc, shrunk=shrunk)
+    return res
+
+
+def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: dict[int, int] | None = None,
+              cap: int = 128, timeout: int = 300) -> dict:
+    """Both kernels through SentryWard; {"base": ..., "edited": ..., "finding": bool} or a reason."""
+    why = sentryward_available()
+    if why:
+        return {"status": "skipped", "message": f"--races skipped: {why}", "finding": False}
+    from ptxgrammar import read_ptx
+
+    try:
+        spec = launch_spec(base_path)
+    except RaceSetupError as e:
+        return {"status": "skipped", "finding": False, "message": f"--races skipped: {e}"}
+    base = race_one(spec, read_ptx(base_path), base_path, None, cap=cap, timeout=timeout)
+    edited = race_one(spec, edited_ptx, edited_name, line_map, cap=cap, timeout=timeout)
+    return {"status": "done", "sidecar": spec["sidecar"], "base": base, "edited": edited,
+            "finding": edited["finding"]}
+
+
+def format_races(races: dict) -> str:
+    if races.get("status") != "done":
+        return races["message"]
+    lines = []
+    for side in ("base", "edited"):
+        r = races[side]
+        sh = r.get("shrunk")
+        note = f" (launch shrunk: grid {sh['grid'][0]} -> {sh['grid'][1]}, dims/strides {sh['values']})" if sh else ""
+        lines.append(f"races {side}: " + r["lines"][0] + note)
+        lines += r["lines"][1:]
+    return "\n".join(lines)

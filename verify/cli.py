@@ -39,7 +39,8 @@ def run_verify(args) -> int:
         from .races import format_races, race_pair
 
         report["races"] = race_pair(args.base, report["edited_ptx"], edited_name=args.edited,
-                                    line_map=report.get("line_map"), timeout=args.races_timeout)
+                                    line_map=report.get("line_map"), cap=args.races_size,
+                                    timeout=args.races_timeout)
         print(format_races(report["races"]))
         if report["races"].get("finding"):
             code = EXIT_FAIL
@@ -86,6 +87,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--races", action="store_true", help="also prove both kernels race-free with SentryWard "
                    "(pip install 'ptx2py[races]'; launch from the sidecar in corpus/launch, shrunk)")
     p.add_argument("--races-timeout", type=int, default=300, metavar="S", help="with --races: seconds per kernel")
+    p.add_argument("--races-size", type=int, default=128, metavar="N", help="with --races: cap every problem "
+                   "dimension at N (a multiple of the TMA box; the grid shrinks with it; default 128)")
     p.add_argument("--html", metavar="REPORT.html", help="also write the report as a page with a side-by-side SASS diff")
     p.add_argument("--json", help="write the report to this file")
     p.set_defaults(func=run_verify)

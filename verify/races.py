@@ -179,6 +179,7 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
         lines.append(f"  {d.get('code')}: {d.get('message', '')}".rstrip(": "))
         for ln in sorted(where):
             text = ptx_lines[ln - 1].strip() if 0 < ln <= len(ptx_lines) else ""
+            text = text if len(text) <= 100 else text[:97] + "..."
             py = (line_map or {}).get(ln)
             loc = f"{name}:{py}" if py else f"{name} (PTX line {ln})" if line_map is not None else f"{name}:{ln}"
             witnesses.append({"ptx_line": ln, "python_line": py, "ptx": text})

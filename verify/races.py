@@ -75,21 +75,35 @@ def shrink_plan(plans, metas: list, cap: int) -> tuple[dict[int, int], dict[int,
     return values, shapes
 
 
-def shrink_1d(plans, spec: dict, ctas: int) -> dict[int, int]:
-    """For a 1-D grid over flat buffers (no tensor shapes): old -> new for the buffer counts and
-    the scalars equal to one, dividing both the grid and the counts by the same ratio so that
-    each CTA keeps its share of the work."""
+def shrink_flat(plans, spec: dict, cap: int, ctas: int) -> tuple[dict[int, int], float]:
+    """For flat buffers (no tensor shapes): (old -> new values, grid ratio). Scalars that are
+    matrix dimensions (a buffer holds their product: M x K) are capped at `cap`, and the grid
+    shrinks as the largest buffer does; otherwise a 1-D grid and the buffer counts (and the
+    scalars equal to one) are divided by the same ratio, so each CTA keeps its share of work."""
+    scalars = {p.value for p in plans if p.role == "scalar" and isinstance(p.value, int)
+               and not isinstance(p.value, bool) and p.value > cap}
+    counts = {p.count for p in plans if p.role == "buffer" and p.count > 1}
+    dims = {v for v in scalars if any(c % v == 0 and c // v in scalars for c in counts)}
+    if dims:
+        values = {v: cap for v in dims if v % cap == 0}
+        new_counts = {c: values.get(a, a) * values.get(c // a, c // a) for c in counts for a in dims
+                      if c % a == 0 and c // a in dims}
+        values.update({c: n for c, n in new_counts.items() if n != c})
+        ratio = max([c / n for c, n in new_counts.items()] or [1])
+        return values, ratio
     grid = [int(g) for g in spec["grid"]] + [1] * (3 - len(spec["grid"]))
     if grid[1] != 1 or grid[2] != 1 or grid[0] <= ctas:
-        return {}
+        return {}, 1
     ratio = grid[0] // ctas
-    counts = {p.count for p in plans if p.role == "buffer" and p.count > 1}
-    return {c: c // ratio for c in counts if c % ratio == 0 and c // ratio > 0}
+    return {c: c // ratio for c in counts if c % ratio == 0 and c // ratio > 0}, ratio
 
 
-def _grid(spec: dict, values: dict[int, int]) -> list[int]:
-    ratio = max([old / new for old, new in values.items() if new] or [1])
-    return [max(1, math.ceil(int(g) / ratio)) for g in spec["grid"]] + [1] * (3 - len(spec["grid"]))
+def _grid(spec: dict, ratio: float) -> list[int]:
+    """The grid shrunk by `ratio` in CTAs in all, spread evenly over the grid's dimensions > 1."""
+    grid = [int(g) for g in spec["grid"]] + [1] * (3 - len(spec["grid"]))
+    k = sum(1 for g in grid if g > 1) or 1
+    per_dim = ratio ** (1 / k)
+    return [max(1, math.ceil(g / per_dim - 1e-9)) if g > 1 else 1 for g in grid]
 
 
 # --- input JSON ---------------------------------------------------------------------------------
@@ -102,8 +116,10 @@ def input_json(ptx_text: str, spec: dict, cap: int = 128, ctas: int = 2) -> tupl
     plans = lp.plan_arguments(entry, spec)
     metas = list(spec.get("tensordesc_meta") or [])
     values, shapes = shrink_plan(plans, metas, cap)
+    ratio = max([math.prod(p.source["shape"]) / math.prod(shapes[p.index][0]) for p in plans if p.index in shapes]
+                or [1])
     if not values:
-        values = shrink_1d(plans, spec, ctas)
+        values, ratio = shrink_flat(plans, spec, cap, ctas)
     decls, args, descs = [], [], []
     for p in plans:
         if p.role in ("buffer", "scratch"):
@@ -129,7 +145,7 @@ def input_json(ptx_text: str, spec: dict, cap: int = 128, ctas: int = 2) -> tupl
                 value = float(value)
             args.append({"parameter": p.index, "type": ty, "value": value})
     launch = lp.launch_request(spec, entry)
-    grid = _grid(spec, values)
+    grid = _grid(spec, ratio)
     doc = {"schema": "spverify.kernel-input/v1", "entry": spec["kernel"],
            "launch": {"grid_dim": grid, "block_dim": launch["block"], "dynamic_shared_bytes": launch["shared"]},
            "declarations": decls, "arguments": args}

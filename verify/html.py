@@ -18,7 +18,7 @@ tr.moved td{background:#e7f5ff} tr.renamed td{color:#777}
 pre{background:#f6f6f6;padding:.6em}
 """
 _FIGURES = (("registers", "registers"), ("spill_stores", "spill stores (B)"), ("spill_loads", "spill loads (B)"),
-            ("stack", "stack (B)"), ("smem", "shared memory (B)"), ("barriers", "barriers"))
+            ("stack", "stack (B)"), ("smem", "static shared memory (B)"), ("barriers", "barriers"))
 
 
 def _table(cls: str, header: list[str], rows: list[list]) -> str:
@@ -63,7 +63,7 @@ def _kernel(name: str, k: dict) -> str:
 
 
 def render_html(report: dict) -> str:
-    summary = [["result", verdict(report)], ["base", report.get("base")], ["edited", report.get("edited")],
+    summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")], ["edited", report.get("edited")],
                ["ptxas", report.get("ptxas")], ["disassembler", report.get("disassembler") or "none"],
                ["gpu", report.get("gpu")]]
     races = report.get("races") or {}
@@ -74,7 +74,7 @@ def render_html(report: dict) -> str:
     if run.get("message"):
         summary.append(["GPU run", run["message"]])
     body = [f"<h1>ptx2py verify: {escape(str(report.get('edited')))}</h1>",
-            _table("summary", ["", ""], summary),
+            _table("summary", ["", "summary"], summary),
             _list("errors", report.get("errors", [])), _list("lint", report.get("lint", [])),
             _list("ptxas warnings", report.get("warnings", []))]
     for side in ("base", "edited"):

@@ -260,7 +260,7 @@ def verify_files(base_path: str, edited_path: str, ptxas_path: str | None = None
 
 def _figures(d: dict) -> str:
     return (f"{d['registers']} regs, {d['spill_stores']}/{d['spill_loads']} B spill st/ld, {d['stack']} B stack, "
-            f"{d['smem']} B smem, {d['barriers']} barriers")
+            f"{d['smem']} B static smem, {d['barriers']} barriers")
 
 
 def verdict(report: dict) -> str:

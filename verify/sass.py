@@ -40,7 +40,7 @@ OPCODE_FAMILIES = {
     "shared memory": ("LDS", "STS", "LDSM", "STSM", "ATOMS", "LDL", "STL"),
     "constant/uniform": ("LDC", "ULDC", "S2R", "S2UR", "CS2R", "R2UR", "UMOV", "UIADD3", "USHF", "ULOP3",
                          "ULEA", "UISETP", "USEL", "UIMAD", "UPRMT", "USGXT", "ULOP", "UFLO", "UPOPC", "UBMSK",
-                         "VOTEU", "UPLOP3", "R2UR", "REDUX"),
+                         "VOTEU", "UPLOP3", "REDUX", "UVIRTCOUNT"),
     "synchronisation": ("BAR", "SYNCS", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "WARPSYNC", "ELECT", "NANOSLEEP",
                         "CGAERRBAR", "UCGABAR_ARV", "UCGABAR_WAIT", "ACQBULK", "ARRIVES"),
     "control flow": ("BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BSSY", "BSYNC", "BREAK", "BMOV", "YIELD",
@@ -50,7 +50,7 @@ OPCODE_FAMILIES = {
                        "F2FP", "FRND", "I2FP", "F2IP", "FSWZADD"),
     "integer": ("IADD3", "IMAD", "IMUL", "ISETP", "LOP3", "SHF", "SHL", "SHR", "LEA", "SEL", "MOV", "PRMT",
                 "IABS", "IMNMX", "POPC", "FLO", "BREV", "SGXT", "BMSK", "IDP", "IDP4A", "VIMNMX", "VIADD",
-                "IADD", "IMNMX", "P2R", "R2P", "I2I", "SHFL", "MATCH", "CS2R", "VIADDMNMX", "IMAD.WIDE"),
+                "IADD", "P2R", "R2P", "I2I", "SHFL", "MATCH", "VIADDMNMX"),
 }
 _FAMILY_OF = {op: fam for fam, ops in OPCODE_FAMILIES.items() for op in ops}
 

@@ -408,9 +408,30 @@ def test_races_result_read_and_witness_mapped_to_python():
     r = races.read_result(result, ptx, "k.py", {3: 30, 4: 31})
     assert r["finding"] and r["verdict"] == "potential_race"
     assert [(w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [(3, 30), (4, 31)]
-    assert "    at k.py:30: st.shared.u32 [%r1], %r2;   (PTX line 3)" in r["lines"]
+    assert "    at k.py:30 (PTX line 3): st.shared.u32 [%r1], %r2;" in r["lines"]
     unsupported = races.read_result({"result": "unsupported", "diagnostics": []}, ptx, "k.ptx", None)
     assert not unsupported["finding"] and any("--run cpu" in x for x in unsupported["lines"])
+
+
+def test_races_witness_from_source_locations_to_ptx_and_python_lines():
+    from verify import races
+
+    # SentryWard names a race's accesses by their `.loc` source location and memory space
+    ptx = ("\t.loc\t1 265 5\n\tst.shared.v4.b32 \t[%r1], {%r2, %r3, %r4, %r5};\n\tadd.s32 %r6, %r6, 1;\n"
+           "\tbar.sync 0;\n\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r7, %r8}], [%r1];\n"
+           "\t.loc\t1 270 1\n\tst.shared.b32 [%r9], %r2;\n"
+           '\t.file\t1 "/src/kernels.py"\n')
+    race = {"region": {"address_space": "shared", "bytes": 16, "offset": 4096},
+            "first": {"mode": "write", "bytes": 16, "actor": 32,
+                      "location": {"file": "/src/kernels.py", "line": 265, "column": 5}},
+            "second": {"mode": "read", "bytes": 128, "actor": 0,
+                       "location": {"file": "/src/kernels.py", "line": 265, "column": 5}}}
+    result = {"result": "potential_race", "checks": {}, "races": [race],
+              "diagnostics": [{"code": "conflicting_accesses_unordered", "details": {"witnesses_path": "races"}}]}
+    r = races.read_result(result, ptx, "k.py", {2: 40, 5: 42})
+    assert [(w["endpoint"], w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [
+        ("first", 2, 40), ("second", 5, 42)]                 # not the add, not the store under another .loc
+    assert "      write of 16 B by thread 32 at kernels.py:265:5" in r["lines"]
 
 
 @pytest.mark.slow

@@ -94,11 +94,16 @@ def main() -> int:
             t = time.time()
             e = race_one(spec, edited, rel, timeout=args.timeout)
             wit = sorted({w["ptx_line"] for w in e.get("witnesses", [])})
+            # a removed line L: the edited text's lines from L on are the original's L+1...
+            brackets = bool(line) and any(w < line for w in wit) and any(w >= line for w in wit)
             row = {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"], "witness_lines": wit,
+                   "witnesses_bracket_edit": brackets,
                    "seconds": round(time.time() - t, 1), "shrunk": e.get("shrunk"), "lines": e["lines"]}
             results.append(row)
             at = f" at line {line}" if line else ""
-            print(f"{rel}: {kind}{at}: {e['verdict']} (witness PTX lines {wit or '-'}; {row['seconds']} s)", flush=True)
+            around = "; the witness pair brackets the edited line" if brackets else ""
+            print(f"{rel}: {kind}{at}: {e['verdict']} (witness PTX lines {wit or '-'}{around}; {row['seconds']} s)",
+                  flush=True)
             if e["verdict"] not in ("race_free", "verified"):
                 print("    " + "\n    ".join(e["lines"][1:8]), flush=True)
     if args.json:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import tempfile
@@ -183,27 +184,102 @@ def _ptx_lines(obj, out: set[int]) -> None:
             _ptx_lines(v, out)
 
 
+_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', re.M)
+_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
+_OPCODE = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.:]*)")
+# which PTX instructions can be a race endpoint: (mode, memory space) -> opcode pattern
+ACCESS_OPCODES = {
+    ("write", "shared"): re.compile(r"^(st\.shared|st\.volatile\.shared|stmatrix|atom\.shared|red\.shared|"
+                                    r"cp\.async\.bulk\.tensor\.\w+\.shared|cp\.async\.bulk\.shared|tcgen05\.cp)"),
+    ("read", "shared"): re.compile(r"^(ld\.shared|ld\.volatile\.shared|ldmatrix|atom\.shared|"
+                                   r"cp\.async\.bulk\.tensor\.\w+\.global\.shared|tcgen05\.mma|tcgen05\.cp)"),
+    ("write", "global"): re.compile(r"^(st\.global|st\.|atom\.|red\.|cp\.async\.bulk\.tensor\.\w+\.global)"),
+    ("read", "global"): re.compile(r"^(ld\.global|ld\.|atom\.|cp\.async\.bulk\.tensor\.\w+\.shared)"),
+    ("write", "tensor"): re.compile(r"^(tcgen05\.st|tcgen05\.mma|tcgen05\.cp)"),
+    ("read", "tensor"): re.compile(r"^(tcgen05\.ld|tcgen05\.mma)"),
+}
+
+
+def source_sites(ptx_text: str) -> dict[tuple[str, int, int], list[tuple[int, str]]]:
+    """(source file, line, column) of each `.loc` -> the (PTX line, opcode) of the instructions under it."""
+    files = {int(n): path for n, path in _FILE.findall(ptx_text)}
+    sites: dict[tuple[str, int, int], list[tuple[int, str]]] = {}
+    current = None
+    for k, line in enumerate(ptx_text.splitlines(), 1):
+        m = _LOC.match(line)
+        if m:
+            f, ln, col = map(int, m.groups())
+            current = (files.get(f, str(f)), ln, col)
+            continue
+        op = _OPCODE.match(line)
+        if current and op and not line.lstrip().startswith(("//", ".")):
+            sites.setdefault(current, []).append((k, op.group(1)))
+    return sites
+
+
+def race_endpoint_lines(endpoint: dict, space: str, sites) -> list[int]:
+    """The PTX lines that can be this endpoint: under its source location, an access of its mode
+    to its memory space (SentryWard names the source location of the access, not its PTX line)."""
+    loc = endpoint.get("location") or {}
+    key = (loc.get("file"), loc.get("line"), loc.get("column"))
+    pattern = ACCESS_OPCODES.get((endpoint.get("mode"), space))
+    if pattern is None:
+        return []
+    return [ln for ln, op in sites.get(key, []) if pattern.match(op)]
+
+
+def _race_lines(race: dict, sites, describe) -> tuple[list[str], list[dict]]:
+    region = race.get("region") or {}
+    space = region.get("address_space", "")
+    out, witnesses = [f"    race on {space} memory, {region.get('bytes')} B at offset {region.get('offset')} "
+                      f"({race.get('overlap', '')}):"], []
+    for side in ("first", "second"):
+        e = race.get(side) or {}
+        loc = e.get("location") or {}
+        src = f"{Path(str(loc.get('file'))).name}:{loc.get('line')}:{loc.get('column')}" if loc else "no source location"
+        lines = race_endpoint_lines(e, space, sites)
+        out.append(f"      {e.get('mode')} of {e.get('bytes')} B by thread {e.get('actor')} at {src}"
+                   + ("" if lines else " (no PTX line found for it)"))
+        for ln in lines[:6]:
+            w = describe(ln)
+            witnesses.append(dict(w, endpoint=side))
+            out.append(f"        {w['where']}: {w['ptx']}")
+    return out, witnesses
+
+
 def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int] | None) -> dict:
     """The verdict, its diagnostics as lines, and the witness lines in PTX (and Python) terms."""
     verdict = result.get("result", "tool_failure")
     ptx_lines = ptx_text.splitlines()
     lines = [f"{verdict}; checks: " + ", ".join(f"{k} {v}" for k, v in (result.get("checks") or {}).items())]
     witnesses = []
+
+    def describe(ln: int) -> dict:
+        text = ptx_lines[ln - 1].strip() if 0 < ln <= len(ptx_lines) else ""
+        text = text if len(text) <= 100 else text[:97] + "..."
+        py = (line_map or {}).get(ln)
+        where = f"{name}:{py} (PTX line {ln})" if py else f"{name} (PTX line {ln})" if line_map is not None \
+            else f"{name}:{ln}"
+        return {"ptx_line": ln, "python_line": py, "ptx": text, "where": where}
+
     for d in result.get("diagnostics") or []:
         where: set[int] = set()
         _ptx_lines(d, where)
         lines.append(f"  {d.get('code')}: {d.get('message', '')}".rstrip(": "))
         for ln in sorted(where):
-            text = ptx_lines[ln - 1].strip() if 0 < ln <= len(ptx_lines) else ""
-            text = text if len(text) <= 100 else text[:97] + "..."
-            py = (line_map or {}).get(ln)
-            loc = f"{name}:{py}" if py else f"{name} (PTX line {ln})" if line_map is not None else f"{name}:{ln}"
-            witnesses.append({"ptx_line": ln, "python_line": py, "ptx": text})
-            lines.append(f"    at {loc}: {text}" + (f"   (PTX line {ln})" if py else ""))
+            w = describe(ln)
+            witnesses.append(w)
+            lines.append(f"    at {w['where']}: {w['ptx']}")
         for w in (d.get("details") or {}).get("witnesses", [])[:4]:
             if "from_instruction" in w:   # lifecycle witnesses name SentryWard's lowered instructions only
                 lines.append(f"    witness: lowered instruction #{w['from_instruction']} -> #{w['to_instruction']} "
                              f"({w.get('kind', '')}; SentryWard gives no PTX line for it)")
+    if result.get("races"):
+        sites = source_sites(ptx_text)
+        for race in result["races"][:4]:
+            more, wit = _race_lines(race, sites, describe)
+            lines += more
+            witnesses += wit
     if verdict == "unsupported":
         lines.append("  SentryWard does not model this kernel (wgmma on sm_90a is unsupported); "
                      "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")

@@ -163,12 +163,32 @@ def _pair_block(rows: list[Row], b: list[str], e: list[str], i1: int, i2: int, j
         rows += [Row("inserted", None, j1 + c, "", e[j1 + c]) for c in range(c1, c2)]
 
 
+def _opcodes(a: list[str], b: list[str]):
+    """difflib's opcodes, run only on what lies between the common prefix and suffix (the
+    matcher is quadratic on long runs of repeated instructions; an unchanged kernel costs O(n))."""
+    n = min(len(a), len(b))
+    pre = 0
+    while pre < n and a[pre] == b[pre]:
+        pre += 1
+    post = 0
+    while post < n - pre and a[len(a) - 1 - post] == b[len(b) - 1 - post]:
+        post += 1
+    if pre:
+        yield "equal", 0, pre, 0, pre
+    mid_a, mid_b = a[pre:len(a) - post], b[pre:len(b) - post]
+    if mid_a or mid_b:
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
+            yield tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre
+    if post:
+        yield "equal", len(a) - post, len(a), len(b) - post, len(b)
+
+
 def align(base: list[SassInstr], edited: list[SassInstr]) -> list[Row]:
     """The aligned diff of two kernels' instruction streams (see the module doc)."""
     b, e = _labelled(base), _labelled(edited)
     bs, es = [shape(x) for x in b], [shape(x) for x in e]
     rows: list[Row] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, bs, es, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(bs, es):
         if tag == "equal":
             rows += [Row("equal" if b[i] == e[j] else "renamed", i, j, b[i], e[j])
                      for i, j in zip(range(i1, i2), range(j1, j2))]

@@ -138,9 +138,20 @@ def load_edited(path: str) -> tuple[str, Source, list[str]]:
         ptx, line_map = python_to_ptx_traced(text, path, check=True)
         return ptx, Source(path, text, line_map, True), []
     except DSLError as e:
-        finding = str(e)
+        finding = _located_finding(e, text)
     ptx, line_map = python_to_ptx_traced(text, path, check=False)   # a DSLError here is bad input
     return ptx, Source(path, text, line_map, True), [finding]
+
+
+def _located_finding(err, text: str) -> str:
+    """A checked-mode finding as `file:line:col: error: message`, the line and a caret."""
+    line = getattr(err, "line", None)
+    if not line:
+        return str(err)
+    lines = text.splitlines()
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    col = getattr(err, "col", None) or len(src) - len(src.lstrip()) + 1
+    return f"{err.filename}:{line}:{col}: error: {err.message}\n{src}\n{' ' * (col - 1)}^"
 
 
 def python_to_ptx_traced(source: str, filename: str, check: bool = False) -> tuple[str, dict[int, int] | None]:
@@ -303,10 +314,9 @@ def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> lis
 
 def format_report(report: dict, context: int | None = None, full: bool = False) -> str:
     """The summary: the meaningful SASS changes first, then tools and figures per kernel."""
-    lines = []
+    lines = list(report.get("lint", []))      # py2ptx's checked mode runs first
     if not report.get("ok"):
         lines += report.get("errors", [])
-    lines += report.get("lint", [])
     lines += report.get("warnings", [])
     if report.get("ok"):
         for name, k in report["kernels"].items():

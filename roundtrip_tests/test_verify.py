@@ -298,6 +298,10 @@ def test_worked_example_two_edits_show_the_depbar_change_first(tmp_path):
     k = data["kernels"]["matmul_tma_kernel"]["sass"]
     assert len(k["rows"]) >= k["base_count"] and k["moved"]      # the JSON carries the whole aligned diff
     _check_page(page.read_text(), data)
+    ctx = _cli(str(MATMUL), str(WORKED / "matmul_edited.py"), "--context", "1").stdout.splitlines()
+    diff = ctx[ctx.index(next(x for x in ctx if x.startswith("  aligned diff"))) + 1:]
+    assert "261   261 - WARPGROUP.DEPBAR.LE gsb0, 0x1" in [x.strip() for x in diff]
+    assert "..." in [x.strip() for x in diff]            # rows far from a change are left out
 
 
 class _Tables(HTMLParser):

@@ -449,4 +449,5 @@ def test_races_cli_on_a_tcgen05_matmul_and_a_removed_wait(tmp_path):
     r = _cli(str(path), str(path), "--races", "--json", str(tmp_path / "r.json"))
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "r.json").read_text())
-    assert data["races"]["base"]["verdict"] == "race_free" == data["races"]["edited"]["verdict"]
+    k = data["races"]["kernels"]["matmul_tma_kernel"]
+    assert k["base"]["verdict"] == "race_free" == k["edited"]["verdict"]

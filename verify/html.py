@@ -66,10 +66,9 @@ def render_html(report: dict) -> str:
     summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")], ["edited", report.get("edited")],
                ["ptxas", report.get("ptxas")], ["disassembler", report.get("disassembler") or "none"],
                ["gpu", report.get("gpu")]]
-    races = report.get("races") or {}
-    for side in ("base", "edited"):
-        if side in races:
-            summary.append([f"races ({side})", races[side].get("verdict")])
+    races = (report.get("races") or {}).get("kernels") or {}
+    for name, k in races.items():
+        summary += [[f"races {name} ({side})", k[side].get("verdict")] for side in ("base", "edited")]
     run = report.get("run") or {}
     if run.get("message"):
         summary.append(["GPU run", run["message"]])
@@ -77,9 +76,8 @@ def render_html(report: dict) -> str:
             _table("summary", ["", "summary"], summary),
             _list("errors", report.get("errors", [])), _list("lint", report.get("lint", [])),
             _list("ptxas warnings", report.get("warnings", []))]
-    for side in ("base", "edited"):
-        if side in races:
-            body.append(_list(f"races ({side})", races[side].get("lines", [])))
+    for name, k in races.items():
+        body += [_list(f"races {name} ({side})", k[side].get("lines", [])) for side in ("base", "edited")]
     if run.get("kernels"):
         rows = run["kernels"]
         keys = sorted({k for r in rows for k in r})

@@ -281,20 +281,26 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
             lines += more
             witnesses += wit
     if verdict == "unsupported":
-        lines.append("  SentryWard does not model this kernel (wgmma on sm_90a is unsupported); "
+        why = ("its wgmma instructions (sm_90a) are unsupported"
+               if "wgmma" in json.dumps(result.get("diagnostics")) else "see the diagnostics above")
+        lines.append(f"  SentryWard does not model this kernel: {why}; "
                      "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")
     return {"verdict": verdict, "finding": verdict in FINDINGS, "proved": verdict in PROVED, "lines": lines,
             "witnesses": witnesses, "raw": result}
 
 
-def launch_spec(ptx_path: str) -> dict:
-    """The first kernel's launch spec from the sidecar of `ptx_path` (RaceSetupError without one)."""
+def launch_specs(ptx_path: str) -> list[dict]:
+    """Every kernel's launch spec from the sidecar of `ptx_path` (RaceSetupError without one)."""
     from launch import plan as lp
 
     sidecar = lp.sidecar_for(ptx_path)
     if sidecar is None:
         raise RaceSetupError(f"no launch sidecar for {ptx_path} in corpus/launch")
-    return dict(lp.kernel_specs(json.loads(sidecar.read_text()))[0], sidecar=str(sidecar))
+    return [dict(spec, sidecar=str(sidecar)) for spec in lp.kernel_specs(json.loads(sidecar.read_text()))]
+
+
+def launch_spec(ptx_path: str) -> dict:
+    return launch_specs(ptx_path)[0]
 
 
 def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | None = None, *,
@@ -314,30 +320,36 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
 
 def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: dict[int, int] | None = None,
               cap: int = 128, timeout: int = 300) -> dict:
-    """Both kernels through SentryWard; {"base": ..., "edited": ..., "finding": bool} or a reason."""
+    """Every kernel of the sidecar, base and edited, through SentryWard:
+    {"kernels": {name: {"base": ..., "edited": ...}}, "finding": bool}, or a reason it did not run."""
     why = sentryward_available()
     if why:
         return {"status": "skipped", "message": f"--races skipped: {why}", "finding": False}
     from ptxgrammar import read_ptx
 
     try:
-        spec = launch_spec(base_path)
+        specs = launch_specs(base_path)
     except RaceSetupError as e:
         return {"status": "skipped", "finding": False, "message": f"--races skipped: {e}"}
-    base = race_one(spec, read_ptx(base_path), base_path, None, cap=cap, timeout=timeout)
-    edited = race_one(spec, edited_ptx, edited_name, line_map, cap=cap, timeout=timeout)
-    return {"status": "done", "sidecar": spec["sidecar"], "base": base, "edited": edited,
-            "finding": edited["finding"]}
+    base_ptx = read_ptx(base_path)
+    kernels = {}
+    for spec in specs:
+        kernels[spec["kernel"]] = {
+            "base": race_one(spec, base_ptx, base_path, None, cap=cap, timeout=timeout),
+            "edited": race_one(spec, edited_ptx, edited_name, line_map, cap=cap, timeout=timeout)}
+    return {"status": "done", "sidecar": specs[0]["sidecar"], "kernels": kernels,
+            "finding": any(k["edited"]["finding"] for k in kernels.values())}
 
 
 def format_races(races: dict) -> str:
     if races.get("status") != "done":
         return races["message"]
     lines = []
-    for side in ("base", "edited"):
-        r = races[side]
-        sh = r.get("shrunk")
-        note = f" (launch shrunk: grid {sh['grid'][0]} -> {sh['grid'][1]}, dims/strides {sh['values']})" if sh else ""
-        lines.append(f"races {side}: " + r["lines"][0] + note)
-        lines += r["lines"][1:]
+    for name, k in races["kernels"].items():
+        for side in ("base", "edited"):
+            r = k[side]
+            sh = r.get("shrunk")
+            note = f" (launch shrunk: grid {sh['grid'][0]} -> {sh['grid'][1]}, dims/strides {sh['values']})" if sh else ""
+            lines.append(f"races {name} {side}: " + r["lines"][0] + note)
+            lines += r["lines"][1:]
     return "\n".join(lines)

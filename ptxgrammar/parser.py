@@ -96,6 +96,11 @@ def _parser(kind: str) -> GrammarParser:
 def parse_full(text: str, filename: str = "<string>") -> Module:
     """Parse with the whole grammar at once (the reference path)."""
     _check_characters(text, filename)
+    if text.count("(") + text.count("[") + text.count("{") > MAX_NESTING:
+        try:
+            _check_depth(text)
+        except NestingTooDeep as e:
+            raise _nesting_error(text, e, filename) from None
     p = _parser("full")
     try:
         module = p.parse(text, "module")
@@ -167,6 +172,7 @@ class ShapeCache:
         if builder is None:
             if len(self.builders) > self.LIMIT:
                 self.builders.clear()
+            _check_depth(chunk)          # once per shape: chunks of one shape nest alike
             builder = self.builders[key] = self._compile(context, chunk) or _parse_chunk
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
@@ -190,6 +196,8 @@ class ShapeCache:
 
 
 def _parse_chunk(context: str, chunk: str) -> list:
+    if chunk.count("(") + chunk.count("[") + chunk.count("{") > MAX_NESTING:
+        _check_depth(chunk)
     p = _parser("plain")
     try:
         items = p.parse(chunk, CHUNK_RULES[context])
@@ -206,10 +214,32 @@ SHAPES = ShapeCache()
 
 
 MAX_NESTING = 256
+_BRACKETS = re.compile(r'//[^\n\r]*|/\*.*?\*/|"[^"]*"|[(\[{]|[)\]}]', re.S)
+_BRACKET_NAMES = {"(": "parentheses", "[": "brackets", "{": "braces"}
 
 
 class NestingTooDeep(Exception):
-    pass
+    """Brackets nested deeper than MAX_NESTING; ``pos`` is where the nesting starts."""
+
+    def __init__(self, pos: int = 0, what: str = "blocks"):
+        super().__init__(what)
+        self.pos, self.what = pos, what
+
+
+def _check_depth(text: str, base: int = 0) -> None:
+    """Raise NestingTooDeep at the outermost bracket of a too-deep nest (comments and
+    strings skipped). Long flat expressions are fine: only depth counts."""
+    stack: list[tuple[int, str]] = []
+    for m in _BRACKETS.finditer(text):
+        g = m.group()
+        if g in "([{":
+            stack.append((m.start(), g))
+            if len(stack) > MAX_NESTING:
+                start = next(pos for pos, kind in stack if kind == g)
+                raise NestingTooDeep(base + start, _BRACKET_NAMES[g])
+        elif g in ")]}":
+            if stack:
+                stack.pop()
 
 
 class _Assembler:
@@ -274,6 +304,9 @@ def parse_fast(text: str) -> Module:
         except StatementError as e:
             e.offset = pos
             raise
+        except NestingTooDeep as e:
+            e.pos += pos
+            raise
         for item in items:
             asm.add(item)
         pos = stop
@@ -304,8 +337,13 @@ def parse(text: str, filename: str = "<string>") -> Module:
             return parse_full(text, filename)
         except StatementError as e:
             raise _chunk_error(text, e, filename) from None
-    except (NestingTooDeep, RecursionError):
-        raise _nesting_error(text, filename) from None
+    except NestingTooDeep as e:
+        if e.what == "blocks":         # the assembler counts blocks, not positions
+            try:
+                _check_depth(text)
+            except NestingTooDeep as located:
+                e = located
+        raise _nesting_error(text, e, filename) from None
 
 
 def _chunk_error(text: str, e: StatementError, filename: str) -> ParseError:
@@ -317,14 +355,9 @@ def _chunk_error(text: str, e: StatementError, filename: str) -> ParseError:
     return error_at(text, e.offset + pos, message, filename)
 
 
-def _nesting_error(text: str, filename: str) -> ParseError:
-    """Blocks or parentheses nested deeper than the tree supports."""
-    depth = 0
-    for m in re.finditer(r"[{(\[]|[})\]]", text):
-        depth += 1 if m.group() in "{([" else -1
-        if depth > MAX_NESTING:
-            return error_at(text, m.start(), f"nesting deeper than {MAX_NESTING} levels", filename)
-    return error_at(text, 0, "input nested too deeply to build a tree", filename)
+def _nesting_error(text: str, e: NestingTooDeep, filename: str) -> ParseError:
+    return error_at(text, e.pos, f"{e.what} nested deeper than {MAX_NESTING} levels; the nesting starts here",
+                    filename)
 
 
 def parse_file(path, filename: str | None = None) -> Module:

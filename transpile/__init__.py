@@ -17,11 +17,17 @@ def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>")
     """Parse PTX and write the DSL Python that rebuilds it exactly."""
     from ptxgrammar import parse
 
-    from .generator import Generator, render
-    from .style import gc_paused
+    from .style import deep_trees, gc_paused
 
     with gc_paused():
         module = parse(text, filename)
+    with deep_trees():
+        return _generate(module, text, sugar, filename)
+
+
+def _generate(module, text: str, sugar: bool, filename: str) -> str:
+    from .generator import Generator, render
+
     gen = Generator(module)
     stmts = gen.run()
     if sugar:
@@ -54,11 +60,22 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     With `check`, each instruction is checked against the instruction tables for
     the module's `.version`/`.target` (as `ptx2py lint` does) and a violation is
     a DSLError at the Python line that made it."""
+    from .dsl import recorder
+    from .style import deep_trees
+
+    recorder.begin(check=check)
+    try:
+        with deep_trees():
+            return _run(source, filename)
+    finally:
+        recorder.end()
+
+
+def _run(source: str, filename: str) -> str:
     from ptxgrammar import emit
 
     from .dsl import recorder
 
-    recorder.begin(check=check)
     try:
         code = compile(source, filename, "exec")
         namespace = {"__name__": "__ptx__", "__file__": filename}
@@ -70,8 +87,6 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
         raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0) from None
     except Exception as e:
         raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__) from None
-    finally:
-        recorder.end()
     return emit(module)
 
 

@@ -492,7 +492,14 @@ class Generator:
         if cls is ParenList:
             return Call("args", [self.operand(i) for i in o.items])
         if cls is BinaryExpr:
-            return Call("expr", [self.operand(o.left), q(o.op), self.operand(o.right)])
+            links = []               # a left-leaning chain becomes one flat expr(...) call
+            while o.__class__ is BinaryExpr:
+                links.append(o)
+                o = o.left
+            items = [self.operand(o)]
+            for link in reversed(links):
+                items += [q(link.op), self.operand(link.right)]
+            return Call("expr", items)
         if cls is Paren:
             return Call("paren", [self.operand(o.inner)])
         if cls is Cast:

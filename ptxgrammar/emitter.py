@@ -189,3 +189,27 @@ def default_trivia(node) -> tuple[str, ...]:
     from .style import DEFAULT_STYLE
 
     return DEFAULT_STYLE.trivia_for(node)
+
+
+def offset_of(root: Node, target: Node) -> int | None:
+    """Offset of `target`'s first token in `emit(root)` (for locating errors found
+    on a tree, e.g. a statement the Python generator cannot write); None if absent."""
+    pos = 0
+    stack: list = [root]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is tuple:
+            pos += len(item[0]) + len(item[1])
+            continue
+        if item is target:
+            return pos + len(target.leading)
+        parts = item._parts()
+        trivia = item.trivia if item.trivia is not None else default_trivia(item)
+        i = sum(1 for p in parts if p.__class__ is str)
+        for part in reversed(parts):
+            if part.__class__ is str:
+                i -= 1
+                stack.append((trivia[i], part))
+            else:
+                stack.append(part)
+    return None

@@ -20,7 +20,7 @@ from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from .shapes import DIGITS, ShapeMismatch, make_builder
-from .tree import Block, Function, Module, Section
+from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
 CHUNK_RULES = {scanner.MODULE: "module_chunk", scanner.BODY: "body_chunk", scanner.SECTION: "section_chunk"}
@@ -108,7 +108,17 @@ def parse_full(text: str, filename: str = "<string>") -> Module:
         raise _lark_error(text, e, filename) from None
     except GrammarCheck as e:
         raise error_at(text, e.token.start_pos, e.message, filename) from None
-    return module.with_changes(trailing=text[p.post.last_end:])
+    return _with_version(module.with_changes(trailing=text[p.post.last_end:]), text, filename)
+
+
+def _with_version(module: Module, text: str, filename: str) -> Module:
+    """ptxas requires `.version` as the first directive (an empty file is not a module)."""
+    if module.items and module.items[0].__class__ is Version:
+        return module
+    if not module.items:
+        raise error_at(text, len(text), "missing .version directive: an empty module is not PTX", filename)
+    where = len(module.items[0].leading)
+    raise error_at(text, where, "missing .version directive: it must come first in a PTX module", filename)
 
 
 def _check_characters(text: str, filename: str) -> None:
@@ -332,7 +342,7 @@ def parse(text: str, filename: str = "<string>") -> Module:
     _check_characters(text, filename)
     try:
         try:
-            return parse_fast(text)
+            return _with_version(parse_fast(text), text, filename)
         except Unsure:
             return parse_full(text, filename)
         except StatementError as e:

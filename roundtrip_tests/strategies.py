@@ -92,3 +92,23 @@ def modules(draw):
               Target((draw(st.sampled_from(["sm_90a", "sm_80", "sm_100a"])),), ("\n", " ")),
               AddressSize("64", ("\n", " "))]
     return Module((*header, Function(head, block, ())), draw(st.sampled_from(["", "\n", "\n\n"])), ())
+
+
+def without_trivia(node):
+    """The same tree with every node's trivia None (compare structure only)."""
+    import dataclasses
+
+    if isinstance(node, tuple):
+        return tuple(without_trivia(n) for n in node)
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return node
+    changes = {f.name: without_trivia(getattr(node, f.name)) for f in dataclasses.fields(node)}
+    if "trivia" in changes and node.__class__ is not Module:
+        changes["trivia"] = None
+    return dataclasses.replace(node, **changes)
+
+
+@st.composite
+def bare_modules(draw):
+    """A module drawn by `modules()` with all trivia removed (a hand-built tree)."""
+    return without_trivia(draw(modules()))

@@ -12,8 +12,11 @@ the DSL objects (`transpile.dsl.control`) carry the original spelling.
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
+
+from transpile import dsl
 
 from transpile.cxxnames import ident as _ident
 from transpile.cxxnames import param_names, signature, strip_templates as _strip_templates
@@ -37,7 +40,9 @@ _RESERVED = frozenset({
     "mbarrier_test_wait", "mbarrier_try_wait", "mbarrier_pending_count", "tcgen05_mma", "tcgen05_ld",
     "tcgen05_st", "tcgen05_cp", "tcgen05_shift", "tcgen05_commit", "tcgen05_alloc", "tcgen05_dealloc",
     "WGMMA_DESC_BITS",
-})
+}) | frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+# Every name the generated module may read (keywords, builtins, the DSL) is never bound to a PTX name.
+RESERVED = _RESERVED
 def _demangle(name: str):
     if not name.startswith("_Z"):
         return None

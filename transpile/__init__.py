@@ -21,8 +21,13 @@ def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>")
 
     with gc_paused():
         module = parse(text, filename)
+    from .generator import _Unsupported, unsupported_error
+
     with deep_trees():
-        return _generate(module, text, sugar, filename)
+        try:
+            return _generate(module, text, sugar, filename)
+        except _Unsupported as e:
+            raise unsupported_error(e, module, text, filename) from None
 
 
 def _generate(module, text: str, sugar: bool, filename: str) -> str:

@@ -129,7 +129,12 @@ class Generator:
         if extra:
             self.explicit += 1
         cls = stmt.__class__
-        getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+        try:
+            getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+        except _Unsupported as e:
+            if e.node is None:    # the innermost statement: where the error is reported
+                e.node = stmt
+            raise
 
     def lead_kwargs(self, text, predicted_indent) -> list:
         parts = split_lead(text, self.nl, self.at_start)
@@ -563,7 +568,19 @@ _FUNC_KW = frozenset({"params", "returns", "directives", "body", "fmt", "indent"
 
 
 class _Unsupported(Exception):
-    pass
+    """A tree the DSL cannot write; ``node`` is the statement, for the location."""
+
+    node = None
+
+
+def unsupported_error(e: _Unsupported, module, text: str, filename: str):
+    """A located ParseError for a statement the generator cannot write as Python."""
+    from ptxgrammar.emitter import offset_of
+    from ptxgrammar.errors import error_at
+
+    pos = offset_of(module, e.node) if e.node is not None else None
+    return error_at(text, pos or 0, f"ptx2py cannot write this {type(e.node).__name__} as Python "
+                                    f"(unsupported {e}); no output written", filename)
 
 
 HEADER = "from transpile.dsl import *  # noqa: F401,F403"

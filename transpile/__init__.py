@@ -87,18 +87,41 @@ def _run(source: str, filename: str) -> str:
         exec(code, namespace)
         module = recorder.current().finish()
     except DSLError as e:
-        raise _located(e, filename, e.__traceback__) from None
+        raise _located(e, filename, e.__traceback__, source) from None
     except SyntaxError as e:
-        raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0) from None
+        raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0, e.offset or 1,
+                       _line(source, e.lineno)) from None
+    except RecursionError:
+        raise DSLError("the module nests too deeply to run", filename, 1, 1, _line(source, 1)) from None
     except Exception as e:
-        raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__) from None
+        raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__, source) from None
     return emit(module)
 
 
-def _located(err: DSLError, filename: str, tb) -> DSLError:
-    line = 0
+def _located(err: DSLError, filename: str, tb, source: str = "") -> DSLError:
+    """The error at the innermost frame of the user's file: line, column, that line."""
+    line, column = err.line or 0, err.column
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
-            line = tb.tb_lineno
+            line, column = tb.tb_lineno, _column(tb)
         tb = tb.tb_next
-    return DSLError(err.message, filename, line)
+    if not line:   # found at the end (finish): the module's last line
+        line = len(source.rstrip().splitlines()) or 1
+    if column is None:
+        column = 1 + len(_line(source, line)) - len(_line(source, line).lstrip())
+    return DSLError(err.message, filename, line, column, _line(source, line))
+
+
+def _column(tb) -> int | None:
+    """1-based column of the call being made in a traceback entry (Python 3.11 positions)."""
+    try:
+        positions = list(tb.tb_frame.f_code.co_positions())
+        col = positions[tb.tb_lasti // 2][2]
+    except (AttributeError, IndexError):
+        return None
+    return None if col is None else col + 1
+
+
+def _line(source: str, lineno) -> str:
+    lines = source.splitlines()
+    return lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else ""

@@ -44,7 +44,7 @@ def test_violation_is_reported_at_the_python_line(source, rule):
     err = info.value
     assert err.line == 9, str(err)
     assert f"[{rule}]" in err.message
-    assert str(err).startswith("kernel.py:9: error: ")
+    assert str(err).startswith("kernel.py:9:5: error: ")
 
 
 def test_valid_instructions_pass_the_checks():

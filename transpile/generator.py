@@ -404,8 +404,8 @@ class Generator:
         kw = [Kw(l[1:], "True") for l in s.linkage]
         if any(l[1:] not in LINKAGE for l in s.linkage):
             raise _Unsupported("linkage")
-        if len(decls) == 1:
-            d = decls[0]
+        if len(decls) == 1 and (decls[0].count is None or word(decls[0].count) == decls[0].count):
+            d = decls[0]     # (a count spelled `<007>` takes the d(name, count=...) form below)
             a.append(q(d.name))
             if d.count is not None:
                 a.append(word(d.count))

@@ -16,7 +16,7 @@ import ptxgrammar
 from roundtrip.mutations import MUTATIONS, mutate
 from roundtrip.pipeline import outcome
 
-from conftest import ROOT, corpus_files, probe_files, sample
+from conftest import CASES, ROOT, corpus_files, probe_files, sample
 from strategies import any_modules
 
 SETTINGS = settings(max_examples=40, deadline=timedelta(seconds=60),
@@ -37,6 +37,12 @@ FOUND = [
 @pytest.mark.parametrize("text", FOUND)
 def test_inputs_found_by_fuzzing(text):
     assert outcome(text) == ("identical", None)
+
+
+# Larger finds of the long run, one file each (named for the bug they caught).
+@pytest.mark.parametrize("path", sorted((CASES / "fuzz").glob("*.ptx")), ids=lambda p: p.stem)
+def test_files_found_by_fuzzing(path):
+    assert outcome(path.read_bytes().decode("latin-1"), path.name)[0] == "identical"
 
 
 def assert_sound(text):

@@ -263,6 +263,9 @@ def _variables(stmts, rename, names) -> dict:
         _used_symbols(s.expr, used)
         for u in used:
             where.setdefault(u, set()).add(function)
+    # A spelling that also names a function (invalid PTX that parses) keeps `sym("...")`.
+    functions = {unq(s.expr.items[0]) for s in stmts if s.depth == 0 and s.expr.__class__ is Call
+                 and s.expr.head in ("ptx.entry", "ptx.func") and s.expr.items}
     decls = []
     for k, s in enumerate(stmts):
         if s.depth == 0:
@@ -271,7 +274,7 @@ def _variables(stmts, rename, names) -> dict:
         if s.prefix or s.trailer or e.__class__ is not Call or not e.head.startswith("var.") or not e.items:
             continue
         spelling = unq(e.items[0])
-        if spelling is None or spelling not in where:
+        if spelling is None or spelling not in where or spelling in functions:
             continue
         base = _variable_base(spelling)
         if spelling in rename or any(unq(i) is not None for i in e.items[1:]) or (
@@ -363,7 +366,7 @@ def _sub(e, active, top=False, decl=False):
             if idx == 0 and first_is_name and it.__class__ is str:
                 v = unq(it)
                 if v in active:
-                    new.append(active[v])
+                    new.append(str(active[v]))   # plain str: the IR's walks test `is str`
                     changed = True
                     continue
             r = _sub(it, active, decl=False)
@@ -372,7 +375,7 @@ def _sub(e, active, top=False, decl=False):
         if e.head.startswith(("param", "regparam")) and items and items[0].__class__ is str:
             v = unq(items[0])
             if v in active:
-                new[0] = active[v]
+                new[0] = str(active[v])
                 changed = True
         return Call(e.head, new) if changed else e
     if c is Kw:

@@ -482,7 +482,8 @@ class Generator:
         if cls is FloatLiteral:
             return f"fimm({q(o.text)})"
         if cls is UnaryExpr:
-            if o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text and o.operand.trivia == ("",):
+            if (o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text
+                    and o.operand.text != "0" and o.operand.trivia == ("",)):   # Python's -0 is 0
                 return "-" + o.operand.text
             return Call("unary", [q(o.op), self.operand(o.operand)])
         if cls is Negation:
@@ -532,7 +533,7 @@ class Generator:
             if r.__class__ is IntLiteral and lit(r.text) == r.text:
                 right = r.text
             elif (i.op == "+" and r.__class__ is UnaryExpr and r.op == "-" and r.operand.__class__ is IntLiteral
-                  and lit(r.operand.text) == r.operand.text and r.operand.trivia == ("",)):
+                  and lit(r.operand.text) == r.operand.text and r.operand.text != "0" and r.operand.trivia == ("",)):
                 right = "-" + r.operand.text
             if right is not None and left.__class__ is str:
                 return f"{left} {i.op} {right}"

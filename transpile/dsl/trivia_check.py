@@ -43,6 +43,7 @@ def check_trivia(value, what: str, *, before_token: bool = True, open_comment: b
 
 
 def check_comment_text(text, what: str = "comment") -> None:
-    """The text of a `//` comment: one line, printable ASCII."""
-    if text.__class__ is not str or re.fullmatch(r"[\t\x20-\x7e]*", text) is None:
+    """The text of a `//` comment: one line, printable ASCII (a final CR is the line end
+    of a file with mixed line ends, not text)."""
+    if text.__class__ is not str or re.fullmatch(r"[\t\x20-\x7e]*\r?", text) is None:
         raise DSLError(f"{what} text {text!r} must be one line of printable ASCII (no line break)")

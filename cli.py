@@ -27,7 +27,7 @@ SUBCOMMANDS = ("check", "lint", "verify", "compile-ir")
 EXAMPLES = {
     "check": "ptx2py check corpus/ptx --jobs 4 --json out.json",
     "lint": "ptx2py lint kernel.ptx",
-    "verify": "ptx2py verify base.ptx edited.py",
+    "verify": "ptx2py verify base.ptx edited.py --context 3 --html report.html",
     "compile-ir": "ptx2py compile-ir kernel.json --target sm_90a -o kernel.ptx",
 }
 

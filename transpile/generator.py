@@ -129,7 +129,12 @@ class Generator:
         if extra:
             self.explicit += 1
         cls = stmt.__class__
-        getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+        try:
+            getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+        except _Unsupported as e:
+            if e.node is None:    # the innermost statement: where the error is reported
+                e.node = stmt
+            raise
 
     def lead_kwargs(self, text, predicted_indent) -> list:
         parts = split_lead(text, self.nl, self.at_start)
@@ -399,8 +404,8 @@ class Generator:
         kw = [Kw(l[1:], "True") for l in s.linkage]
         if any(l[1:] not in LINKAGE for l in s.linkage):
             raise _Unsupported("linkage")
-        if len(decls) == 1:
-            d = decls[0]
+        if len(decls) == 1 and (decls[0].count is None or word(decls[0].count) == decls[0].count):
+            d = decls[0]     # (a count spelled `<007>` takes the d(name, count=...) form below)
             a.append(q(d.name))
             if d.count is not None:
                 a.append(word(d.count))
@@ -477,7 +482,8 @@ class Generator:
         if cls is FloatLiteral:
             return f"fimm({q(o.text)})"
         if cls is UnaryExpr:
-            if o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text and o.operand.trivia == ("",):
+            if (o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text
+                    and o.operand.text != "0" and o.operand.trivia == ("",)):   # Python's -0 is 0
                 return "-" + o.operand.text
             return Call("unary", [q(o.op), self.operand(o.operand)])
         if cls is Negation:
@@ -492,7 +498,14 @@ class Generator:
         if cls is ParenList:
             return Call("args", [self.operand(i) for i in o.items])
         if cls is BinaryExpr:
-            return Call("expr", [self.operand(o.left), q(o.op), self.operand(o.right)])
+            links = []               # a left-leaning chain becomes one flat expr(...) call
+            while o.__class__ is BinaryExpr:
+                links.append(o)
+                o = o.left
+            items = [self.operand(o)]
+            for link in reversed(links):
+                items += [q(link.op), self.operand(link.right)]
+            return Call("expr", items)
         if cls is Paren:
             return Call("paren", [self.operand(o.inner)])
         if cls is Cast:
@@ -520,7 +533,7 @@ class Generator:
             if r.__class__ is IntLiteral and lit(r.text) == r.text:
                 right = r.text
             elif (i.op == "+" and r.__class__ is UnaryExpr and r.op == "-" and r.operand.__class__ is IntLiteral
-                  and lit(r.operand.text) == r.operand.text and r.operand.trivia == ("",)):
+                  and lit(r.operand.text) == r.operand.text and r.operand.text != "0" and r.operand.trivia == ("",)):
                 right = "-" + r.operand.text
             if right is not None and left.__class__ is str:
                 return f"{left} {i.op} {right}"
@@ -556,7 +569,19 @@ _FUNC_KW = frozenset({"params", "returns", "directives", "body", "fmt", "indent"
 
 
 class _Unsupported(Exception):
-    pass
+    """A tree the DSL cannot write; ``node`` is the statement, for the location."""
+
+    node = None
+
+
+def unsupported_error(e: _Unsupported, module, text: str, filename: str):
+    """A located ParseError for a statement the generator cannot write as Python."""
+    from ptxgrammar.emitter import offset_of
+    from ptxgrammar.errors import error_at
+
+    pos = offset_of(module, e.node) if e.node is not None else None
+    return error_at(text, pos or 0, f"ptx2py cannot write this {type(e.node).__name__} as Python "
+                                    f"(unsupported {e}); no output written", filename)
 
 
 HEADER = "from transpile.dsl import *  # noqa: F401,F403"

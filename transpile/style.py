@@ -32,6 +32,7 @@ prediction, and the DSL fills in the predictions, so both sides share
 from __future__ import annotations
 
 import gc
+import sys
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 
@@ -57,6 +58,18 @@ def gc_paused():
     finally:
         if was:
             gc.enable()
+
+
+@contextmanager
+def deep_trees(limit: int = 12_000):
+    """Room for the recursive walks over deep expression trees (a 5000-term PTX sum
+    is 5000 levels deep; Python 3.11 keeps Python frames off the C stack)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def token_class(tok: str) -> str:

@@ -74,8 +74,7 @@ def run_verify(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("verify", help="assemble base and edited PTX with ptxas and compare SASS",
-                              epilog="example: ptx2py verify k.ptx k_edited.py --context 3 --html report.html")
+    p = subparsers.add_parser("verify", help="assemble base and edited PTX with ptxas and compare SASS")
     p.add_argument("base", help="the original .ptx")
     p.add_argument("edited", help="the edited .ptx or DSL .py")
     p.add_argument("--run", nargs="?", const="auto", choices=("auto", "gpu", "cpu"),

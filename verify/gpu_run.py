@@ -411,9 +411,30 @@ def skip_reason() -> str | None:
         return "numpy is not installed"
     try:
         get_gpu()
-    except Exception as e:  # noqa: BLE001 - no driver library / no device
+    except Exception as e:  # noqa: BLE001 - classified: only an absent GPU or driver is a skip
+        if not gpu_absent(e):
+            raise
         return f"no usable GPU ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
     return None
+
+
+# CUDA driver results that mean "there is no GPU or driver to use", not "something broke":
+# NOT_INITIALIZED 3, INSUFFICIENT_DRIVER 35, NO_DEVICE 100, STUB_LIBRARY 34, DEVICES_UNAVAILABLE 46,
+# COMPAT_NOT_SUPPORTED_ON_DEVICE 804.
+ABSENT_GPU_CODES = frozenset({3, 34, 35, 46, 100, 804})
+_CUDA_CODE = re.compile(r"CUDA error (\d+)")
+
+
+def gpu_absent(e: BaseException) -> bool:
+    """True when `e` (raised while setting up the GPU) says no GPU or driver is present; any
+    other failure (a launch error, a bug in the set-up code) must fail, not skip."""
+    if type(e).__name__ == "DynamicLibNotFoundError":
+        return True
+    text = str(e)
+    if isinstance(e, (OSError, RuntimeError)) and ("libcuda" in text or "dlopen" in text):
+        return True
+    m = _CUDA_CODE.match(text)
+    return m is not None and int(m.group(1)) in ABSENT_GPU_CODES
 
 
 def run_pair(base_ptx_path: str, edited_ptx: str, *, repeat: int = 50, warmup: int = 5,

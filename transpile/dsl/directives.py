@@ -25,6 +25,7 @@ from ..names import from_python
 from ..style import Style
 from . import recorder
 from .errors import DSLError
+from .trivia_check import check_comment_text, check_trivia
 from .ops import LINKAGE, insn, opcode
 from .operands import to_node
 
@@ -102,12 +103,19 @@ class PTX:
                 preset = a
             else:
                 table = a
+        if newline not in ("\n", "\r\n", "\r"):
+            raise DSLError(f"ptx.style(newline=...) is a line end (\\n, \\r\\n or \\r), not {newline!r}")
         rec = recorder.current()
         rec.style = Style(table, newline, preset)
         rec.key_cache = {}
 
     def comment(self, text: str, indent: str | None = None, inline: str | None = None):
         """A `//` comment line (indented like the next statement unless indent=)."""
+        check_comment_text(text)
+        if indent is not None:
+            check_trivia(indent, "indent")
+        if inline is not None:
+            check_trivia(inline, "inline")
         rec = recorder.current()
         if inline is not None:
             rec.tail += inline + "//" + text
@@ -118,15 +126,22 @@ class PTX:
 
     def blank(self, spaces: str = ""):
         """An empty line (or one holding only `spaces`)."""
+        if spaces.__class__ is not str or spaces.strip(" \t\f"):
+            raise DSLError(f"blank() takes spaces and tabs only, not {spaces!r}")
         recorder.current().add_line(spaces)
 
     def text(self, line: str):
         """A line of other trivia: a block-comment line, a `#` line marker."""
-        recorder.current().add_line(line)
+        rec = recorder.current()
+        pending = "\n".join([rec.tail, *[l for l in rec.lines if l.__class__ is str], line])
+        check_trivia(pending, f"ptx.text({line!r}) after the pending lines: the text", open_comment=True)
+        rec.add_line(line)
 
     def tail(self, text: str):
         """Trivia at the end of the previous statement's line (trailing spaces, /* */)."""
-        recorder.current().tail += text
+        rec = recorder.current()
+        check_trivia(rec.tail + text, "ptx.tail", open_comment=True)
+        rec.tail += text
 
     def end(self, newline: bool = True):
         recorder.current().final_newline = newline

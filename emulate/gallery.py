@@ -143,14 +143,14 @@ def python_where(text: str, line_map: dict | None, ptx_name: str, py_name: str) 
 
 def run_python(source: str, spec: dict, py_name: str = "matmul_edited.py", **kw):
     """Run a sugar-Python kernel on the engine: (Result, [report lines at Python lines])."""
-    from verify.sass import load_edited
+    from verify.report import python_to_ptx_traced
 
     from .frontend import run
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / py_name
         path.write_text(source)
-        ptx, line_map = load_edited(str(path))
+        ptx, line_map = python_to_ptx_traced(source, str(path))
     ptx_name = py_name.replace(".py", ".ptx")
     res = run(ptx, spec, filename=ptx_name, **kw)
     lines = [python_where(f"{r.where}: error: {r.kind}: {r.message}", line_map, ptx_name, py_name)

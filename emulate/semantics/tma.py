@@ -143,7 +143,8 @@ def _tensor_operand(scope, node, rank):
 def _tensor_map(machine, w, lane, addr):
     mask = np.zeros(32, bool)
     mask[lane] = True
-    raw = machine.load(w, mask, "generic", np.array([addr], np.uint64), 128)[0]
+    raw = np.concatenate([machine.load(w, mask, "generic", np.array([addr + 16 * i], np.uint64), 16)[0]
+                          for i in range(8)])     # 16-byte pieces: a map is 64-byte aligned
     tmap = tensor_maps_of(machine).from_bytes(raw, machine.globals)
     if tmap is None:
         raise NotEmulated(f"cp.async.bulk.tensor with a tensor map at {int(addr):#x} that the launch did "

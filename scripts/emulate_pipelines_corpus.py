@@ -22,6 +22,7 @@ from emulate.corpus_check import cases, run_case  # noqa: E402
 
 FEATURES = {"tma": r"cp\.async\.bulk", "mbarrier": r"\bmbarrier\.", "wgmma": r"\bwgmma\.",
             "mma.sync": r"\bmma\.sync", "ldmatrix": r"\b(ld|st)matrix\.", "tcgen05": r"\btcgen05\."}
+ASYNC = {"tma", "mbarrier", "wgmma", "tcgen05"}
 TARGETS = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a"}
 
 
@@ -35,12 +36,14 @@ def main(argv=None) -> int:
     ap.add_argument("--max-steps", type=int, default=400_000)
     ap.add_argument("--only")
     ap.add_argument("--json")
+    ap.add_argument("--async-only", action="store_true",
+                    help="only kernels with TMA, mbarrier, wgmma or tcgen05 (not mma.sync/ldmatrix alone)")
     args = ap.parse_args(argv)
     results = []
     summary = collections.defaultdict(collections.Counter)
     for producer, ptx, spec in cases(TARGETS, args.only):
         feats = features(ptx.read_text())
-        if not feats:
+        if not feats or args.async_only and not ASYNC & set(feats):
             continue
         res = run_case(ptx, spec, args.ctas, args.max_steps)
         res.update(producer=producer, ptx=str(ptx.relative_to(ROOT)), kernel=spec["kernel"], features=feats)
@@ -49,6 +52,8 @@ def main(argv=None) -> int:
             summary[(producer, f)][res["status"]] += 1
         print(f"{res['status']:18} {res['ptx']}::{res['kernel']} [{','.join(feats)}] {res.get('why', '')[:160]}",
               flush=True)
+        if args.json:                    # after every kernel: a long sweep leaves what it did
+            Path(args.json).write_text(json.dumps(results, indent=1, default=str) + "\n")
     print()
     for (producer, feat), c in sorted(summary.items()):
         print(f"{producer:8} {feat:9} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))

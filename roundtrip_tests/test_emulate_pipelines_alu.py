@@ -75,3 +75,12 @@ def test_f32x2_add_is_emulated():
     out = _one("  mov.b64 %rd1, {0x3f800000, 0x40000000};\n  mov.b64 %rd2, {0x40400000, 0x40800000};\n"
                "  add.rn.f32x2 %rd3, %rd1, %rd2;\n  mov.b64 {%r8, %r9}, %rd3;\n")
     assert out.view(np.float32)[0] == 6.0      # high lane: 2 + 4
+
+
+@pytest.mark.parametrize("mods,want", [(".max", 30.0), (".min", -31.0), (".max.abs", 31.0), (".min.abs", 0.0)])
+def test_redux_sync_f32_min_max(mods, want):
+    # lane i holds (i even ? i : -i) as f32
+    out = _one("  mov.u32 %r1, %laneid;\n  and.b32 %r2, %r1, 1;\n  cvt.rn.f32.u32 %r3, %r1;\n"
+               "  neg.f32 %r4, %r3;\n  setp.eq.u32 %p1, %r2, 0;\n  selp.b32 %r5, %r3, %r4, %p1;\n"
+               f"  redux.sync{mods}.f32 %r9, %r5, -1;\n")
+    assert out.view(np.float32)[0] == want

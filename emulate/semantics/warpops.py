@@ -174,8 +174,10 @@ def _redux(instr, scope):
     mods = instr.modifiers
     op = next((_REDUX[m] for m in mods if m in _REDUX), None)
     ptype = next((TYPES[m] for m in mods if m in TYPES), None)
-    if op is None or ptype is None or ptype.floating:
+    if op is None or ptype is None:
         raise NotEmulated(instr.name)
+    if ptype.floating:
+        return _redux_float(instr, scope, op, ptype)
     dest, a, member_node = instr.operands
     dec = scope.decoder
     ra, member, wd = dec.reader(a, ptype), _member_reader(dec, member_node), dec.writer(dest, ptype)
@@ -193,6 +195,35 @@ def _redux(instr, scope):
         else:
             r = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op].reduce(vals.view(np.uint32))
         wd(w, m, np.full(int(m.sum()), r, np.uint32))
+    return run
+
+
+def _redux_float(instr, scope, op, ptype):
+    """redux.sync.min/max{.abs}{.NaN}.f32 (sm_100a): the lanes' values folded with the numerics'
+    own min/max.f32 (their NaN and signed-zero rules), .abs first clearing the sign bits."""
+    from .alu import _numerics
+
+    alu, _ = _numerics()
+    if op not in ("min", "max") or ptype.name != ".f32" or op not in alu:
+        raise NotEmulated(instr.name)
+    fold = alu[op]
+    mods = frozenset({".f32"} | ({".NaN"} if ".NaN" in instr.modifiers else set()))
+    absolute = ".abs" in instr.modifiers
+    dest, a, member_node = instr.operands
+    dec = scope.decoder
+    ra, member, wd = dec.reader(a, ptype), _member_reader(dec, member_node), dec.writer(dest, ptype)
+    name = instr.name
+
+    def run(w, m):
+        bits = member(w, m)
+        _check_members(w, m, bits, name)
+        vals = ra(w, m).astype(np.uint32)
+        if absolute:
+            vals = vals & np.uint32(0x7FFFFFFF)
+        r = vals[:1]
+        for v in vals[1:]:
+            r = np.asarray(fold(mods, (".f32",), r, np.array([v], np.uint32)), np.uint32)
+        wd(w, m, np.full(int(m.sum()), r[0], np.uint32))
     return run
 
 

@@ -278,13 +278,16 @@ def _dealloc(instr, scope):
     return run
 
 
-def _shape_lanes(instr, w, lane_field):
+def _shape_lanes(instr, w, lane_field, lanes_per_access=32):
+    """The first lane an access covers: the warp's sub-partition (32*(w % 4), 32 lanes) must
+    hold it, starting at a multiple of the access's lane count."""
     base = 32 * (w.index % 4)
-    if lane_field != base:
+    if lane_field not in range(base, base + 32, lanes_per_access):
         m = w.cta.machine
         m.sanitizer.report("tmem", f"{instr.name} by warp {w.index} addresses lanes from {lane_field}; "
-                           f"the warp may only access lanes {base}..{base + 31}", m.where_now(w), key="lanes")
-    return base + np.arange(32)
+                           f"the warp may only access lanes {base}..{base + 31}, from a multiple of {lanes_per_access}",
+                           m.where_now(w), key="lanes")
+    return lane_field if base <= lane_field < base + 32 else base
 
 
 def _ldst_shape(instr, split_at: int):
@@ -309,7 +312,7 @@ def _cells(instr, w, taddr, reps, split):
     lane i, register j column j; 16x32bx2: threads 0-15 and 16-31 both cover lanes 0-15, the
     second half `split` columns further (PTX ISA "Matrix fragments for tcgen05.ld/st")."""
     lane_field, col = _split(taddr)
-    base = _shape_lanes(instr, w, lane_field)[0]
+    base = _shape_lanes(instr, w, lane_field, 32 if split is None else 16)
     t = np.arange(32)
     if split is None:
         lanes, cols = base + t, np.broadcast_to(col + np.arange(reps), (32, reps))

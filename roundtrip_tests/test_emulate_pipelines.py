@@ -146,6 +146,7 @@ def _tma_kernel(rank: int, box_bytes: int) -> str:
 {loads}  mov.u32 %r1, %tid.x;
   setp.eq.u32 %p1, %r1, 0;
   @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+  fence.proxy.async.shared::cta;
   bar.sync 0;
   @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], {box_bytes};
   @%p1 cp.async.bulk.tensor.{rank}d.shared::cta.global.mbarrier::complete_tx::bytes [smem], [%rd1, {{{coords}}}], [bar];
@@ -208,3 +209,4 @@ def test_setmaxnreg_is_checked_and_has_no_effect(count, ok):
     else:
         with pytest.raises(NotEmulated, match="setmaxnreg"):
             run(text, _launch([OUT], block=128))
+

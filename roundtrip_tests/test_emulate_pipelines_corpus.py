@@ -102,3 +102,15 @@ def test_attention_on_wgmma_and_tcgen05_agrees_with_the_mma_sync_build(target, a
     ref, got = out("attn_fwd_fp16_d64_w4_sm80"), out(f"attn_fwd_fp16_d64_w4_{target}")
     assert np.count_nonzero(ref) > 0
     assert np.abs(ref - got).max() <= atol
+
+
+def test_device_built_tensor_map_used_without_acquire_is_reported():
+    import json
+
+    from emulate.frontend import reduced_launch
+
+    name = "matmul_devdesc_fp16_sm90"
+    side = json.loads((SIDECARS / f"{name}.json").read_text())
+    text = _without(name, r".*fence\.proxy\.tensormap::generic\.acquire.*\n")
+    res = run(text, reduced_launch(side, 1, scalars={"K": 128}), filename=f"{name}.ptx")
+    assert any(r.kind == "async-proxy" and "acquire" in r.message for r in res.reports), res.reports

@@ -111,7 +111,29 @@ def _fence(instr, scope):
             if unfenced is not None:
                 unfenced[:] = False
         return run
+    if ".proxy" in mods and ".tensormap::generic" in mods and ".acquire" in mods:
+        return _tensormap_acquire(instr, scope)
     return lambda w, m: None
+
+
+def _tensormap_acquire(instr, scope):
+    """fence.proxy.tensormap::generic.acquire [map], 128: a tensor map written through the generic
+    proxy (tensormap.cp_fenceproxy) may now be used by TMA."""
+    read = scope.decoder.address(instr.operands[0])
+    machine = scope.machine
+
+    def run(w, m):
+        a, _ = read(w, m)
+        for addr in np.unique(a.astype(np.uint64)):
+            unacquired_maps(machine).discard(int(addr))
+    return run
+
+
+def unacquired_maps(machine) -> set:
+    s = getattr(machine, "unacquired_tensormaps", None)
+    if s is None:
+        s = machine.unacquired_tensormaps = set()
+    return s
 
 
 # --- operands ---------------------------------------------------------------------------------------------
@@ -143,6 +165,10 @@ def _tensor_operand(scope, node, rank):
 def _tensor_map(machine, w, lane, addr):
     mask = np.zeros(32, bool)
     mask[lane] = True
+    if int(addr) in unacquired_maps(machine):
+        machine.sanitizer.report("async-proxy", f"TMA uses the tensor map at {int(addr):#x}, written by "
+                                 "tensormap.cp_fenceproxy, with no fence.proxy.tensormap::generic.acquire of it",
+                                 machine.where_now(w), key=("tensormap", int(addr)))
     raw = np.concatenate([machine.load(w, mask, "generic", np.array([addr + 16 * i], np.uint64), 16)[0]
                           for i in range(8)])     # 16-byte pieces: a map is 64-byte aligned
     tmap = tensor_maps_of(machine).from_bytes(raw, machine.globals)
@@ -400,6 +426,7 @@ def _tensormap_cp(instr, scope):
         d, _ = read_dst(w, one)
         s_, _ = read_src(w, one)
         machine.store(w, one, "global", d, machine.load(w, one, "shared", s_, 128))
+        unacquired_maps(machine).add(int(d[0]))
     return run
 
 

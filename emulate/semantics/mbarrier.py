@@ -205,8 +205,7 @@ def _inval(instr, scope):
                         "mbarrier", f"mbarrier.inval of {bar.describe(w.cta)} while "
                         f"{len(bar.attached)} asynchronous copies still signal it",
                         w.cta.machine.where_now(w), key=("inval", int(off)))
-                observe(w.cta, bar, bar.phase)
-                del table[int(off)]
+                del table[int(off)]      # writes no wait observed land only when the CTA ends
     return run
 
 

@@ -11,24 +11,13 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from outfile import write_atomic
+
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 SUBCOMMANDS = ("check", "lint", "verify", "compile-ir")
 
 
 # --- shared helpers ----------------------------------------------------------------
-
-def write_atomic(path: str, text: str) -> None:
-    """Write all of `text` or nothing: a temp file in the same folder, then rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ptx2py-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
 
 def read_input(path: str) -> str:
     from ptxgrammar import read_ptx
@@ -137,7 +126,7 @@ def print_summary(results) -> None:
 
 def cmd_transpile(args) -> int:
     from ptxgrammar import ParseError
-    from transpile import ptx_to_python
+    from ptx2py import ptx_to_python
 
     try:
         text = read_input(args.input)
@@ -157,7 +146,7 @@ def py2ptx_main(argv=None) -> int:
     parser.add_argument("--no-check", action="store_true",
                         help="do not check instructions against the tables for the module's .version/.target")
     args = parser.parse_args(argv)
-    from transpile import DSLError, python_to_ptx
+    from ptx2py import DSLError, python_to_ptx
 
     try:
         source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()

@@ -17,24 +17,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The layers, lowest first. A package may import its own modules and packages of lower layers only;
-# packages on the same layer do not import each other. Top-level modules (cli.py) are named like
-# packages. `job` is what the package is for, shown in docs/architecture.md.
+# The layers, lowest first: (layer name, ((package, its job), ...)). A package may import its own
+# modules and packages of lower layers only; packages on one layer do not import each other.
+# Top-level modules (cli.py) are named like packages. The jobs are shown in docs/architecture.md.
+# lint sits below transpile because py2ptx's checked mode (transpile.dsl.recorder) applies its rules;
+# kernelir sits above verify because its GPU check loads the driver through verify.gpu_run.
 LAYERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
-    ("grammar", (("ptxgrammar", "PTX grammar, parser, typed lossless tree, emitter, ISA tables"),)),
+    ("base", (("ptxgrammar", "PTX grammar, parser, typed lossless tree, emitter, ISA tables"),
+              ("outfile", "output files written whole or not at all"))),
     ("analysis", (("analysis", "control-flow graph, dominators, loops over the tree"),)),
+    ("rules", (("lint", "instruction rules for a module's .version/.target (also py2ptx's check)"),)),
     ("transpile", (("transpile", "PTX tree -> Python generator and the DSL runtime"),)),
     ("passes", (("sugar", "readability passes over the generated Python"),
-                ("lint", "instruction rules for a module's .version/.target"),
                 ("launch", "launch sidecars: parameter packing, tensor maps, seeded inputs"))),
     ("engine", (("emulate", "CPU execution engine"),)),
     ("tools", (("verify", "ptxas + SASS comparison, GPU runs of both kernels"),
-               ("roundtrip", "round-trip checks of files and folders"),
-               ("kernelir", "kernel IR, its interpreter and its one-pass compiler to PTX"))),
+               ("roundtrip", "round-trip checks of files and folders"))),
+    ("kernel IR", (("kernelir", "kernel IR, its interpreter and its one-pass compiler to PTX"),)),
     ("bridges", (("tritonbridge", "Triton kernels -> PTX -> Python"),
                  ("highlight", "Pygments lexer for PTX"))),
-    ("entry", (("ptx2py", "facade: the composed entry points (ptx_to_python with sugar, ...)"),
-               ("cli", "command line: parses arguments, composes the packages"))),
+    ("facade", (("ptx2py", "the composed entry points: ptx_to_python(text, sugar=...), python_to_ptx"),)),
+    ("command line", (("cli", "parses arguments and composes the packages"),)),
 )
 
 # Folders at the top that are not packages of the product (tests, scripts, data, a venv).

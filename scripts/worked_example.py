@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ptxgrammar  # noqa: E402
-from transpile import ptx_to_python, python_to_ptx  # noqa: E402
+from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
 from verify.sass import format_report, verify_texts  # noqa: E402
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"

@@ -6,7 +6,7 @@ token). The output is laid out in black's style by `format.layout`.
 
 The Python-generation IR is a list of `PyStmt` records (kind, expression IR
 from `transpile.format`, nesting); sugar passes transform that list, never
-the bytes (see `sugar_hook`).
+the bytes (the `passes=` of `transpile.ptx_to_python`).
 """
 
 from __future__ import annotations

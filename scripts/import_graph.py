@@ -51,6 +51,7 @@ def layer_of() -> dict[str, int]:
 
 @dataclass
 class Graph:
+    root: Path
     modules: dict[str, Path]                      # dotted name -> file
     edges: dict[str, set[str]] = field(default_factory=dict)   # importer -> imported (project only)
     lines: dict[tuple[str, str], int] = field(default_factory=dict)  # (importer, imported) -> line
@@ -148,7 +149,7 @@ def _call_name(func: ast.expr) -> str:
 
 def build(root: Path = ROOT) -> Graph:
     modules = find_modules(root)
-    graph = Graph(modules, {m: set() for m in modules})
+    graph = Graph(root, modules, {m: set() for m in modules})
     for module, path in modules.items():
         for target, line in imports_of(module, path, modules):
             graph.edges[module].add(target)
@@ -220,7 +221,7 @@ def violations(graph: Graph) -> list[str]:
             continue
         where = "a higher layer" if layers[b] > layers[a] else "a package on its own layer"
         line = graph.lines[(src, dst)]
-        found.append(f"{graph.modules[src].relative_to(ROOT)}:{line}: {src} imports {dst}: "
+        found.append(f"{graph.modules[src].relative_to(graph.root)}:{line}: {src} imports {dst}: "
                      f"{a} ({LAYERS[layers[a]][0]}) imports {where}, {b} ({LAYERS[layers[b]][0]})")
     return found
 

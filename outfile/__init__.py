@@ -1,6 +1,5 @@
-"""Output files written whole or not at all: every command that writes a file (`ptx2py -o`,
-`py2ptx -o`, `check --json`, `compile-ir -o`) goes through `write_atomic`, so a failure
-never leaves a partial or clobbered file."""
+"""Output files written whole or not at all: `ptx2py -o`, `py2ptx -o`, `check --json` and
+`compile-ir -o` go through `write_atomic`, so a failure never leaves a partial or clobbered file."""
 
 from __future__ import annotations
 

@@ -92,3 +92,22 @@ def test_architecture_page_is_up_to_date():
     assert page.is_file(), "docs/architecture.md is missing: run python scripts/make_architecture.py"
     assert page.read_text() == make_architecture.render(import_graph.build()), (
         "docs/architecture.md is stale: run python scripts/make_architecture.py")
+
+
+def _layout_paths() -> list[str]:
+    """The first path named in each row of README.md's layout table."""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("## Layout", 1)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    return [row.split("`")[1] for row in rows]
+
+
+def test_readme_layout_table_matches_the_folders():
+    listed = _layout_paths()
+    missing = [path for path in listed if not (ROOT / path).exists()]
+    assert not missing, f"README.md's layout table names paths that do not exist: {missing}"
+    tops = {path.split("/")[0].removesuffix(".py") for path in listed}
+    folders = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+               and not p.name.endswith(".egg-info") and p.name not in ("build", "venv", "out")}
+    unlisted = sorted(folders - tops) + sorted(set(import_graph.top_packages()) - tops - folders)
+    assert not unlisted, f"folders or packages missing from README.md's layout table: {unlisted}"

@@ -21,15 +21,16 @@ ROOT = Path(__file__).resolve().parent.parent
 # modules and packages of lower layers only; packages on one layer do not import each other.
 # Top-level modules (cli.py) are named like packages. The jobs are shown in docs/architecture.md.
 # lint sits below transpile because py2ptx's checked mode (transpile.dsl.recorder) applies its rules;
-# kernelir sits above verify because its GPU check loads the driver through verify.gpu_run.
+# launch beside it, below sugar, which names parameters from launch sidecars; kernelir sits above
+# verify because its GPU check loads the driver through verify.gpu_run.
 LAYERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("base", (("ptxgrammar", "PTX grammar, parser, typed lossless tree, emitter, ISA tables"),
               ("outfile", "output files written whole or not at all"))),
     ("analysis", (("analysis", "control-flow graph, dominators, loops over the tree"),)),
-    ("rules", (("lint", "instruction rules for a module's .version/.target (also py2ptx's check)"),)),
+    ("rules and sidecars", (("lint", "instruction rules for a module's .version/.target (also py2ptx's check)"),
+                            ("launch", "launch sidecars: parameter packing, tensor maps, seeded inputs"))),
     ("transpile", (("transpile", "PTX tree -> Python generator and the DSL runtime"),)),
-    ("passes", (("sugar", "readability passes over the generated Python"),
-                ("launch", "launch sidecars: parameter packing, tensor maps, seeded inputs"))),
+    ("passes", (("sugar", "readability passes over the generated Python"),)),
     ("engine", (("emulate", "CPU execution engine"),)),
     ("tools", (("verify", "ptxas + SASS comparison, GPU runs of both kernels"),
                ("roundtrip", "round-trip checks of files and folders"))),

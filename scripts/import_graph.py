@@ -72,9 +72,11 @@ class Graph:
 
 
 def top_packages(root: Path = ROOT) -> list[str]:
-    """Top-level packages (folders with __init__.py) and top-level modules of the product."""
+    """Top-level packages (folders with __init__.py, or namespace folders holding packages, as
+    emulate/ holds emulate/numerics/) and top-level modules of the product."""
     names = [p.name for p in root.iterdir()
-             if p.is_dir() and p.name not in NOT_PACKAGES and (p / "__init__.py").is_file()]
+             if p.is_dir() and p.name not in NOT_PACKAGES and p.name.isidentifier()
+             and ((p / "__init__.py").is_file() or any(p.glob("*/__init__.py")))]
     names += [p.stem for p in root.glob("*.py")]
     return sorted(names)
 
@@ -92,7 +94,7 @@ def find_modules(root: Path = ROOT) -> dict[str, Path]:
                 continue
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            if all((root / Path(*parts[:i]) / "__init__.py").is_file() for i in range(1, len(parts) + 1)
+            if all((root / Path(*parts[:i]) / "__init__.py").is_file() for i in range(2, len(parts) + 1)
                    if (root / Path(*parts[:i])).is_dir()):
                 modules[".".join(parts)] = path
     return modules

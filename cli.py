@@ -13,11 +13,12 @@ import argparse
 import difflib
 import json
 import os
-import stat
 import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+
+from outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
@@ -33,46 +34,6 @@ EXAMPLES = {
 
 
 # --- shared helpers ----------------------------------------------------------------
-
-class OutputError(Exception):
-    """An output that cannot or must not be written; the message names the file."""
-
-
-def write_atomic(path: str, text: str, inputs=()) -> None:
-    """Write all of `text` or nothing: a temp file in the same folder, then rename.
-    Refuses to replace one of `inputs`; the file gets ordinary permissions (the mode
-    of the file it replaces, else 0666 less the umask), not mkstemp's 0600."""
-    for src in inputs:
-        if src not in (None, "-") and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
-            raise OutputError(f"{path}: error: the output would overwrite the input {src}; choose another -o")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise OutputError(f"{path}: error: no such folder {folder}")
-    if os.path.isdir(path):
-        raise OutputError(f"{path}: error: is a folder")
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o666 & ~_umask()
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ptx2py-", suffix=".tmp")
-    except OSError as e:
-        raise OutputError(f"{path}: error: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        os.unlink(tmp)
-        raise OutputError(f"{path}: error: {e.strerror}") from None
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    old = os.umask(0o022)
-    os.umask(old)
-    return old
-
 
 def read_input(path: str) -> str:
     from ptxgrammar import read_ptx
@@ -233,7 +194,7 @@ def print_summary(results) -> None:
 
 def cmd_transpile(args) -> int:
     from ptxgrammar import ParseError
-    from transpile import ptx_to_python
+    from ptx2py import ptx_to_python
 
     try:
         text = read_input(args.input)
@@ -263,7 +224,7 @@ def py2ptx_main(argv=None) -> int:
                         help="do not check instructions against the tables for the module's .version/.target")
     parser.add_argument("--version", action="version", version=f"py2ptx {_version()}")
     args = parser.parse_args(argv)
-    from transpile import DSLError, python_to_ptx
+    from ptx2py import DSLError, python_to_ptx
 
     try:
         source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()

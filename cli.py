@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
-SUBCOMMANDS = ("check", "lint", "verify", "compile-ir")
+SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton")
 
 
 # --- shared helpers ----------------------------------------------------------------
@@ -201,7 +201,7 @@ def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
     for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
-                         ("kernelir.cli", "add_parser")):
+                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

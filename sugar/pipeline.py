@@ -7,10 +7,11 @@ from . import aliases, arrays, banner, debugdata, demoted, debugstr, inline_asm,
 PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, repeat, aliases]
 
 
-def apply(stmts, *, module=None, generator=None, passes=None):
+def apply(stmts, *, module=None, generator=None, passes=None, param_names=None):
     from .ctx import Context
 
     ctx = Context(module, generator, stmts)
+    ctx.param_names = dict(param_names or {})
     for p in PASSES if passes is None else passes:
         stmts = p.run(stmts, ctx)
     return stmts

@@ -13,8 +13,11 @@ from .dsl.errors import DSLError
 __all__ = ["ptx_to_python", "python_to_ptx", "DSLError"]
 
 
-def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>") -> str:
-    """Parse PTX and write the DSL Python that rebuilds it exactly."""
+def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>", param_names=None) -> str:
+    """Parse PTX and write the DSL Python that rebuilds it exactly.
+
+    `param_names` (with `sugar`): {kernel spelling: [Python name per .param]} names the
+    parameters of kernels whose PTX spells them `<kernel>_param_<i>` (Triton's) from their source."""
     from ptxgrammar import parse
 
     from .generator import Generator, render
@@ -25,11 +28,11 @@ def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>")
     gen = Generator(module)
     stmts = gen.run()
     if sugar:
-        stmts = sugar_hook(stmts, module, gen)
+        stmts = sugar_hook(stmts, module, gen, param_names)
     return render(stmts, gen.style)
 
 
-def sugar_hook(stmts, module, gen):
+def sugar_hook(stmts, module, gen, param_names=None):
     """Run `sugar.pipeline.apply(stmts, module=..., generator=...)` when it exists.
 
     Contract: `apply` takes the Python-generation IR (a list of
@@ -45,6 +48,8 @@ def sugar_hook(stmts, module, gen):
     apply = getattr(pipeline, "apply", None)
     if apply is None:
         return stmts
+    if param_names:
+        return apply(stmts, module=module, generator=gen, param_names=param_names)
     return apply(stmts, module=module, generator=gen)
 
 

@@ -1,0 +1,159 @@
+"""from-triton / to-triton (tritonbridge/): Triton source -> the corpus PTX and named Python,
+and the edited PTX back through Triton 3.9's kernel override (no GPU needed: the override's
+PTX is what Triton assembles, and its cubin is ptxas's output for that PTX)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+triton = pytest.importorskip("triton")
+
+import cli  # noqa: E402
+from conftest import ROOT  # noqa: E402
+from launch.plan import entry_params  # noqa: E402
+from transpile import python_to_ptx  # noqa: E402
+
+KERNELS = ROOT / "corpus" / "src" / "triton" / "kernels.py"
+LAUNCH = ROOT / "corpus" / "launch" / "triton"
+PTX = ROOT / "corpus" / "ptx" / "triton"
+FILE_LINE = re.compile(r'^\s*\.file\s+1\s+"([^"]+)"', re.M)
+TRITON_LIB = re.compile(r'^(\s*\.file\s+\d+\s+")[^"]*/site-packages/(triton/[^"]+")', re.M)
+
+
+def same_but_triton_path(a: str, b: str) -> bool:
+    """Equal, up to where Triton itself is installed (`.file 2 ".../site-packages/triton/language/standard.py"`)."""
+    return TRITON_LIB.sub(r"\1\2", a) == TRITON_LIB.sub(r"\1\2", b)
+
+
+def from_triton(stem: str, out: Path, *extra: str) -> Path:
+    side = json.loads((LAUNCH / f"{stem}.json").read_text())
+    kernel = side["source"].split("::")[1]
+    recorded = FILE_LINE.search((PTX / f"{stem}.ptx").read_text()).group(1)  # where the corpus was built
+    py = out / f"{stem}.py"
+    rc = cli.ptx2py_main(["from-triton", f"{KERNELS}::{kernel}", "--like", str(LAUNCH / f"{stem}.json"),
+                          "--record-path", recorded, "--sugar", "-o", str(py), *extra])
+    assert rc == 0
+    return py
+
+
+@pytest.mark.parametrize("stem", ["add_fp32_sm90", "matmul_tma_fp16_sm90", "layernorm_fp16_b1024_w4_sm80",
+                                  "matmul_tma_fp16_sm80"])
+def test_from_triton_gives_the_corpus_ptx_and_named_python(stem, tmp_path):
+    py = from_triton(stem, tmp_path)
+    ptx = py.with_suffix(".ptx").read_text()
+    assert same_but_triton_path(ptx, (PTX / f"{stem}.ptx").read_text())
+    source = py.read_text()
+    assert python_to_ptx(source) == ptx
+    side = json.loads(py.with_suffix(".json").read_text())
+    names = side["param_names"]
+    n_params = len(entry_params(ptx, side["kernel"]))
+    assert len(names) == n_params and not any(re.fullmatch(r"param_\d+", n) for n in names)
+    for a in side["args"]:
+        assert a["name"] in names
+    assert f"params=(" in source and "_param_" not in source.split("kernel_name(", 1)[1].split(")", 1)[0]
+
+
+def test_sidecar_is_one_launch_plan_reads(tmp_path):
+    from launch.plan import entry_info, kernel_specs, plan_arguments
+
+    py = from_triton("matmul_tma_fp16_sm90", tmp_path)
+    side = json.loads(py.with_suffix(".json").read_text())
+    spec = kernel_specs(side)[0]
+    plans = plan_arguments(entry_info(py.with_suffix(".ptx").read_text(), spec["kernel"]), spec)
+    assert [p.role for p in plans].count("tensormap") == 3
+    assert side["triton"]["override"]["file"] == "matmul_tma_kernel.ptx"
+
+
+def test_jit_specialization_from_launch_values(tmp_path):
+    py = tmp_path / "add.py"
+    rc = cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32,*fp32,*fp32,i32",
+                          "--constexprs", "BLOCK=1024", "--arg", "x_ptr=4096", "--arg", "y_ptr=4096",
+                          "--arg", "out_ptr=4096:zeros", "--arg", "n_elements=4096", "--grid", "4", "-o", str(py)])
+    assert rc == 0
+    side = json.loads(py.with_suffix(".json").read_text())
+    assert side["triton"]["specialization"] == "jit" and "incomplete" not in side
+    # 16-byte aligned tensors and n % 16 == 0: the JIT's divisibility attributes reach the PTX
+    plain = (PTX / "add_fp32_sm90.ptx").read_text()
+    assert py.with_suffix(".ptx").read_text() != plain
+
+
+# kernel stem -> (text in the sugared Python, its replacement): an edit ptxas cannot drop
+EDITS = {
+    "add_fp32_sm90": (r"ptx.add.f32(", "ptx.sub.f32("),
+    "softmax_fp32_b1024_w4_sm90": (r"ptx.max.f32(", "ptx.min.f32("),
+    "matmul_tma_fp16_sm90": ("            for i in range(3):", "            for i in range(2):"),
+}
+
+CHECK = r"""
+import json, os, sys, tempfile
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import kernels
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource, compile, make_backend
+side = json.load(open(sys.argv[2]))
+fn = getattr(kernels, side["source"].split("::")[1])
+fn.file_name = sys.argv[3]
+target = GPUTarget("cuda", side["target"]["capability"], 32)
+options = {"num_warps": side["num_warps"], "num_stages": side["num_stages"]}
+k = compile(ASTSource(fn=fn, signature=side["signature"], constexprs=side["constexprs"]), target=target, options=options)
+backend = make_backend(target)
+stages = {}
+backend.add_stages(stages, backend.parse_options(options), fn.__class__ and __import__("triton").compiler.compiler.Language.TRITON)
+md = dict(k.metadata._asdict())
+cubins = [stages["cubin"](open(p).read(), dict(md)) for p in sys.argv[4:6]]
+print(json.dumps({"ptx": k.asm["ptx"], "same_cubin_as_edited": k.asm["cubin"] == cubins[0],
+                  "same_cubin_as_original": k.asm["cubin"] == cubins[1]}))
+"""
+
+
+@pytest.mark.parametrize("stem", sorted(EDITS))
+def test_override_loop(stem, tmp_path, capsys):
+    py = from_triton(stem, tmp_path)
+    old, new = EDITS[stem]
+    source = py.read_text()
+    assert old in source
+    py.write_text(source.replace(old, new, 1))
+    capsys.readouterr()
+    override = tmp_path / "override"
+    assert cli.ptx2py_main(["to-triton", str(py), "--out", str(override)]) == 0
+    env_lines = capsys.readouterr().out.strip().splitlines()
+    assert env_lines == ["export TRITON_KERNEL_OVERRIDE=1", f"export TRITON_OVERRIDE_DIR={override.resolve()}"]
+    written = list(override.glob("*/*.ptx"))
+    assert len(written) == 1
+    edited = written[0].read_text()
+    assert edited == python_to_ptx(py.read_text()) and edited != py.with_suffix(".ptx").read_text()
+    env = dict(os.environ, TRITON_KERNEL_OVERRIDE="1", TRITON_OVERRIDE_DIR=str(override),
+               TRITON_CACHE_DIR=str(tmp_path / "cache"), TRITON_DEFAULT_FP_FUSION="1")
+    recorded = FILE_LINE.search(py.with_suffix(".ptx").read_text()).group(1)
+    run = subprocess.run([sys.executable, "-c", CHECK, str(KERNELS), str(py.with_suffix(".json")), recorded,
+                          str(written[0]), str(py.with_suffix(".ptx"))], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "Overriding kernel with file" in run.stdout
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["ptx"] == edited
+    assert got["same_cubin_as_edited"] and not got["same_cubin_as_original"]
+
+
+def test_to_triton_refuses_a_renamed_kernel(tmp_path, capsys):
+    py = from_triton("add_fp32_sm90", tmp_path)
+    py.write_text(py.read_text().replace('"add_kernel"', '"add_kernel2"', 1))
+    assert cli.ptx2py_main(["to-triton", str(py), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "no .entry add_kernel" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_from_triton_errors_are_located_and_write_nothing(tmp_path, capsys):
+    out = tmp_path / "k.py"
+    assert cli.ptx2py_main(["from-triton", f"{KERNELS}::no_such_kernel", "--signature", "i32", "-o", str(out)]) == 2
+    assert f"{KERNELS}:1:1: error: no kernel named 'no_such_kernel'" in capsys.readouterr().err
+    assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32", "-o", str(out)]) == 2
+    assert "no type for parameter(s) y_ptr" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

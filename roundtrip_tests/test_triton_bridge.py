@@ -157,3 +157,62 @@ def test_from_triton_errors_are_located_and_write_nothing(tmp_path, capsys):
     assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32", "-o", str(out)]) == 2
     assert "no type for parameter(s) y_ptr" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def _compiled(stem: str, cache: Path):
+    """A CompiledKernel, as a notebook user has one, in a fresh cache folder."""
+    from tritonbridge.compile import KernelConfig, compile_kernel, load_kernel
+
+    side = json.loads((LAUNCH / f"{stem}.json").read_text())
+    fn = load_kernel(f"{KERNELS}::{side['source'].split('::')[1]}")
+    cfg = KernelConfig(signature={k: v for k, v in side["signature"].items() if v != "constexpr"},
+                       constexprs=side["constexprs"], capability=side["target"]["capability"],
+                       num_warps=side["num_warps"], num_stages=side["num_stages"])
+    return compile_kernel(fn, cfg).compiled
+
+
+def test_notebook_api_on_a_compiled_kernel(tmp_path, monkeypatch):
+    import ptx2py
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    compiled = _compiled("matmul_tma_fp16_sm90", tmp_path / "cache")
+    k = ptx2py.from_triton(compiled)
+    assert k.ptx() == compiled.asm["ptx"]
+    src = k.python(sugar=True)
+    assert python_to_ptx(src) == k.ptx() and '"a_desc_shape0"' in src and '"profile_scratch"' in src
+    edited = k.ptx().replace("wgmma.wait_group.sync.aligned 1;", "wgmma.wait_group.sync.aligned 0;")
+    assert edited != k.ptx()
+    d = k.diff(edited)
+    assert "-\twgmma.wait_group.sync.aligned 1;" in d and "+\twgmma.wait_group.sync.aligned 0;" in d
+    html = k._repr_html_()
+    assert "<table>" in html and "wgmma" in html and "a_desc_shape0" in html
+    with pytest.raises(RuntimeError, match="emulate"):
+        k.run()
+    # the cache folder Triton wrote: the same kernel, parameters named from its TTIR
+    folder = next(p for p in (tmp_path / "cache").iterdir() if list(p.glob("*.ptx")))
+    c = ptx2py.open(folder)
+    assert c.ptx() == k.ptx() and '"a_desc_shape0"' in c.python()
+
+
+def test_from_triton_accepts_a_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    compiled = _compiled("add_fp32_sm90", tmp_path / "cache")
+    folder = next(p for p in (tmp_path / "cache").iterdir() if list(p.glob("*.ptx")))
+    out = tmp_path / "k.py"
+    assert cli.ptx2py_main(["from-triton", str(folder), "--sugar", "-o", str(out)]) == 0
+    assert out.with_suffix(".ptx").read_text() == compiled.asm["ptx"]
+    assert '"n_elements"' in out.read_text()
+    side = json.loads(out.with_suffix(".json").read_text())
+    assert side["triton"]["override"] is None  # a cache folder does not carry the override key
+    assert cli.ptx2py_main(["to-triton", str(out), "--out", str(tmp_path / "o")]) == 2
+
+
+def test_notebook_verify_uses_ptxas(tmp_path):
+    import ptx2py
+    from verify.sass import find_ptxas_all
+
+    if not find_ptxas_all():
+        pytest.skip("no ptxas on this machine")
+    k = ptx2py.open(PTX / "add_fp32_sm90.ptx")
+    report = k.verify(k.ptx().replace("add.f32", "sub.f32"))
+    assert report["ok"] and report["gpu"] == "sm_90a"

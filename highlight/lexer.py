@@ -32,17 +32,38 @@ MULTI_CHAR = ("SHIFTOP", "EQOP", "OROR", "ANDAND", "RELOP")  # before their one-
 STATEMENT_HEAD = {"IDENT": Keyword, "DOTNAME": Keyword.Declaration, "STATE_SPACE": Keyword.Declaration}
 
 
-def _ident_type(lexer, match):
+def _ident_kind(text: str):
     """`%r1` a register, `$L__BB0_3` a label, anything else a name."""
-    text = match.group(0)
-    kind = Name.Variable if text[0] == "%" else Name.Label if text[0] == "$" else Name
-    yield match.start(), kind, text
+    return Name.Variable if text[0] == "%" else Name.Label if text[0] == "$" else Name
 
 
 def _ordered(terminals):
     named = [t for t in terminals if t[0] not in IGNORED]
     index = {t[0]: i for i, t in enumerate(named)}
     return sorted(named, key=lambda t: (-t[2], t[0] not in MULTI_CHAR, -len(t[1]) if t[3] else 0, index[t[0]]))
+
+
+def _alternation(rules):
+    """[(pattern, type or None for a name)] -> one rule: a single regex whose first matching
+    alternative decides the type (as Pygments' first-match order would, one regex per token)."""
+    kinds = {}
+    parts = []
+    for i, (pattern, kind) in enumerate(rules):
+        kinds[f"t{i}"] = kind
+        parts.append(f"(?P<t{i}>{pattern})")
+
+    def callback(lexer, match):
+        kind = kinds[match.lastgroup]
+        text = match.group(0)
+        yield match.start(), _ident_kind(text) if kind is None else kind, text
+
+    return "|".join(parts), callback
+
+
+def _type_of(name: str):
+    if name == "IDENT":
+        return None
+    return TOKEN_TYPE.get(name, Punctuation if name in BRACKETS else Operator)
 
 
 def build_tokens(terminals=None) -> dict:
@@ -53,24 +74,18 @@ def build_tokens(terminals=None) -> dict:
 
         terminals = grammar_terminals()
     rx = {t[0]: t[1] for t in terminals}
-    ignored = [(rx[n], TOKEN_TYPE[n]) for n in IGNORED]
-    body = []
-    for name, pattern, _prio, _lit in _ordered(terminals):
-        if name == "IDENT":
-            body.append((pattern, _ident_type))
-        elif name in TOKEN_TYPE:
-            body.append((pattern, TOKEN_TYPE[name]))
-        else:
-            body.append((pattern, Punctuation if name in BRACKETS else Operator))
+    ordered = _ordered(terminals)
+    ignored = [_alternation([(rx[n], TOKEN_TYPE[n]) for n in IGNORED])]
+    body = [_alternation([(p, _type_of(n)) for n, p, _prio, _lit in ordered])]
     ident = rx["IDENT"]
     head = [
         (rf"(@)({rx['BANG']}?)(\s*)({ident})", bygroups(Operator, Operator, Text.Whitespace, Name.Variable)),
         (rf"({ident})(\s*)({rx['COLON']})(?!:)", bygroups(Name.Label, Text.Whitespace, Punctuation)),
         (rx["LBRACE"], Punctuation), (rx["RBRACE"], Punctuation),
     ]
-    dots = [n for n, p, _prio, _lit in _ordered(terminals) if p.startswith("\\.")]  # .version ... .f32
-    head += [(rx[n], STATEMENT_HEAD.get(n, TOKEN_TYPE.get(n)), "statement") for n in dots]
-    head.append((ident, STATEMENT_HEAD["IDENT"], "statement"))
+    dots = [n for n, p, _prio, _lit in ordered if p.startswith("\\.")]  # .version ... .f32: a directive
+    head.append(_alternation([(rx[n], STATEMENT_HEAD.get(n, TOKEN_TYPE.get(n))) for n in dots]
+                             + [(ident, STATEMENT_HEAD["IDENT"])]) + ("statement",))
     statement = [(rx["SEMICOLON"], Punctuation, "#pop"), (rx["LBRACE"] + r"(?=[ \t]*(\r?\n|//|$))", Punctuation, "#pop")]
     return {"root": ignored + head + body, "statement": ignored + statement + body}
 

@@ -216,3 +216,16 @@ def test_notebook_verify_uses_ptxas(tmp_path):
     k = ptx2py.open(PTX / "add_fp32_sm90.ptx")
     report = k.verify(k.ptx().replace("add.f32", "sub.f32"))
     assert report["ok"] and report["gpu"] == "sm_90a"
+
+
+def test_gpu_runs_find_the_sidecar_beside_and_refuse_an_incomplete_one(tmp_path):
+    from launch.plan import PlanError, entry_info, kernel_specs, plan_arguments, sidecar_for
+
+    py = tmp_path / "k.py"
+    assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32,*fp32,*fp32,i32",
+                            "--constexprs", "BLOCK=1024", "-o", str(py)]) == 0
+    assert sidecar_for(str(py.with_suffix(".ptx"))) == py.with_suffix(".json").resolve()
+    side = json.loads(py.with_suffix(".json").read_text())
+    assert side["triton"]["specialization"] == "signature" and any("x_ptr" in m for m in side["incomplete"])
+    with pytest.raises(PlanError, match="lacks x_ptr: element count"):
+        plan_arguments(entry_info(py.with_suffix(".ptx").read_text(), "add_kernel"), kernel_specs(side)[0])

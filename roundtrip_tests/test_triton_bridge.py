@@ -156,6 +156,12 @@ def test_from_triton_errors_are_located_and_write_nothing(tmp_path, capsys):
     assert f"{KERNELS}:1:1: error: no kernel named 'no_such_kernel'" in capsys.readouterr().err
     assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32", "-o", str(out)]) == 2
     assert "no type for parameter(s) y_ptr" in capsys.readouterr().err
+    assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32,*fp32,*fp32,i32",
+                            "--constexprs", "BLOCK=1000", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    line = next(i for i, t in enumerate(KERNELS.read_text().splitlines(), 1) if "tl.arange(0, BLOCK)" in t)
+    assert err[0] == f"{KERNELS}:{line}:26: error: Triton: arange's range must be a power of 2"
+    assert err[1].strip() == "offs = pid * BLOCK + tl.arange(0, BLOCK)" and err[2].endswith("^")
     assert not list(tmp_path.iterdir())
 
 

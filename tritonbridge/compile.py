@@ -182,12 +182,27 @@ def compile_kernel(fn, cfg: KernelConfig, source_ref: str | None = None) -> Buil
     try:
         compiled = triton.compile(src, target=target, options=options)
     except Exception as e:  # noqa: BLE001 - Triton's CompilationError carries its own location
-        first = str(e).strip().splitlines()
-        raise BridgeError(f"{source_ref or fn.__name__}: error: Triton could not compile it: "
-                          f"{type(e).__name__}: {first[0] if first else ''}") from None
+        raise BridgeError(_compile_error(fn, e, source_ref)) from None
     names = {(fn.arg_names.index(k),) if isinstance(k, str) else k: v for k, v in constexprs.items()}
     by_name = {fn.arg_names[k[0]]: v for k, v in names.items() if len(k) == 1}
     return Build(compiled, src, dict(signature), by_name, cfg, source_ref)
+
+
+def _compile_error(fn, e: Exception, source_ref: str | None) -> str:
+    """`file:line:col: error: ...` with the line and a caret, from Triton's CompilationError
+    (its node's line counts from the kernel's `def`)."""
+    node = getattr(e, "node", None)
+    lines = str(e).strip().splitlines()
+    message = getattr(e, "error_message", None) or (lines[-1] if lines else type(e).__name__)
+    def_line = getattr(fn, "def_file_line_number", None)
+    if node is None or not hasattr(node, "lineno") or def_line is None:
+        return f"{source_ref or fn.__name__}: error: Triton could not compile it: {type(e).__name__}: {message}"
+    line, col = def_line + node.lineno - 1, node.col_offset + 1
+    try:
+        text = Path(fn.fn.__code__.co_filename).read_text().splitlines()[line - 1]
+    except (OSError, IndexError):
+        text = ""
+    return f"{fn.fn.__code__.co_filename}:{line}:{col}: error: Triton: {message}\n{text}\n{' ' * (col - 1)}^"
 
 
 def from_compiled(compiled) -> Build:

@@ -110,6 +110,9 @@ def run_from_triton(args) -> int:
     except (OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INPUT
+    except Exception as e:  # noqa: BLE001 - Triton itself fails in many ways (asserts in its launcher helpers)
+        print(f"{args.kernel}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_INPUT
     for path, text in files.items():
         write_atomic(path, text)
     side = json.loads(files[str(Path(args.output).with_suffix(".json"))])

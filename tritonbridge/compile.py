@@ -106,11 +106,26 @@ def _full_signature(fn, cfg: KernelConfig) -> dict:
     return {n: sig[n] for n in fn.arg_names}
 
 
+class _DType(str):
+    """A torch dtype as the specializer (its name) and TensorDescriptor (`itemsize`) read it."""
+
+    @property
+    def itemsize(self) -> int:
+        from launch.plan import dtype_bytes
+
+        return dtype_bytes(self)
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.startswith(("float", "bfloat"))
+
+
 class _Tensor:
-    """What the JIT's specializer reads of a torch tensor: its dtype and its address."""
+    """What the JIT's specializer reads of a torch tensor: its dtype and its address (16-byte
+    aligned, as torch's allocations are)."""
 
     def __init__(self, dtype: str, address: int = 1 << 20):
-        self.dtype, self._address = dtype, address
+        self.dtype, self._address = _DType(dtype), address
 
     def data_ptr(self) -> int:
         return self._address

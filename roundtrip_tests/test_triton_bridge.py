@@ -235,3 +235,37 @@ def test_gpu_runs_find_the_sidecar_beside_and_refuse_an_incomplete_one(tmp_path)
     assert side["triton"]["specialization"] == "signature" and any("x_ptr" in m for m in side["incomplete"])
     with pytest.raises(PlanError, match="lacks x_ptr: element count"):
         plan_arguments(entry_info(py.with_suffix(".ptx").read_text(), "add_kernel"), kernel_specs(side)[0])
+
+
+PROGRAM = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from kernels import add_kernel
+from tritonbridge.warmup import cpu_only_driver, tensor
+n = 1 << 20
+with cpu_only_driver(90):  # the program's own compile path: kernel[grid](...) minus the launch
+    k = add_kernel.warmup(tensor("float32"), tensor("float32"), tensor("float32"), n, BLOCK=1024, grid=(n // 1024,))
+print(json.dumps({"ptx": k.asm["ptx"]}))
+"""
+
+
+def test_the_programs_own_launch_path_picks_up_the_override(tmp_path, capsys):
+    """from-triton with the launch's values -> edit -> to-triton; then Triton's launch path
+    (JITFunction.warmup, as `add_kernel[grid](x, y, out, n, BLOCK=1024)` runs it) compiles the edited PTX."""
+    n = 1 << 20
+    py = tmp_path / "add.py"
+    assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32,*fp32,*fp32,i32",
+                            "--constexprs", "BLOCK=1024", "--arg", f"x_ptr={n}", "--arg", f"y_ptr={n}",
+                            "--arg", f"out_ptr={n}:zeros", "--arg", f"n_elements={n}", "--grid", str(n // 1024),
+                            "--sugar", "-o", str(py)]) == 0
+    py.write_text(py.read_text().replace("ptx.add.f32(", "ptx.sub.f32("))
+    assert cli.ptx2py_main(["to-triton", str(py), "--out", str(tmp_path / "override")]) == 0
+    capsys.readouterr()
+    edited = python_to_ptx(py.read_text())
+    env = dict(os.environ, TRITON_KERNEL_OVERRIDE="1", TRITON_OVERRIDE_DIR=str(tmp_path / "override"),
+               TRITON_CACHE_DIR=str(tmp_path / "cache"), TRITON_DEFAULT_FP_FUSION="1",
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-c", PROGRAM, str(KERNELS.parent)], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "Overriding kernel with file" in run.stdout
+    assert json.loads(run.stdout.strip().splitlines()[-1])["ptx"] == edited

@@ -269,3 +269,14 @@ def test_the_programs_own_launch_path_picks_up_the_override(tmp_path, capsys):
     assert run.returncode == 0, run.stderr
     assert "Overriding kernel with file" in run.stdout
     assert json.loads(run.stdout.strip().splitlines()[-1])["ptx"] == edited
+
+
+@pytest.mark.slow
+def test_from_triton_over_every_corpus_configuration(tmp_path):
+    """scripts/triton_bridge_corpus.py: every corpus/launch/triton sidecar, PTX and names."""
+    out = tmp_path / "figures.json"
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "triton_bridge_corpus.py"), "--json", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(out.read_text())
+    assert figures["figures"]["named"] == figures["total"] > 150

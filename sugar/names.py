@@ -173,7 +173,7 @@ def run(stmts, ctx):
             given = getattr(ctx, "param_names", {}).get(name)
             if given is not None and len(given) == len(decls):  # named by the kernel's source
                 pn = list(given)
-                args.append(Kw("params", "(" + ", ".join(q(n) for n in pn) + ",)"))
+                args.append(Kw("params", Display("[", "]", [q(n) for n in pn])))
             elif sig and len(sig[1]) == len(decls):
                 pn = param_names(sig[1])
             else:

@@ -24,21 +24,23 @@ KERNELS = ROOT / "corpus" / "src" / "triton" / "kernels.py"
 LAUNCH = ROOT / "corpus" / "launch" / "triton"
 PTX = ROOT / "corpus" / "ptx" / "triton"
 FILE_LINE = re.compile(r'^\s*\.file\s+1\s+"([^"]+)"', re.M)
-TRITON_LIB = re.compile(r'^(\s*\.file\s+\d+\s+")[^"]*/site-packages/(triton/[^"]+")', re.M)
+TRITON_ROOT = re.compile(r'^\s*\.file\s+\d+\s+"([^"]*/triton)/language/', re.M)
 
 
-def same_but_triton_path(a: str, b: str) -> bool:
-    """Equal, up to where Triton itself is installed (`.file 2 ".../site-packages/triton/language/standard.py"`)."""
-    return TRITON_LIB.sub(r"\1\2", a) == TRITON_LIB.sub(r"\1\2", b)
+def recorded_paths(corpus_ptx: str) -> list[str]:
+    """The paths the corpus build recorded: its kernels.py and (when used) Triton's own library."""
+    args = ["--record-path", FILE_LINE.search(corpus_ptx).group(1)]
+    lib = TRITON_ROOT.search(corpus_ptx)
+    return args + (["--record-triton-root", lib.group(1)] if lib else [])
 
 
 def from_triton(stem: str, out: Path, *extra: str) -> Path:
     side = json.loads((LAUNCH / f"{stem}.json").read_text())
     kernel = side["source"].split("::")[1]
-    recorded = FILE_LINE.search((PTX / f"{stem}.ptx").read_text()).group(1)  # where the corpus was built
+    recorded = recorded_paths((PTX / f"{stem}.ptx").read_text())  # where the corpus was built
     py = out / f"{stem}.py"
     rc = cli.ptx2py_main(["from-triton", f"{KERNELS}::{kernel}", "--like", str(LAUNCH / f"{stem}.json"),
-                          "--record-path", recorded, "--sugar", "-o", str(py), *extra])
+                          *recorded, "--sugar", "-o", str(py), *extra])
     assert rc == 0
     return py
 
@@ -48,7 +50,7 @@ def from_triton(stem: str, out: Path, *extra: str) -> Path:
 def test_from_triton_gives_the_corpus_ptx_and_named_python(stem, tmp_path):
     py = from_triton(stem, tmp_path)
     ptx = py.with_suffix(".ptx").read_text()
-    assert same_but_triton_path(ptx, (PTX / f"{stem}.ptx").read_text())
+    assert ptx == (PTX / f"{stem}.ptx").read_text()
     source = py.read_text()
     assert python_to_ptx(source) == ptx
     side = json.loads(py.with_suffix(".json").read_text())

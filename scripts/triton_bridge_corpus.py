@@ -5,9 +5,8 @@ is the PTX the corpus file's, and does the Python name every parameter?
     python scripts/triton_bridge_corpus.py [--json out.json] [STEM ...]
 
 Each sidecar records the constexprs, warps, stages and target the corpus PTX was built with; the
-source path Triton writes into the debug info is taken from the corpus PTX's `.file 1` line.
-"identical" is byte for byte; "same but Triton's path" differs only in where Triton itself is
-installed (`.file 2 ".../site-packages/triton/language/standard.py"`)."""
+source paths Triton writes into the debug info (kernels.py, and Triton's own library where the
+kernel uses it) are taken from the corpus PTX's `.file` lines. "identical" is byte for byte."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ LAUNCH = ROOT / "corpus" / "launch" / "triton"
 PTX = ROOT / "corpus" / "ptx" / "triton"
 KERNELS = ROOT / "corpus" / "src" / "triton" / "kernels.py"
 FILE_LINE = re.compile(r'^\s*\.file\s+1\s+"([^"]+)"', re.M)
-TRITON_LIB = re.compile(r'^(\s*\.file\s+\d+\s+")[^"]*/site-packages/(triton/[^"]+")', re.M)
+TRITON_ROOT = re.compile(r'^\s*\.file\s+\d+\s+"([^"]*/triton)/language/', re.M)
 
 
 def one(stem: str, out: Path) -> dict:
@@ -36,15 +35,17 @@ def one(stem: str, out: Path) -> dict:
     py = out / f"{stem}.py"
     cmd = ["ptx2py", "from-triton", f"{KERNELS}::{side['source'].split('::')[1]}", "--like", str(LAUNCH / f"{stem}.json"),
            "--record-path", FILE_LINE.search(corpus).group(1), "--sugar", "-o", str(py)]
+    lib = TRITON_ROOT.search(corpus)
+    if lib:
+        cmd[-3:-3] = ["--record-triton-root", lib.group(1)]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode:
         return {"stem": stem, "ok": False, "error": run.stderr.strip().splitlines()[-1:]}
     ptx = py.with_suffix(".ptx").read_text()
     names = json.loads(py.with_suffix(".json").read_text())["param_names"] or []
     n = len(entry_params(ptx, side["kernel"]))
-    return {"stem": stem, "identical": ptx == corpus,
-            "same_but_triton_path": TRITON_LIB.sub(r"\1\2", ptx) == TRITON_LIB.sub(r"\1\2", corpus),
-            "params": n, "named": len(names) == n and not any(re.fullmatch(r"param_\d+", x) for x in names)}
+    named = len(names) == n and not any(re.fullmatch(r"param_\d+", x) for x in names)
+    return {"stem": stem, "identical": ptx == corpus, "params": n, "named": named}
 
 
 def main() -> int:
@@ -58,15 +59,15 @@ def main() -> int:
         for stem in stems:
             rows.append(one(stem, Path(d)))
             r = rows[-1]
-            if not (r.get("same_but_triton_path") and r.get("named")):
+            if not (r.get("identical") and r.get("named")):
                 print("DIFFERS", r, file=sys.stderr)
     total = len(rows)
-    figures = {k: sum(1 for r in rows if r.get(k)) for k in ("identical", "same_but_triton_path", "named")}
-    print(f"{total} configurations: PTX identical {figures['identical']}/{total}, identical up to Triton's install path "
-          f"{figures['same_but_triton_path']}/{total}, every parameter named {figures['named']}/{total}")
+    figures = {k: sum(1 for r in rows if r.get(k)) for k in ("identical", "named")}
+    print(f"{total} configurations: PTX identical to the corpus file {figures['identical']}/{total}, "
+          f"every parameter named {figures['named']}/{total}")
     if args.json:
         Path(args.json).write_text(json.dumps({"figures": figures, "total": total, "rows": rows}, indent=1))
-    return 0 if figures["same_but_triton_path"] == total and figures["named"] == total else 1
+    return 0 if figures["identical"] == total and figures["named"] == total else 1
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ def add_parser(sub) -> None:
     p.add_argument("--like", help="take signature, constexprs, warps, stages, target, args and grid from a sidecar "
                                   "(corpus/launch/triton/*.json)")
     p.add_argument("--record-path", help="the source path Triton writes into the debug info (default: the file's own)")
+    p.add_argument("--record-triton-root", help="the folder Triton's own library is recorded under in the debug info "
+                                               "(.../site-packages/triton), to reproduce a build made elsewhere")
     p.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same PTX)")
     p.add_argument("-o", "--output", required=True, help="k.py (k.ptx and k.json are written beside it)")
     p.set_defaults(func=run_from_triton)
@@ -87,10 +89,21 @@ def _config(args, fn):
     return cfg, inits, like
 
 
+def _private_cache() -> None:
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="ptx2py-triton-cache-")
+    os.environ["TRITON_CACHE_DIR"] = folder
+    atexit.register(shutil.rmtree, folder, True)
+
+
 def run_from_triton(args) -> int:
     from cli import write_atomic
 
-    from .compile import compile_kernel, from_cache_dir, load_kernel
+    from .compile import compile_kernel, from_cache_dir, load_kernel, record_triton_root
     from .errors import BridgeError
     from .options import grid
     from .outputs import outputs
@@ -99,7 +112,11 @@ def run_from_triton(args) -> int:
         if Path(args.kernel).is_dir():
             build, inits, like, values = from_cache_dir(args.kernel), {}, None, {}
         else:
+            if args.record_path or args.record_triton_root:
+                _private_cache()  # Triton's cache key ignores recorded paths: a hit would keep the old ones
             fn = load_kernel(args.kernel, args.record_path)
+            if args.record_triton_root:
+                record_triton_root(args.record_triton_root)
             cfg, inits, like = _config(args, fn)
             build, values = compile_kernel(fn, cfg, args.kernel), cfg.values
         files = outputs(build, args.output, sugar=args.sugar, values=values, inits=inits,

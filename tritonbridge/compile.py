@@ -59,6 +59,20 @@ def _triton():
     return triton
 
 
+def record_triton_root(root: str) -> None:
+    """Make Triton's own @jit library functions (tl.sum, tl.rand, ...) record `root/...` instead of
+    this installation's folder in the debug info (`.file 2 ".../triton/language/standard.py"`), to
+    reproduce a build made with Triton installed elsewhere. `root` ends in `/triton`."""
+    triton = _triton()
+    real = str(Path(triton.__file__).resolve().parent)
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("triton.") or module is None:
+            continue
+        for obj in list(vars(module).values()):
+            if isinstance(obj, triton.runtime.jit.JITFunction) and obj.file_name.startswith(real + os.sep):
+                obj.file_name = root.rstrip("/") + obj.file_name[len(real):]
+
+
 def load_kernel(spec: str, record_path: str | None = None):
     """`FILE.py::KERNEL` -> the @triton.jit function. `record_path` is the path Triton writes
     into the PTX's debug info instead of the file's own (to reproduce a build made elsewhere)."""

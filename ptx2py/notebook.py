@@ -43,11 +43,18 @@ class Kernel:
         return verify_texts(self._ptx, o._ptx, base_name=self.name, edited_name=o.name)
 
     def run(self, *args, **kwargs):
+        """Run on the CPU engine: refused until a kernel runner exists under emulate/."""
         import importlib.util
+        import pkgutil
 
-        if importlib.util.find_spec("emulate") is None:
-            raise RuntimeError("Kernel.run needs the CPU engine (the `emulate` package), which is not installed here")
-        raise RuntimeError("Kernel.run: the CPU engine (`emulate`) is present but this API is not wired to it yet")
+        spec = importlib.util.find_spec("emulate")
+        parts = {m.name for m in pkgutil.iter_modules(spec.submodule_search_locations)} if spec else set()
+        if not parts - {"numerics"}:
+            raise RuntimeError("Kernel.run needs the CPU engine (a kernel runner under emulate/); this installation has "
+                               f"{'only emulate/numerics (the ALU semantics)' if parts else 'no emulate package'}, "
+                               "which cannot run a kernel")
+        raise RuntimeError(f"Kernel.run: emulate/ has {', '.join(sorted(parts))}, but this API is not wired to a "
+                           "kernel runner yet")
 
     def _repr_html_(self) -> str:
         from pygments import highlight

@@ -36,8 +36,8 @@ class Kernel:
                                             self.name, o.name, n=context))
 
     def verify(self, other) -> dict:
-        """Assemble both with ptxas and compare (verify/sass.py's report: registers, spills, SASS mix)."""
-        from verify.sass import verify_texts
+        """Assemble both with ptxas and compare (verify/report.py's report: registers, spills, SASS)."""
+        from verify.report import verify_texts
 
         o = _as_kernel(other)
         return verify_texts(self._ptx, o._ptx, base_name=self.name, edited_name=o.name)

@@ -217,7 +217,7 @@ def test_from_triton_accepts_a_cache_folder(tmp_path, monkeypatch):
 
 def test_notebook_verify_uses_ptxas(tmp_path):
     import ptx2py
-    from verify.sass import find_ptxas_all
+    from verify.tools import find_ptxas_all
 
     if not find_ptxas_all():
         pytest.skip("no ptxas on this machine")

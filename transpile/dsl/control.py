@@ -10,6 +10,8 @@ are the same:
     L = labels(bb3="$L__BB0_3", tmp0="$L__tmp0")  # Python name -> PTX spelling: ptx.label(L.bb3)
     with loop(L.bb2, while_=p[38]):     # $L__BB0_2: ... @%p38 bra $L__BB0_2;
     with skip_if(p[14], to=L.bb3):      # @%p14 bra $L__BB0_3; ... $L__BB0_3:
+    with loop(L.bb6, uni=True, enter=L.bb4):  # bra.uni $L__BB0_4; $L__BB0_6: ... bra.uni $L__BB0_6;
+    break_if(p[3], to=L.bb7)            # @%p3 bra $L__BB0_7; (a loop exit)
     mbarrier_wait([r[27]], r[122])      # Triton's { .reg .pred complete; waitLoop: try_wait; @!complete bra.uni waitLoop; }
 
 Names are a table inside the Python; the PTX keeps the original spellings.
@@ -146,12 +148,17 @@ def _target(label):
 
 class loop:
     """`with loop(label, while_=p):` the label, the body, then `@p bra label;`
-    (`while_=~p` for `@!p`, `None` for an unguarded branch; `uni=True` for `bra.uni`)."""
+    (`while_=~p` for `@!p`, `None` for an unguarded branch; `uni=True` for `bra.uni`).
+    `enter=H`: a rotated loop, entered at the label `H` in its body (its test): first
+    `bra.uni H;` (`enter_uni=False`: `bra H;`), then the label, the body, the branch."""
 
-    def __init__(self, label, while_=None, uni=False):
+    def __init__(self, label, while_=None, uni=False, enter=None, enter_uni=True):
         self.label, self.pred, self.uni = label, while_, uni
+        self.enter, self.enter_uni = enter, enter_uni
 
     def __enter__(self):
+        if self.enter is not None:
+            (ptx.bra.uni if self.enter_uni else ptx.bra)(_target(self.enter))
         ptx.label(str(self.label))
         return self
 
@@ -175,6 +182,25 @@ class skip_if:
         if exc_type is None:
             ptx.label(str(self.label))
         return False
+
+
+def _jump(pred, label, uni):
+    (ptx.bra.uni if uni else ptx.bra)(_target(label), pred=pred)
+
+
+def break_if(pred, to, uni=False):
+    """`@pred bra to;` leaving the enclosing loop for the label `to` after it."""
+    _jump(pred, to, uni)
+
+
+def break_to(to, uni=False):
+    """`bra to;` (`uni=True`: `bra.uni`): leave the enclosing loop for the label `to`."""
+    _jump(None, to, uni)
+
+
+def continue_if(pred, to, uni=False):
+    """`@pred bra to;` back to the top label `to` of the enclosing loop (`pred=None`: always)."""
+    _jump(pred, to, uni)
 
 
 # spin waits on an mbarrier phase as producers write them: the predicate, the loop
@@ -228,4 +254,4 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
             ptx.label(done)
 
 
-__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "mbarrier_wait"]
+__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "mbarrier_wait"]

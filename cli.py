@@ -141,11 +141,14 @@ def cmd_transpile(args) -> int:
 
     try:
         text = read_input(args.input)
-        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input)
+        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input,
+                               launch=getattr(args, "launch", None), source=getattr(args, "source", None))
     except ParseError as e:
         return report_error(e)
     except OSError as e:
-        return report_error(f"{args.input}: error: {e.strerror}")
+        return report_error(f"{e.filename or args.input}: error: {e.strerror}")
+    except ValueError as e:  # a --launch sidecar that is not JSON
+        return report_error(f"{args.launch}: error: {e}")
     emit_output(source, args.output)
     return EXIT_OK
 
@@ -179,6 +182,8 @@ def ptx2py_main(argv=None) -> int:
     parser.add_argument("input", help="PTX file, or - for stdin")
     parser.add_argument("-o", "--output", help="output .py (default: stdout)")
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
+    parser.add_argument("--launch", help="launch sidecar JSON naming the kernel parameters (--sugar)")
+    parser.add_argument("--source", help="kernel source (Triton .py) naming the kernel parameters (--sugar)")
     return cmd_transpile(parser.parse_args(argv))
 
 

@@ -4,6 +4,7 @@ of each function body, not by pattern:
     L: <body> @p bra L;                 -> with loop(L, while_=p): <body>
     L: ... @q bra X; ... bra.uni L; X:  -> with loop(L, uni=True): ... break_if(q, to=X) ...
     bra.uni L; L: <body> @p bra L;      -> with loop(L, while_=p, enter=L): <body>
+    L: ... @p bra L; <more loop blocks> -> with loop(L, back=False): ... continue_if(p, to=L) ...
     bra.uni H; T: <latch> H: <test> @p bra T;   (rotated: the latch printed above the header)
                                         -> with loop(T, while_=p, enter=H): <latch> H: <test>
 
@@ -35,6 +36,15 @@ def label_atom(s):
     return None
 
 
+def any_label(s):
+    """The label atom of any `ptx.label(x, ...)` statement (layout keywords too), else None."""
+    e = s.expr
+    if e.__class__ is Call and e.head == "ptx.label" and not s.prefix and not s.trailer and e.items \
+            and e.items[0].__class__ is str and all(i.__class__ is Kw for i in e.items[1:]):
+        return e.items[0]
+    return None
+
+
 def branch(s):
     """(target atom, pred or None, uni) of a plain `ptx.bra[.uni](sym(x), pred=?)`, else None."""
     e = s.expr
@@ -53,7 +63,15 @@ def branch(s):
     return items[0].items[0], pred, e.head == "ptx.bra.uni"
 
 
-_STOPS = ("ptx.ret", "ptx.exit")
+def any_branch(s):
+    """(target atom, guarded) of any `ptx.bra[.uni](sym(x), ...)` (layout keywords too), else None."""
+    e = s.expr
+    if e.__class__ is not Call or s.prefix or s.trailer or e.head not in ("ptx.bra", "ptx.bra.uni"):
+        return None
+    items = e.items
+    if not items or items[0].__class__ is not Call or items[0].head != "sym" or len(items[0].items) != 1:
+        return None
+    return items[0].items[0], any(i.__class__ is Kw and i.name == "pred" for i in items[1:])
 
 
 class _Unknown(Exception):
@@ -85,12 +103,12 @@ class Region:
         scope = _scopes(stmts)
         defined = {}
         for k, s in enumerate(stmts):
-            lab = label_atom(s)
+            lab = any_label(s)
             if lab is not None:
                 defined.setdefault(scope[k], {})[lab] = (scope[k], lab)
         self.label_at = {}  # label key -> its statement's index
         for k, s in enumerate(stmts):
-            lab = label_atom(s)
+            lab = any_label(s)
             if lab is not None:
                 self.label_at[(scope[k], lab)] = k
         self.key_at = {k: key for key, k in self.label_at.items()}
@@ -112,18 +130,18 @@ class Region:
         self.graph = build(range(len(stmts)), lambda k: steps[k])
 
     def _step(self, k, s, scope, resolve):
-        lab = label_atom(s)
+        lab = any_label(s)
         if lab is not None:
             return Step(label=(scope, lab))
         e = s.expr
         h = e.head if e.__class__ is Call else ""
         if h in ("ptx.bra", "ptx.bra.uni"):
-            br = branch(s)
+            br = any_branch(s)
             if br is None:
                 raise _Unknown(h)
             key = resolve(br[0], scope)
             self.target[k] = key
-            return Step(targets=(key,), guarded=br[1] is not None)
+            return Step(targets=(key,), guarded=br[1])
         if h.startswith("ptx.brx") or (h.startswith("ptx.") and h[4:].split(".")[0] in ("bra", "brx")):
             raise _Unknown(h)
         if h.split(".")[0:2] in (["ptx", "ret"], ["ptx", "exit"]):
@@ -137,6 +155,7 @@ class Raised:
     top: int  # the top label
     end: int  # the branch back to the top
     enter: int | None  # the rotated loop's entry label
+    closed: bool = True  # ends with the branch back to its top (else `end` is its last statement)
 
 
 def _find(region, loop, accepted, inc, room):
@@ -151,7 +170,7 @@ def _find(region, loop, accepted, inc, room):
     start, enter = a, None
     if lo != loop.header:  # rotated: entered by the unconditional branch just above its top label
         h = g.blocks[loop.header].start
-        if label_atom(stmts[h]) is None or a == 0:
+        if any_label(stmts[h]) is None or a == 0:
             return None
         br = branch(stmts[a - 1])
         hkey = region.key_at[h]
@@ -164,18 +183,21 @@ def _find(region, loop, accepted, inc, room):
     last_block_end = max(g.blocks[b].end for b in loop.blocks) - 1
     end = None
     k = a + 1
-    while k < len(stmts) and stmts[k].depth >= d:
+    while k < len(stmts) and stmts[k].depth >= d and k <= last_block_end:
         if stmts[k].depth == d and region.target.get(k) == scope_key:
             end = k
         k += 1
-    if end is None or end < last_block_end:
-        return None
+    if k <= last_block_end:
+        return None  # the loop's blocks run past its level
+    closed = end is not None and end == last_block_end and branch(stmts[end]) is not None
+    if not closed:  # no branch back at its end: it repeats through its continue_if
+        end = last_block_end
     for key, at in region.label_at.items():  # single entry: labels inside are reached from inside
         if a <= at <= end:
             for src in region.refs.get(key, ()):
                 if not (a <= src <= end) and not (at == enter and src == start):
                     return None
-    for k in range(a + 1, end):
+    for k in range(a + 1, end + (not closed)):
         s = stmts[k]
         if s.depth < d or s.depth + inc[k] + 1 > MAX_DEPTH:
             return None
@@ -187,7 +209,7 @@ def _find(region, loop, accepted, inc, room):
         around = start < r.start and r.end < end
         if not (r.end < start or end < r.start or inside or around):
             return None
-    return Raised(start, a, end, enter)
+    return Raised(start, a, end, enter, closed)
 
 
 def _exit_branches(region, loops) -> set:
@@ -222,7 +244,7 @@ def raise_region(stmts, room):
         if r is None:
             continue
         accepted.append(r)
-        for k in range(r.top + 1, r.end):
+        for k in range(r.top + 1, r.end + (not r.closed)):
             inc[k] += 1
     if not accepted:
         return stmts, {id(stmts[k]) for k in exits}
@@ -232,7 +254,7 @@ def raise_region(stmts, room):
 def _innermost(accepted, k):
     best = None
     for r in accepted:
-        if r.top < k < r.end and (best is None or r.top > best.top):
+        if r.top < k < r.end + (not r.closed) and (best is None or r.top > best.top):
             best = r
     return best
 
@@ -240,25 +262,28 @@ def _innermost(accepted, k):
 def _rebuild(region, accepted, inc):
     stmts = region.stmts
     by_start = {r.start: r for r in accepted}
-    skip = {k for r in accepted for k in (r.start, r.top, r.end)}
+    skip = {k for r in accepted for k in ((r.start, r.top, r.end) if r.closed else (r.start, r.top))}
     out = []
     for k, s in enumerate(stmts):
         r = by_start.get(k)
         if r is not None:
             top = label_atom(stmts[r.top])
-            _, pred, uni = branch(stmts[r.end])
             args = [top]
-            if pred is not None:
-                args.append(Kw("while_", pred))
-            if uni:
-                args.append(Kw("uni", "True"))
+            if r.closed:
+                _, pred, uni = branch(stmts[r.end])
+                if pred is not None:
+                    args.append(Kw("while_", pred))
+                if uni:
+                    args.append(Kw("uni", "True"))
+            else:
+                args.append(Kw("back", "False"))
             if r.enter is not None:
-                args.append(Kw("enter", label_atom(stmts[r.enter])))
+                args.append(Kw("enter", any_label(stmts[r.enter])))
                 if not branch(stmts[r.start])[2]:
                     args.append(Kw("enter_uni", "False"))
             d = stmts[r.top].depth + inc[r.top]
             out.append(stmt(Call("loop", args), d, "with ", ":"))
-            if r.end == r.top + 1:
+            if r.closed and r.end == r.top + 1:
                 out.append(stmt("pass", d + 1))
         if k in skip:
             continue
@@ -272,8 +297,9 @@ def _rebuild(region, accepted, inc):
             if at is not None and not (lp.top <= at <= lp.end):
                 s = stmt(Call("break_if", [pred, Kw("to", target)] + tail) if pred is not None
                          else Call("break_to", [target] + tail), s.depth)
-            elif at == lp.top and pred is not None:
-                s = stmt(Call("continue_if", [pred, Kw("to", target)] + tail), s.depth)
+            elif at == lp.top:
+                s = stmt(Call("continue_if", [pred, Kw("to", target)] + tail) if pred is not None
+                         else Call("continue_to", [target] + tail), s.depth)
         out.append(s)
     return out
 

@@ -7,10 +7,11 @@ from . import aliases, arrays, banner, debugdata, demoted, debugstr, inline_asm,
 PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, repeat, aliases]
 
 
-def apply(stmts, *, module=None, generator=None, passes=None):
+def apply(stmts, *, module=None, generator=None, passes=None, options=None):
+    """`options`: what the passes may read besides the tree (`filename`, `launch`, `source`: paths)."""
     from .ctx import Context
 
-    ctx = Context(module, generator, stmts)
+    ctx = Context(module, generator, stmts, options)
     for p in PASSES if passes is None else passes:
         stmts = p.run(stmts, ctx)
     return stmts

@@ -23,9 +23,9 @@ from transpile.generator import q
 
 from . import loops
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
-from .loops import branch, label_atom
+from .loops import any_branch, any_label, branch, label_atom
 
-NAMES = ("loop", "skip_if", "break_if", "break_to", "continue_if", "mbarrier_wait", "srcmap")
+NAMES = ("loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "srcmap")
 MAX_DEPTH = 17  # Python allows 20 statically nested blocks
 LINE = 88
 
@@ -64,7 +64,7 @@ def _body_ok(stmts, a, b, d, referenced):
             return False
         if s.depth < d:
             return False
-        if s.depth == d and ((_label(s) is not None and _label(s) in referenced)
+        if s.depth == d and ((any_label(s) is not None and any_label(s) in referenced)
                              or is_call(s, "ptx.block_open") or is_call(s, "ptx.block_close")):
             return False
         if s.depth + 1 > MAX_DEPTH:
@@ -245,7 +245,7 @@ def run(stmts, ctx):
     if with_loc and src.column is not None and not any(is_call(s, "srcmap") for s in out[:2]):
         table = Display("{", "}", [f"{f}: {q(src.files[f])}" for f in src.srcfiles])
         out.insert(0, stmt(Call("srcmap", [str(src.column), table]), 0))
-    referenced = {b[0] for b in map(_branch, out) if b is not None}
+    referenced = {b[0] for b in map(any_branch, out) if b is not None}
     stmts, exits = loops.run(out, _head_room)
     changed = True
     while changed:

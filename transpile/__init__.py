@@ -13,8 +13,10 @@ from .dsl.errors import DSLError
 __all__ = ["ptx_to_python", "python_to_ptx", "DSLError"]
 
 
-def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>") -> str:
-    """Parse PTX and write the DSL Python that rebuilds it exactly."""
+def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>", launch: str | None = None,
+                  source: str | None = None) -> str:
+    """Parse PTX and write the DSL Python that rebuilds it exactly (`launch`, `source`: a
+    launch sidecar and a kernel source the sugar may name parameters from)."""
     from ptxgrammar import parse
 
     from .generator import Generator, render
@@ -25,11 +27,11 @@ def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>")
     gen = Generator(module)
     stmts = gen.run()
     if sugar:
-        stmts = sugar_hook(stmts, module, gen)
+        stmts = sugar_hook(stmts, module, gen, {"filename": filename, "launch": launch, "source": source})
     return render(stmts, gen.style)
 
 
-def sugar_hook(stmts, module, gen):
+def sugar_hook(stmts, module, gen, options=None):
     """Run `sugar.pipeline.apply(stmts, module=..., generator=...)` when it exists.
 
     Contract: `apply` takes the Python-generation IR (a list of
@@ -45,7 +47,7 @@ def sugar_hook(stmts, module, gen):
     apply = getattr(pipeline, "apply", None)
     if apply is None:
         return stmts
-    return apply(stmts, module=module, generator=gen)
+    return apply(stmts, module=module, generator=gen, options=options)
 
 
 def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False) -> str:

@@ -74,7 +74,8 @@ def _demangle(spelling: str):
 
 def kernel_name(spelling: str, demangled: str | None = None, params=None) -> KernelName:
     """The function `spelling` (checked against `demangled` when given); `params` names its
-    parameters `<spelling>_param_<i>`: a count (`param_0`...) or a tuple of Python names
+    parameters `<spelling>_param_<i>`: a count (`param_0`...), a tuple of Python names or one
+    string of them (`params="a_desc M N K"`, from a source or launch sidecar)
     (by default, with `demangled`, `a<i>_<type>` from its signature: `k.a0_float_ptr`)."""
     if demangled is None and params is None and spelling.startswith("_Z"):
         demangled = _demangle(spelling)  # the sugar's `# <demangled>` comment line is for the reader
@@ -87,7 +88,8 @@ def kernel_name(spelling: str, demangled: str | None = None, params=None) -> Ker
         sig = signature(demangled)
         params = None if sig is None or not sig[1] else tuple(param_names(sig[1]))
     if params is not None:
-        names = [f"param_{i}" for i in range(params)] if params.__class__ is int else list(params)
+        names = ([f"param_{i}" for i in range(params)] if params.__class__ is int
+                 else params.split() if params.__class__ is str else list(params))
         for i, n in enumerate(names):
             if not n.isidentifier() or n.startswith("_") or n in ("name", "demangled") or n in table:
                 raise DSLError(f"kernel_name: {n!r} is not a parameter name")
@@ -150,11 +152,12 @@ class loop:
     """`with loop(label, while_=p):` the label, the body, then `@p bra label;`
     (`while_=~p` for `@!p`, `None` for an unguarded branch; `uni=True` for `bra.uni`).
     `enter=H`: a rotated loop, entered at the label `H` in its body (its test): first
-    `bra.uni H;` (`enter_uni=False`: `bra H;`), then the label, the body, the branch."""
+    `bra.uni H;` (`enter_uni=False`: `bra H;`), then the label, the body, the branch.
+    `back=False`: no branch at the end (the body's `continue_if`/`continue_to` repeat it)."""
 
-    def __init__(self, label, while_=None, uni=False, enter=None, enter_uni=True):
+    def __init__(self, label, while_=None, uni=False, enter=None, enter_uni=True, back=True):
         self.label, self.pred, self.uni = label, while_, uni
-        self.enter, self.enter_uni = enter, enter_uni
+        self.enter, self.enter_uni, self.back = enter, enter_uni, back
 
     def __enter__(self):
         if self.enter is not None:
@@ -163,7 +166,7 @@ class loop:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
+        if exc_type is None and self.back:
             (ptx.bra.uni if self.uni else ptx.bra)(_target(self.label), pred=self.pred)
         return False
 
@@ -199,8 +202,13 @@ def break_to(to, uni=False):
 
 
 def continue_if(pred, to, uni=False):
-    """`@pred bra to;` back to the top label `to` of the enclosing loop (`pred=None`: always)."""
+    """`@pred bra to;` back to the top label `to` of the enclosing loop."""
     _jump(pred, to, uni)
+
+
+def continue_to(to, uni=False):
+    """`bra to;` (`uni=True`: `bra.uni`) back to the top label `to` of the enclosing loop."""
+    _jump(None, to, uni)
 
 
 # spin waits on an mbarrier phase as producers write them: the predicate, the loop
@@ -254,4 +262,4 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
             ptx.label(done)
 
 
-__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "mbarrier_wait"]
+__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait"]

@@ -37,7 +37,7 @@ _RESERVED = frozenset({
     "mbarrier_arrive", "mbarrier_arrive_drop", "mbarrier_expect_tx", "mbarrier_complete_tx",
     "mbarrier_test_wait", "mbarrier_try_wait", "mbarrier_pending_count", "tcgen05_mma", "tcgen05_ld",
     "tcgen05_st", "tcgen05_cp", "tcgen05_shift", "tcgen05_commit", "tcgen05_alloc", "tcgen05_dealloc",
-    "WGMMA_DESC_BITS",
+    "WGMMA_DESC_BITS", "IDESC", "wgmma_desc", "tcgen05_idesc", "break_to",
 })
 def _demangle(name: str):
     if not name.startswith("_Z"):

@@ -1,14 +1,14 @@
 """Branches -> Python blocks (`transpile.dsl.control`), emitting the same statements:
 
-    L: <body> @p bra L;            -> with loop(L, while_=p): <body>
-    @p bra L; <body> L:            -> with skip_if(p, to=L): <body>
+    natural loops (sugar/loops.py, from the control-flow graph) -> with loop(...): ...
+    @p bra L; <body> L:            -> with skip_if(p, to=L): <body>  (never a loop exit)
     { .reg .pred complete; waitLoop: mbarrier.try_wait... complete, a, ph;
       @!complete bra.uni waitLoop; }   -> mbarrier_wait(a, ph)
     { .reg .pred P1; LAB_WAIT: mbarrier.try_wait... P1, a, ph; @P1 bra DONE;
       bra LAB_WAIT; DONE: }            -> mbarrier_wait(a, ph, form="cutlass")
 
-A body is a single-entry region: no label at its own level (nested blocks are
-fine) and no block_open/block_close. Statements are only grouped, never moved,
+A body is a single-entry region: no label a branch targets at its own level (nested
+blocks and labels nothing branches to are fine) and no block_open/block_close. Statements are only grouped, never moved,
 so no instruction crosses a barrier, fence or mbarrier operation.
 """
 

@@ -178,7 +178,7 @@ def _find(region, loop, accepted, inc, room):
             return None
         start, enter = a - 1, h
     elif a > 0 and stmts[a - 1].depth == d and region.target.get(a - 1) == scope_key \
-            and branch(stmts[a - 1])[1] is None:  # entered by a branch to its top just above it
+            and (branch(stmts[a - 1]) or (None, "fmt"))[1] is None:  # entered by a branch to its top above it
         start, enter = a - 1, a
     last_block_end = max(g.blocks[b].end for b in loop.blocks) - 1
     end = None
@@ -204,9 +204,10 @@ def _find(region, loop, accepted, inc, room):
         hr = room(stmts, k)
         if hr + 4 * (inc[k] + 1) > LINE >= hr:
             return None
+    last = end if closed else end + 1  # past the body
     for r in accepted:
-        inside = r.top < start and end < r.end
-        around = start < r.start and r.end < end
+        inside = r.top < start and end < r.end + (not r.closed)
+        around = a < r.start and r.end < last
         if not (r.end < start or end < r.start or inside or around):
             return None
     return Raised(start, a, end, enter, closed)

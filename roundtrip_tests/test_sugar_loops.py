@@ -204,3 +204,12 @@ def test_sugar_shows_decoded_descriptors():
     sm100 = ROOT / "corpus" / "ptx" / "triton" / "matmul_fp16_128x128x64_w8s3_sm100.ptx"
     src = roundtrips(ptxgrammar.read_ptx(sm100))
     assert 'IDESC = tcgen05_idesc("f16", d="f32", a="f16", b="f16", transpose_b=1, n=128, m=128)' in src
+
+
+def test_an_invented_label_is_accepted():
+    src = roundtrips(MULTI_EXIT).replace("break_if(p[1], to=L.bb0_3)",
+                                         "break_if(p[1], to=L.skip_last)\n        ptx.label(L.skip_last)")
+    out = transpile.python_to_ptx(src)
+    assert "@%p1 bra \t$L__skip_last;\n$L__skip_last:" in out
+    with pytest.raises(DSLError):
+        transpile.python_to_ptx(src.replace("L.skip_last", "L.bb_x"))

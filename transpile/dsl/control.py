@@ -126,14 +126,17 @@ def labels(*spellings: str, **table) -> _Labels:
 
 class _RuleLabels:
     """`L.bb0_3` is `"$L__BB0_3"`, `L.tmp0` is `"$L__tmp0"`: nvcc's and LLVM's numbered local
-    labels by rule (`transpile.names.rule_label_name`), without a `labels(...)` table."""
+    labels by rule (`transpile.names.rule_label_name`), without a `labels(...)` table;
+    a name of the reader's own (`L.skip_last`, for a new guard) is `"$L__skip_last"`."""
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
         spelling = rule_label_spelling(name)
         if rule_label_name(spelling) != name:
-            raise DSLError(f"L.{name} is not a local label name (L.bb0_3, L.tmp0, L.func_begin0)")
+            if name.startswith("bb") or not name.isidentifier():
+                raise DSLError(f"L.{name} is not a local label name (L.bb0_3, L.tmp0, L.func_begin0, L.skip_last)")
+            spelling = "$L__" + name  # a label of the reader's own: no producer numbers one so
         setattr(self, name, spelling)
         return spelling
 

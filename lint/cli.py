@@ -18,6 +18,18 @@ def _files(paths):
             yield p
 
 
+def _allowed(values) -> set[str]:
+    """`--allow-unknown frob,knob` or `--allow-unknown @file` (one opcode a line, # comments)."""
+    out: set[str] = set()
+    for value in values or ():
+        if value.startswith("@"):
+            text = Path(value[1:]).read_text()
+            out |= {ln.split("#")[0].strip() for ln in text.splitlines()} - {""}
+        else:
+            out |= {v.strip() for v in value.split(",") if v.strip()}
+    return out
+
+
 def run_lint(args) -> int:
     from ptxgrammar import ParseError, read_ptx
     import ptxgrammar
@@ -26,6 +38,7 @@ def run_lint(args) -> int:
 
     status = 0
     found_any = False
+    allowed = _allowed(args.allow_unknown)
     for path in _files(args.paths):
         found_any = True
         try:
@@ -39,7 +52,7 @@ def run_lint(args) -> int:
             print(f"{path}: error: {e.strerror}", file=sys.stderr)
             status = 2
             continue
-        for v in lint_module(module, str(path), strict=args.strict):
+        for v in lint_module(module, str(path), strict=args.strict, allow_unknown=allowed):
             print(v)
             if v.severity == "error" and status == 0:
                 status = 1
@@ -52,5 +65,7 @@ def run_lint(args) -> int:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("lint", help="check instructions against the PTX ISA tables")
     p.add_argument("paths", nargs="+", help=".ptx files or folders")
-    p.add_argument("--strict", action="store_true", help="also note opcodes the tables do not know")
+    p.add_argument("--strict", action="store_true", help="(kept for scripts; unknown opcodes are always reported)")
+    p.add_argument("--allow-unknown", action="append", metavar="OPS",
+                   help="opcodes not to report as unknown: a comma list, or @file with one a line")
     p.set_defaults(func=run_lint)

@@ -16,8 +16,15 @@ Rules (ids printed in brackets):
                         ldmatrix/stmatrix, tcgen05.ld/st)
     ptx-version         the instruction or modifier is newer than the module's `.version`
     target              the instruction or modifier is not available on the module's `.target`
-    unknown-opcode      (note, only with strict=True) an opcode the tables do not know;
-                        never an error: it may be newer PTX
+    operand-kind        an operand of the wrong kind for its position (args in the tables)
+    register-class      a register whose declared type does not fit the operand's type
+    immediate           an immediate of the wrong kind (a float for an integer operand)
+    undeclared          a register not declared in the function, a branch to no label
+    modifier-type       a modifier the written type does not take (`.ftz` on `.s32`)
+    state-space         ld/st of a variable in another state space, a write to a kernel parameter
+    type                a type (or pair of types) the instruction does not take
+    unknown-opcode      an opcode the tables do not know (with a near-miss suggestion);
+                        an error unless listed in allow_unknown
 """
 
 from __future__ import annotations
@@ -29,9 +36,13 @@ from typing import Iterable
 
 from ptxgrammar.isa import spec
 from ptxgrammar.isa.matrix import COUNT_RULES, SHAPE_RULES
+from ptxgrammar.tree.operands import Vector
+
+from .operands import check_operands, undeclared_names, vector_elements
 
 RULES = ("unknown-modifier", "duplicate-modifier", "missing-modifier", "operand-count", "operand-kind",
-         "shape", "register-count", "ptx-version", "target", "unknown-opcode")
+         "shape", "register-count", "ptx-version", "target", "unknown-opcode", "register-class", "immediate",
+         "undeclared", "modifier-type", "type", "state-space")
 
 
 @dataclass(frozen=True)
@@ -127,21 +138,238 @@ def _is_register(op) -> bool:
     return isinstance(op, Register)
 
 
-def _check(instruction, version, targets) -> list[tuple[str, str]]:
-    from ptxgrammar.tree.operands import Vector
+def _mod_at(modifiers, token):
+    return ("mod", modifiers.index(token)) if token in modifiers else None
 
-    problems: list[tuple[str, str]] = []
+
+def _type_mods(form, modifiers):
+    group = form.groups.get("type", frozenset())
+    return [m for m in modifiers if m in group]
+
+
+_GROUP_WORDS = {"rnd": "rounding", "mode": "mode", "approx": "precision", "type": "type"}
+
+
+def matching_whens(form, modifiers):
+    """The form's `when` rules whose conditions hold for these modifiers."""
+    types = _type_mods(form, modifiers)
+    written = set(modifiers)
+    for w in form.when:
+        if "types" in w and not (set(types) & w["types"]):
+            continue
+        if "has" in w and not (written & w["has"]):
+            continue
+        if "lacks" in w and written & w["lacks"]:
+            continue
+        if "ntypes" in w and len(types) != w["ntypes"]:
+            continue
+        yield w
+
+
+def _constraints(form, name, modifiers, whens, version, sms) -> list[tuple[str, str, object]]:
+    """The demands of the matching `when` rules (spec.py CONSTRAINTS)."""
+    out = []
+    types = _type_mods(form, modifiers)
+    written = set(modifiers)
+    for w in whens:
+        why = f" ({w['msg']})" if "msg" in w else ""
+        if "reject" in w:
+            rule_id, text = w["reject"]
+            out.append((rule_id, f"`{name}`: {text}", None))
+        cond = "".join(t for t in types if t in w.get("types", ())) or "".join(sorted(written & w.get("has", set())))
+        cond_at = next((m for m in modifiers if m in w.get("types", ()) or m in w.get("has", ())), None)
+        if "need" in w and not any(written & form.groups[g] for g in w["need"]):
+            choices = sorted(set().union(*(form.groups[g] for g in w["need"])))
+            shown = ", ".join(choices[:-1]) + f" or {choices[-1]}" if len(choices) > 1 else choices[0]
+            group_words = " or ".join(_GROUP_WORDS.get(g, g) for g in w["need"])
+            out.append(("missing-modifier", f"`{name}`: {form.title}{cond} needs a {group_words}"
+                                            f" modifier: {shown}{why}", None))
+        for bad in modifiers:
+            if bad in w.get("forbid", ()):
+                out.append(("modifier-type", f"`{bad}` is not allowed on `{form.title}{cond}`{why}",
+                            _mod_at(modifiers, bad)))
+        if "only" in w:
+            for t in types:
+                if t not in w["only"]:
+                    out.append(("type", f"`{name}`: type `{t}` is not allowed here; use one of"
+                                        f" {' '.join(sorted(w['only']))}{why}", _mod_at(modifiers, t)))
+        if "pairs" in w and len(types) >= 2 and "".join(types) not in w["pairs"]:
+            out.append(("type", f"`{name}`: the types {''.join(types)} do not combine; allowed:"
+                                f" {', '.join(sorted(w['pairs']))}{why}", _mod_at(modifiers, types[1])))
+        req = w.get("requirement")
+        if req is not None:
+            what = f"`{name}`" + (f" ({cond})" if cond else "")
+            out += _requirement_findings(what, req, version, sms, _mod_at(modifiers, cond_at) if cond_at else None, why)
+    return out
+
+
+def _effective(form, whens):
+    """(operand count range, args, args_open, ranges) after the matching `when` overrides."""
+    ops, args, open_end, ranges = form.operands, form.args, form.args_open, dict(form.ranges)
+    for w in whens:
+        if "args" in w:
+            args, open_end = w["args"]
+            lo = sum(1 for a in args if not a.optional)
+            ops = (lo, 99 if open_end else len(args))
+        if "operands" in w:
+            ops = w["operands"]
+        ranges.update({int(k): v for k, v in w.get("ranges", {}).items()})
+    return ops, args, open_end, ranges
+
+
+def _range_findings(instruction, ranges) -> list[tuple[str, str, object]]:
+    from ptxgrammar.tree.operands import IntLiteral
+
+    out = []
+    for pos, allowed in ranges.items():
+        if pos >= len(instruction.operands):
+            continue
+        op = instruction.operands[pos]
+        if not isinstance(op, IntLiteral):
+            continue
+        try:
+            value = int(op.text.rstrip("Uu"), 0)
+        except ValueError:
+            continue
+        if isinstance(allowed, list):
+            if value not in allowed:
+                out.append(("immediate", f"operand {pos + 1} (`{op.text}`) must be one of"
+                                         f" {', '.join(map(str, allowed))}", ("op", pos)))
+            continue
+        low, high, step = allowed
+        if not (low <= value <= high and (value - low) % step == 0):
+            steps = f" in steps of {step}" if step > 1 else ""
+            out.append(("immediate", f"operand {pos + 1} (`{op.text}`) must be {low} to {high}{steps}",
+                        ("op", pos)))
+    return out
+
+
+def suggest(opcode: str) -> str | None:
+    """The closest known opcode (for `unknown instruction` findings)."""
+    import difflib
+
+    known = sorted(set(spec.load()) | set(_spellings().OPCODES))
+    close = difflib.get_close_matches(opcode, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _spellings():
+    from ptxgrammar.isa import spellings
+
+    return spellings
+
+
+def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, object]]:
+    """(rule, message, where) for one instruction; where is None (the instruction),
+    ("mod", i) or ("op", i)."""
     opcode, modifiers = instruction.opcode, tuple(instruction.modifiers)
+    head = _head(opcode, modifiers, version, targets)
+    problems: list[tuple[str, str, object]] = []
+    if decl is not None and head.form is not None:
+        problems += [(r, m, ("op", i)) for r, m, i in undeclared_names(instruction, decl)]
+    problems += head.problems
+    form = head.form
+    if form is None:
+        return problems
+    name = opcode + "".join(modifiers)
+    counts: dict = {}
+    element_types: list = []
+    sms = head.sms
+    for rule_name in head.rules:
+        for finding in spec.form_rule(rule_name)(form, modifiers, instruction.operands):
+            if finding[0] == "element-type":
+                element_types.append(finding[1:])
+            elif finding[0] == "count":
+                counts = finding[1]
+            elif finding[0] == "requires":
+                _, (since, sm), token, what = finding
+                req = spec.Requirement(spec.parse_version(since), sm)
+                problems += _requirement_findings(f"`{what}`", req, version, sms, _mod_at(modifiers, token))
+            else:
+                rule, message, token = finding
+                problems.append((rule, f"`{name}`: {message}", _mod_at(modifiers, token) if token else None))
+
+    # operands
+    n = len(instruction.operands)
+    lo, hi = head.op_range
+    if not lo <= n <= hi:
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        where = ("op", hi) if n > hi else None
+        problems.append(("operand-count", f"`{form.title}` takes {want} operands, `{name}` has {n}", where))
+        return problems
+    for pos in form.addr:
+        if -n <= pos < n and not _operand_is_address(instruction.operands[pos]):
+            problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be an [address]",
+                             ("op", pos % n)))
+    for pos in form.vector:
+        if -n <= pos < n and not isinstance(instruction.operands[pos], Vector):
+            problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be a {{vector}}",
+                             ("op", pos % n)))
+    if form.count:
+        sized = COUNT_RULES[form.count](modifiers)
+        if sized is not None:
+            pos, want, why = sized
+            if -n <= pos < n and isinstance(instruction.operands[pos], Vector):
+                got = len(instruction.operands[pos].items)
+                if got != want:
+                    problems.append(("register-count", f"`{name}`: {why}, got {got}", ("op", pos % n)))
+    for pos, (want, what) in counts.items():
+        op = instruction.operands[pos] if pos < n else None
+        if isinstance(op, Vector) and len(op.items) != want:
+            problems.append(("register-count", f"`{name}`: {what} takes {want} registers, got {len(op.items)}",
+                             ("op", pos)))
+    if head.args is not None:
+        problems += [(r, f"`{name}`: {m}", ("op", i))
+                     for r, m, i in check_operands(form, head.args, instruction, decl)]
+    if element_types:
+        problems += [(r, f"`{name}`: {m}", ("op", i))
+                     for r, m, i in vector_elements(instruction, element_types, decl)]
+    if head.ranges:
+        problems += [(r, f"`{name}`: {m}", w) for r, m, w in _range_findings(instruction, head.ranges)]
+    return problems
+
+
+@dataclass
+class _Head:
+    """What an instruction's opcode and modifiers alone decide (cached per module facts)."""
+
+    form: object
+    problems: list
+    rules: tuple = ()
+    op_range: tuple = (0, 0)
+    args: tuple | None = None
+    ranges: dict | None = None
+    sms: list = None
+
+
+_HEADS: dict = {}
+
+
+def _head(opcode, modifiers, version, targets) -> _Head:
+    key = (opcode, modifiers, version, targets)
+    head = _HEADS.get(key)
+    if head is None:
+        if len(_HEADS) > 100_000:
+            _HEADS.clear()
+        head = _HEADS[key] = _build_head(opcode, modifiers, version, targets)
+    return head
+
+
+def _build_head(opcode, modifiers, version, targets) -> _Head:
+    problems: list[tuple[str, str, object]] = []
     forms, form = spec.find_form(opcode, modifiers)
     if forms is None:
-        return [("unknown-opcode", f"`{opcode}` is not in the instruction tables (newer PTX?)")]
-    name = instruction.name
+        near = suggest(opcode)
+        hint = f"; did you mean `{near}`?" if near and near != opcode else ""
+        return _Head(None, [("unknown-opcode", f"unknown instruction `{opcode}`{hint}", None)])
+    name = opcode + "".join(modifiers)
     if form is None:
         selectors = sorted({s for f in forms for s in f.select})
-        bad = [m for m in modifiers if m not in selectors] or list(modifiers)
         shown = " ".join(f"`{opcode}{''.join(f.select)}`" for f in forms[:6])
-        return [("unknown-modifier", f"`{name}`: no form of `{opcode}` matches (known: {shown}"
-                                     f"{' ...' if len(forms) > 6 else ''})")]
+        bad = next((m for m in modifiers if m not in selectors), None)
+        return _Head(None, [("unknown-modifier", f"`{name}`: no form of `{opcode}` matches (known: {shown}"
+                                                 f"{' ...' if len(forms) > 6 else ''})",
+                             _mod_at(modifiers, bad) if bad else None)])
 
     # modifiers: each known, at most max per group, required groups present
     counts: dict[str, list[str]] = {}
@@ -150,132 +378,245 @@ def _check(instruction, version, targets) -> list[tuple[str, str]]:
             continue
         group = form.group_of(m)
         if group is None:
-            problems.append(("unknown-modifier", f"`{m}` is not a modifier of `{form.title}`"
-                                                 f" (in `{name}`)"))
+            near = _near_modifier(form, m)
+            problems.append(("unknown-modifier", f"`{m}` is not a modifier of `{form.title}` (in `{name}`)"
+                                                 + (f"; did you mean `{near}`?" if near else ""),
+                             _mod_at(modifiers, m)))
             continue
         counts.setdefault(group, []).append(m)
     for group, written in counts.items():
         limit = form.max.get(group, 1)
         if len(written) > limit:
             problems.append(("duplicate-modifier", f"`{name}`: {' and '.join(f'`{w}`' for w in written)} are"
-                                                   f" both {group} modifiers (at most {limit})"))
+                                                   f" both {group} modifiers (at most {limit})",
+                             _mod_at(modifiers, written[limit])))
     for group in form.required:
         if group not in counts:
             examples = sorted(form.groups[group])[:6]
             hint = f" (one of {' '.join(examples)}{' ...' if len(form.groups[group]) > 6 else ''})" if examples else ""
-            problems.append(("missing-modifier", f"`{name}` needs a {group} modifier{hint}"))
+            problems.append(("missing-modifier", f"`{name}` needs a {group} modifier{hint}", None))
+    sms = _sm_targets(targets or ())
+    whens = list(matching_whens(form, modifiers))
+    problems += _constraints(form, name, modifiers, whens, version, sms)
+    rules = ((form.rule,) if form.rule is not None else ()) + tuple(w["rule"] for w in whens if "rule" in w)
+    op_range, args, _open, ranges = _effective(form, whens)
 
     if form.shape:
         why = SHAPE_RULES[form.shape](modifiers)
         if why:
-            problems.append(("shape", f"`{name}`: {why}"))
-
-    # operands
-    n = len(instruction.operands)
-    lo, hi = form.operands
-    if not lo <= n <= hi:
-        want = str(lo) if lo == hi else f"{lo} to {hi}"
-        problems.append(("operand-count", f"`{form.title}` takes {want} operands, `{name}` has {n}"))
-    else:
-        for pos in form.addr:
-            if -n <= pos < n and not _operand_is_address(instruction.operands[pos]):
-                problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be an [address]"))
-        for pos in form.vector:
-            if -n <= pos < n and not isinstance(instruction.operands[pos], Vector):
-                problems.append(("operand-kind", f"`{name}`: operand {pos % n + 1} must be a {{vector}}"))
-        if form.count:
-            sized = COUNT_RULES[form.count](modifiers)
-            if sized is not None:
-                pos, want, why = sized
-                if -n <= pos < n and isinstance(instruction.operands[pos], Vector):
-                    got = len(instruction.operands[pos].items)
-                    if got != want:
-                        problems.append(("register-count", f"`{name}`: {why}, got {got}"))
+            shape_mod = next((m for m in modifiers if re.match(r"\.m\d+n\d+k\d+$", m)), None)
+            problems.append(("shape", f"`{name}`: {why}", _mod_at(modifiers, shape_mod) if shape_mod else None))
 
     # version and target, for the form and for each modifier
-    sms = _sm_targets(targets or ())
-    checks = [(form.title, form.requirement)] + [
-        (f"`{m}` on {form.title}", form.features[m]) for m in modifiers if m in form.features]
-    for what, req in checks:
+    checks = [(form.title, form.requirement, None)] + [
+        (f"`{m}` on {form.title}", form.features[m], _mod_at(modifiers, m)) for m in modifiers if m in form.features]
+    for what, req, where in checks:
         what = what if what.startswith("`") else f"`{what}`"
-        if version is not None and req.since is not None and version < req.since:
-            problems.append(("ptx-version", f"{what} needs PTX ISA {_fmt_version(req.since)}, module has"
-                                            f" .version {_fmt_version(version)}"))
-        if not _target_ok(req, sms):
-            problems.append(("target", f"{what} needs {_needs(req)}; module targets"
-                                       f" {', '.join(t for t, _, _ in sms)}"))
-    return problems
+        problems += _requirement_findings(what, req, version, sms, where)
+    return _Head(form, problems, rules, op_range, args, ranges, sms)
 
 
-def check_instruction(instruction, version=None, targets=()) -> list[str]:
+def _requirement_findings(what, req, version, sms, where, why=""):
+    out = []
+    if version is not None and req.since is not None and version < req.since:
+        out.append(("ptx-version", f"{what} needs PTX ISA {_fmt_version(req.since)}, module has"
+                                   f" .version {_fmt_version(version)}{why}", where))
+    if not _target_ok(req, sms):
+        out.append(("target", f"{what} needs {_needs(req)}; module targets"
+                              f" {', '.join(t for t, _, _ in sms)}{why}", where))
+    return out
+
+
+def _near_modifier(form, modifier):
+    import difflib
+
+    words = sorted({w for g in form.groups.values() for w in g})
+    close = difflib.get_close_matches(modifier, words, n=1, cutoff=0.7)
+    return close[0] if close else None
+
+
+def check_instruction(instruction, version=None, targets=(), registers=None, allow_unknown=None) -> list[str]:
     """Problems of one instruction as `[rule-id] message` strings ([] when fine).
 
-    ``version``: `"8.0"` or (8, 0) or None; ``targets``: `("sm_90a",)`. Unknown opcodes are not
-    reported here (see lint_module(strict=True))."""
-    return [f"[{rule}] {msg}" for rule, msg in _check(instruction, _version_tuple(version), tuple(targets))
-            if rule != "unknown-opcode"]
+    ``version``: `"8.0"` or (8, 0) or None; ``targets``: `("sm_90a",)`; ``registers``: the
+    operands.Declarations in scope (None: register classes and declarations are not checked).
+    Opcodes in ``allow_unknown`` (None: every unknown opcode) are not reported."""
+    found = _check(instruction, _version_tuple(version), tuple(targets), registers)
+    return [f"[{rule}] {msg}" for rule, msg, _ in found
+            if rule != "unknown-opcode" or (allow_unknown is not None and instruction.opcode not in allow_unknown)]
 
 
 # --- positions ----------------------------------------------------------------------------
 
-def instruction_positions(module) -> list[tuple[object, int, int]]:
-    """(instruction, line, column) for every instruction, computed by emitting the module
-    (each node's trivia[i] precedes its i-th own token)."""
+@dataclass
+class Placed:
+    """An instruction with the source offsets of its first token, its modifiers and operands."""
+
+    instruction: object
+    start: int
+    modifiers: list[int]
+    operands: list[int]
+    function: object = None
+
+
+def placed_instructions(module) -> tuple[list[Placed], list[int]]:
+    """Every instruction with its offsets (computed by emitting the module: each node's trivia[i]
+    precedes its i-th own token), and the offsets of line starts after the first."""
     from ptxgrammar.emitter import default_trivia
+    from ptxgrammar.tree.declarations import Function
     from ptxgrammar.tree.statements import Instruction
 
     offset = 0
-    found: list[tuple[object, int]] = []
-    newlines: list[int] = []  # offsets of line starts after the first
+    found: list[Placed] = []
+    newlines: list[int] = []
+    function = [None]
+    targets: list[int] = []
+    scope_nodes: dict[int, list] = {}  # id(function) -> its `.reg` declarations and labels
 
-    def add(text: str) -> None:
-        nonlocal offset
-        if "\n" in text or "\r" in text:
-            for m in re.finditer(r"\r\n|\r|\n", text):
-                newlines.append(offset + m.end())
-        offset += len(text)
+    newline = re.compile(r"\r\n|\r|\n")
+    from ptxgrammar.tree.declarations import VarDecl
+    from ptxgrammar.tree.module import Target
+    from ptxgrammar.tree.statements import Label
 
     def visit(node) -> None:
+        nonlocal offset
         trivia = node.trivia
         if trivia is None:
             trivia = default_trivia(node)
+        cls = node.__class__
+        if cls is Instruction:
+            visit_instruction(node, trivia)
+            return
+        if cls is Function:
+            function[0] = node
+            scope_nodes[id(node)] = []
+        elif cls is Label or cls is VarDecl:
+            if function[0] is not None:
+                scope_nodes[id(function[0])].append(node)
+        elif cls is Target:
+            targets.append(offset + len(trivia[0]))
         i = 0
-        is_instruction = isinstance(node, Instruction)
         for part in node._parts():
             if part.__class__ is str:
-                add(trivia[i])
-                if is_instruction and i == 0:
-                    found.append((node, offset))
-                add(part)
+                text = trivia[i]
                 i += 1
+                if "\n" in text or "\r" in text:
+                    newlines.extend(offset + m.end() for m in newline.finditer(text))
+                offset += len(text)
+                if "\n" in part:
+                    newlines.extend(offset + m.end() for m in newline.finditer(part))
+                offset += len(part)
             else:
                 visit(part)
 
+    def visit_instruction(node, trivia) -> None:
+        nonlocal offset
+        placed = Placed(node, -1, [], [], function[0])
+        found.append(placed)
+        first_mod = 1 + (len(node.guard._parts()) if node.guard is not None else 0)
+        last_mod = first_mod + len(node.modifiers)
+        i = 0
+        for part in node._parts():
+            if part.__class__ is str:
+                text = trivia[i]
+                if "\n" in text or "\r" in text:
+                    newlines.extend(offset + m.end() for m in newline.finditer(text))
+                offset += len(text)
+                if i == 0:
+                    placed.start = offset
+                elif first_mod <= i < last_mod:
+                    placed.modifiers.append(offset)
+                offset += len(part)
+                i += 1
+            else:
+                placed.operands.append(offset + len(_leading(part)))
+                visit(part)
+
     visit(module)
-    out = []
-    for instr, off in found:
-        line_index = bisect.bisect_right(newlines, off)
-        line_start = newlines[line_index - 1] if line_index else 0
-        out.append((instr, line_index + 1, off - line_start + 1))
-    return out
+    placed_instructions.targets = targets  # offsets of `.target` directives, for module findings
+    placed_instructions.scope_nodes = scope_nodes
+    return found, newlines
 
 
-def lint_module(module, filename: str = "<ptx>", strict: bool = False) -> list[Violation]:
-    """Every rule violation in the module, in source order."""
+def _leading(node) -> str:
+    from ptxgrammar.emitter import default_trivia
+
+    parts = node._parts()
+    if not parts:
+        return ""
+    if isinstance(parts[0], str):
+        trivia = node.trivia if node.trivia is not None else default_trivia(node)
+        return trivia[0] if trivia else ""
+    return _leading(parts[0])
+
+
+def _line_col(newlines, off):
+    line_index = bisect.bisect_right(newlines, off)
+    line_start = newlines[line_index - 1] if line_index else 0
+    return line_index + 1, off - line_start + 1
+
+
+def instruction_positions(module) -> list[tuple[object, int, int]]:
+    """(instruction, line, column) for every instruction."""
+    placed, newlines = placed_instructions(module)
+    return [(p.instruction, *_line_col(newlines, p.start)) for p in placed]
+
+
+def lint_module(module, filename: str = "<ptx>", strict: bool = False,
+                allow_unknown: Iterable[str] = ()) -> list[Violation]:
+    """Every rule violation in the module, in source order. An opcode the tables do not know is
+    an `unknown-opcode` error unless it is in ``allow_unknown`` (``strict`` is kept for callers
+    that asked for notes: every unknown opcode is reported either way)."""
+    from .operands import function_declarations, module_declarations
+
     version = module_version(module)
     targets = module_targets(module)
+    allowed = set(allow_unknown)
     out: list[Violation] = []
-    for instr, line, col in instruction_positions(module):
-        for rule, message in _check(instr, version, targets):
-            if rule == "unknown-opcode":
-                if strict:
-                    out.append(Violation(filename, line, col, rule, message, "note"))
+    placed, newlines = placed_instructions(module)
+    out += _target_version(module, version, targets, filename, newlines, placed_instructions.targets)
+    module_scope = module_declarations(module)
+    scopes: dict[int, object] = {}
+    for p in placed:
+        decl = None
+        if p.function is not None:
+            key = id(p.function)
+            if key not in scopes:
+                scopes[key] = function_declarations(p.function, module_scope,
+                                                    placed_instructions.scope_nodes.get(key))
+            decl = scopes[key]
+        for rule, message, where in _check(p.instruction, version, targets, decl):
+            if rule == "unknown-opcode" and p.instruction.opcode in allowed:
                 continue
+            off = p.start
+            if where is not None:
+                kind, i = where
+                offsets = p.modifiers if kind == "mod" else p.operands
+                if 0 <= i < len(offsets):
+                    off = offsets[i]
+            line, col = _line_col(newlines, off)
             out.append(Violation(filename, line, col, rule, message))
     return out
 
 
-def lint_text(text: str, filename: str = "<ptx>", strict: bool = False) -> list[Violation]:
+def _target_version(module, version, targets, filename, newlines, offsets) -> list[Violation]:
+    """`.target` names a GPU newer than the module's `.version` knows."""
+    from ptxgrammar.isa.targets import TARGET_SINCE
+
+    if version is None or not offsets:
+        return []
+    out = []
+    line, col = _line_col(newlines, offsets[0])
+    for t in targets:
+        since = TARGET_SINCE.get(t)
+        if since is not None and version < spec.parse_version(since):
+            out.append(Violation(filename, line, col, "target", f".target {t} needs PTX ISA {since} or newer;"
+                                                                f" the module has .version {_fmt_version(version)}"))
+    return out
+
+
+def lint_text(text: str, filename: str = "<ptx>", strict: bool = False,
+              allow_unknown: Iterable[str] = ()) -> list[Violation]:
     import ptxgrammar
 
-    return lint_module(ptxgrammar.parse(text, filename), filename, strict)
+    return lint_module(ptxgrammar.parse(text, filename), filename, strict, allow_unknown)

@@ -34,6 +34,12 @@ CASES = [
     pytest.param(module("    ptx.add.s32(r[1], r[2])\n"), "operand-count", id="operand-count"),
     pytest.param(module(WGMMA.format(acc="tuple(r[i] for i in range(64))"), version="7.8"), "ptx-version",
                  id="wgmma-in-ptx-7.8"),
+    # the same operand and constraint tables as `ptx2py lint`
+    pytest.param(module("    ptx.add.u32(r[1], rd[1], r[3])\n"), "register-class", id="b64-register-in-u32-add"),
+    pytest.param(module("    ptx.fma.f32(r[1], r[2], r[3], r[4])\n"), "missing-modifier", id="fma-without-rounding"),
+    pytest.param(module("    ptx.add.ftz.s32(r[1], r[2], r[3])\n"), "modifier-type", id="ftz-on-s32"),
+    pytest.param(module("    ptx.setmaxnreg.inc.sync.aligned.u32(300)\n"), "immediate", id="setmaxnreg-300"),
+    pytest.param(module("    ptx.selp.b32(r[1], r[2], r[3], r[4])\n"), "register-class", id="selp-without-predicate"),
 ]
 
 
@@ -45,6 +51,15 @@ def test_violation_is_reported_at_the_python_line(source, rule):
     assert err.line == 9, str(err)
     assert f"[{rule}]" in err.message
     assert str(err).startswith("kernel.py:9: error: ")
+    assert str(err).splitlines()[1] == source.splitlines()[8]  # the user's line, then a caret
+    assert str(err).splitlines()[2].strip() == "^"
+
+
+def test_the_caret_points_at_the_modifier_at_fault():
+    with pytest.raises(DSLError) as info:
+        python_to_ptx(module("    ptx.add.ftz.s32(r[1], r[2], r[3])\n"), "kernel.py", check=True)
+    _, line, caret = str(info.value).splitlines()
+    assert line[caret.index("^"):].startswith(".ftz")
 
 
 def test_valid_instructions_pass_the_checks():

@@ -67,7 +67,7 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
         exec(code, namespace)
         module = recorder.current().finish()
     except DSLError as e:
-        raise _located(e, filename, e.__traceback__) from None
+        raise _located(e, filename, e.__traceback__, source) from None
     except SyntaxError as e:
         raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0) from None
     except Exception as e:
@@ -77,10 +77,12 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     return emit(module)
 
 
-def _located(err: DSLError, filename: str, tb) -> DSLError:
+def _located(err: DSLError, filename: str, tb, source: str | None = None) -> DSLError:
     line = 0
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
-    return DSLError(err.message, filename, line)
+    lines = source.splitlines() if source else []
+    text = lines[line - 1] if 0 < line <= len(lines) else None
+    return DSLError(err.message, filename, line, text, err.token)

@@ -72,7 +72,7 @@ def gpu_name_for(ptx_target: str | None, cc: tuple[int, int]) -> str:
 
 def driver_ptx_isa(driver_version: int) -> tuple[int, int]:
     """Newest PTX ISA the driver's JIT accepts (cuDriverGetVersion: 1000*major + 10*minor)."""
-    from .sass import ptx_isa_for_release
+    from .tools import ptx_isa_for_release
 
     return ptx_isa_for_release((driver_version // 1000, (driver_version % 1000) // 10))
 
@@ -82,8 +82,8 @@ def lower_ptx_version(text: str, isa: tuple[int, int]) -> str:
 
 
 def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
-    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.sass)."""
-    from .sass import find_ptxas
+    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.tools)."""
+    from .tools import find_ptxas
 
     if tool is None:
         tool, found = find_ptxas(_ptx_version(ptx))
@@ -192,7 +192,7 @@ class Gpu:
     def _load_lowered_cubin(self, ptx: str):
         """Older ptxas releases first (no newer than the driver where possible), the PTX's
         `.version` lowered to what each accepts: a cubin an older driver can load."""
-        from .sass import find_ptxas_all
+        from .tools import find_ptxas_all
 
         gpu = gpu_name_for(_ptx_target(ptx), self.cc)
         drv = (self.driver_version // 1000, (self.driver_version % 1000) // 10)

@@ -15,6 +15,14 @@ _SA = {"sync": ".sync", "aligned": ".aligned"}
 TCGEN05_LD_SHAPES = ".16x64b .16x128b .16x256b .32x32b .16x32bx2"
 _XN = ".x1 .x2 .x4 .x8 .x16 .x32 .x64 .x128"
 
+# wmma shapes (PTX ISA 9.7.14.4): f16/bf16/s8/u8 m16n16k16 m32n8k16 m8n32k16, tf32 m16n16k8,
+# f64 m8n8k4, s4/u4 m8n8k32, b1 m8n8k128
+_FP8 = (".e4m3", ".e5m2")
+_WGMMA_TYPES = " ".join([".f16.f16.f16", ".f32.f16.f16", ".f32.bf16.bf16", ".f32.tf32.tf32", ".s32.b1.b1"]
+                        + [d + a + b for d in (".f16", ".f32") for a in _FP8 for b in _FP8]
+                        + [".s32" + a + b for a in (".s8", ".u8") for b in (".s8", ".u8")])
+_WMMA_SHAPES = ".m16n16k16 .m32n8k16 .m8n32k16 .m16n16k8 .m8n8k4 .m8n8k32 .m8n8k128"
+
 FORMS = [
     dict(op="mma", groups={"sp": ".sp .sp::ordered_metadata", **_SA, "shape": SHAPE_MMA, "layout": ".row .col",
                            "kind": r"~\.kind::\w+", "block_scale": ".block_scale",
@@ -22,11 +30,12 @@ FORMS = [
                            "sat": ".satfinite", "type": _MMA_TYPES, "stype": ".ue8m0 .ue4m3",
                            "bop": ".xor .and", "popc": ".popc", "rnd": ".rn"},
          max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape", "type"), operands=(4, 10),
-         vector=(0,), since="6.4", sm=70, count="mma_d",
+         vector=(0,), since="6.4", sm=70, rule="mma_shape", args="vv vv vv vv ...",
          features={".e4m3": dict(since="8.4", sm=89), ".e5m2": dict(since="8.4", sm=89),
                    ".sp::ordered_metadata": dict(since="8.5", sm=80),
                    ".block_scale": dict(since="8.7", sm=120, arch="a")}),
     dict(op="ldmatrix", groups={**_SA, "shape": ".m8n8 .m16n16 .m8n16", "num": ".x1 .x2 .x4", "trans": ".trans",
+                                "layout": ".row .col",
                                 "space": ".shared .shared::cta", "type": ".b16 .b8 .b8x16",
                                 "fmt": ".b6x16_p32 .b4x16_p64"},
          required=("sync", "aligned", "shape", "num", "type"), operands=2, addr=(1,), vector=(0,),
@@ -39,26 +48,40 @@ FORMS = [
     dict(op="movmatrix", groups={**_SA, "shape": ".m8n8", "trans": ".trans", "type": ".b16"},
          required=("sync", "aligned", "shape", "trans", "type"), operands=2, since="7.8", sm=75),
     *[dict(op="wmma", select=(verb,),
-           groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": SHAPE_MMA,
+           groups={**_SA, "frag": ".a .b .c .d", "layout": ".row .col", "shape": _WMMA_SHAPES,
                    "space": ".global .shared .shared::cta", "type": _MMA_TYPES},
-           required=("sync", "aligned", "frag", "shape", "type"), operands=(2, 3), since="6.0", sm=70)
+           required=("sync", "aligned", "frag", "layout", "shape", "type"), since="6.0", sm=70,
+           features={".m16n16k8": dict(since="7.0", sm=80), ".m8n8k4": dict(since="7.0", sm=80),
+                     ".bf16": dict(since="7.0", sm=80), ".tf32": dict(since="7.0", sm=80)},
+           args="vp a s:u32?" if verb == ".load" else "a vp s:u32?")
       for verb in (".load", ".store")],
     dict(op="wmma", select=(".mma",),
-         groups={**_SA, "layout": ".row .col", "shape": SHAPE_MMA, "type": _MMA_TYPES, "sat": ".satfinite",
+         groups={**_SA, "layout": ".row .col", "shape": _WMMA_SHAPES, "type": _MMA_TYPES, "sat": ".satfinite",
                  "rnd": ".rn .rz .rm .rp", "bop": ".xor .and", "popc": ".popc"},
-         max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape"), operands=4, since="6.0", sm=70),
-    dict(op="wgmma", select=(".fence",), groups=_SA, required=("sync", "aligned"), operands=0, **_WG),
-    dict(op="wgmma", select=(".commit_group",), groups=_SA, required=("sync", "aligned"), operands=0, **_WG),
-    dict(op="wgmma", select=(".wait_group",), groups=_SA, required=("sync", "aligned"), operands=1, **_WG),
+         max={"layout": 2, "type": 4}, required=("sync", "aligned", "shape"), args="vp vp vp vp", since="6.0",
+         sm=70),
+    dict(op="wgmma", select=(".fence",), groups=_SA, required=("sync",), operands=0, **_WG),
+    dict(op="wgmma", select=(".commit_group",), groups=_SA, required=("sync",), operands=0, **_WG),
+    dict(op="wgmma", select=(".wait_group",), groups=_SA, required=("sync",), args="i", **_WG),
     dict(op="wgmma", select=(".mma_async",),
          groups={"sp": ".sp", **_SA, "shape": r"~\.m64n\d+k\d+",
                  "type": ".f16 .bf16 .f32 .tf32 .e4m3 .e5m2 .s32 .s8 .u8 .b1", "sat": ".satfinite",
                  "bop": ".and", "popc": ".popc"},
-         max={"type": 3}, required=("sync", "aligned", "shape", "type"), operands=(4, 10), vector=(0,),
-         count="wgmma_d", shape="wgmma_shape", **_WG),
+         max={"type": 3}, required=("sync", "shape", "type"), operands=(4, 10), vector=(0,),
+         count="wgmma_d", shape="wgmma_shape", **_WG,
+         # d, a (descriptor or registers), b descriptor, scale-d predicate, then by type: imm-scale-a/b
+         # (-1 or 1) and imm-trans-a/b (0 or 1)
+         when=[dict(ntypes=3, pairs=_WGMMA_TYPES, msg="wgmma type combinations (D, A, B)"),
+               dict(ntypes=1, reject=("type", "wgmma names the D, A and B types")),
+               dict(ntypes=2, reject=("type", "wgmma names the D, A and B types")),
+               dict(lacks=".sp", types=".s8 .u8 .b1", args="vv x s:u64 p"),
+               dict(lacks=".sp", types=".tf32 .e4m3 .e5m2", args="vv x s:u64 p i i", ranges={4: [-1, 1], 5: [-1, 1]}),
+               dict(lacks=".sp", types=".f16 .bf16", args="vv x s:u64 p i i i? i?",
+                    ranges={4: [-1, 1], 5: [-1, 1], 6: [0, 1], 7: [0, 1]})]),
     dict(op="tcgen05", select=(".alloc",), groups={"cta_group": _CTA_GROUP, **_SA, "space": ".shared::cta",
                                                    "type": ".b32"},
-         required=("cta_group", "sync", "aligned", "type"), operands=2, addr=(0,), **_TC),
+         required=("cta_group", "sync", "aligned", "type"), args="a s:u32", ranges={1: [32, 64, 128, 256, 512]},
+         **_TC),
     dict(op="tcgen05", select=(".dealloc",), groups={"cta_group": _CTA_GROUP, **_SA, "type": ".b32"},
          required=("cta_group", "sync", "aligned", "type"), operands=2, **_TC),
     dict(op="tcgen05", select=(".relinquish_alloc_permit",), groups={"cta_group": _CTA_GROUP, **_SA},
@@ -68,7 +91,9 @@ FORMS = [
                  "block_scale": ".block_scale", "scale_vec": ".scale_vec::1X .scale_vec::2X .scale_vec::4X"
                  " .block16 .block32", "ashift": ".ashift",
                  "collector": r"~\.collector::(a|b[0-3])::(fill|use|lastuse|discard)"},
-         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), addr=(0,), **_TC),
+         max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), args="a x s:u64 s:u32 ...",
+         when=[dict(has=".sp", args="a x s:u64 a s:u32 ...", msg="sparse forms take the metadata address 4th")],
+         **_TC),
     dict(op="tcgen05", select=(".commit",),
          groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster .shared::cta",
                  "multicast": ".multicast::cluster", "type": ".b64"},
@@ -218,3 +243,72 @@ SHAPE_RULES = {"wgmma_shape": wgmma_shape}
 
 COUNT_RULES = {"wgmma_d": wgmma_d, "mma_d": mma_d, "ldmatrix_d": ldmatrix_d, "stmatrix_s": stmatrix_s,
                "tcgen05_ld": tcgen05_ld, "tcgen05_st": tcgen05_st}
+
+
+# --- mma.sync shapes (PTX ISA 9.7.14.5): per shape and A/B type, where it exists and its fragments ---
+# (shape, A/B type) -> (since, sm, A regs, B regs, {accumulator type: C/D regs}); `.row.col` is the
+# only layout except m8n8k4 .f16 (any layout).
+_F16_ACC = {".f16": 2, ".f32": 4}
+MMA_SHAPES = {
+    (".m8n8k4", ".f16"): ("6.4", 70, 2, 2, {".f16": 4, ".f32": 8}),
+    (".m16n8k8", ".f16"): ("6.5", 75, 2, 1, _F16_ACC),
+    (".m16n8k16", ".f16"): ("7.0", 80, 4, 2, _F16_ACC),
+    (".m16n8k8", ".bf16"): ("7.0", 80, 2, 1, {".f32": 4}),
+    (".m16n8k16", ".bf16"): ("7.0", 80, 4, 2, {".f32": 4}),
+    (".m16n8k4", ".tf32"): ("7.0", 80, 2, 1, {".f32": 4}),
+    (".m16n8k8", ".tf32"): ("7.0", 80, 4, 2, {".f32": 4}),
+    (".m8n8k4", ".f64"): ("7.0", 80, 1, 1, {".f64": 2}),
+    (".m16n8k4", ".f64"): ("7.8", 90, 2, 1, {".f64": 4}),
+    (".m16n8k8", ".f64"): ("7.8", 90, 4, 2, {".f64": 4}),
+    (".m16n8k16", ".f64"): ("7.8", 90, 8, 4, {".f64": 4}),
+    **{(".m8n8k16", t): ("6.5", 75, 1, 1, {".s32": 2}) for t in (".s8", ".u8")},
+    **{(".m16n8k16", t): ("7.0", 80, 2, 1, {".s32": 4}) for t in (".s8", ".u8")},
+    **{(".m16n8k32", t): ("7.0", 80, 4, 2, {".s32": 4}) for t in (".s8", ".u8")},
+    **{(".m8n8k32", t): ("6.5", 75, 1, 1, {".s32": 2}) for t in (".s4", ".u4")},
+    **{(".m16n8k32", t): ("7.0", 80, 2, 1, {".s32": 4}) for t in (".s4", ".u4")},
+    **{(".m16n8k64", t): ("7.0", 80, 4, 2, {".s32": 4}) for t in (".s4", ".u4")},
+    (".m8n8k128", ".b1"): ("6.5", 75, 1, 1, {".s32": 2}),
+    (".m16n8k128", ".b1"): ("7.0", 80, 2, 1, {".s32": 4}),
+    (".m16n8k256", ".b1"): ("7.0", 80, 4, 2, {".s32": 4}),
+    **{(".m16n8k32", t): ("8.4", 89, 4, 2, _F16_ACC) for t in (".e4m3", ".e5m2")},
+    **{(".m16n8k16", t): ("8.7", 89, 2, 1, _F16_ACC) for t in (".e4m3", ".e5m2")},
+}
+_ANY_LAYOUT = {(".m8n8k4", ".f16")}
+
+
+def mma_shape(form, modifiers, operands=()):
+    """mma.sync (dense, no .kind): the shape exists for the A/B type, layout `.row.col`, and the
+    fragment sizes of D, A, B, C; plus the shape's PTX version and target."""
+    if any(m.startswith((".sp", ".kind::", ".block_scale")) for m in modifiers):
+        return []
+    shape = next((m for m in modifiers if _SHAPE.match(m)), None)
+    types = [m for m in modifiers if m in form.groups["type"]]
+    if shape is not None and len(types) in (1, 3):
+        return [("type", f"mma names four types (D, A, B, C), got {''.join(types)}", None)]
+    if shape is None or len(types) not in (2, 4):
+        return []
+    dtype, atype = types[0], types[1] if len(types) == 4 else types[-1]
+    entry = MMA_SHAPES.get((shape, atype))
+    if entry is None:
+        known = sorted(s for s, t in MMA_SHAPES if t == atype)
+        return [("shape", f"mma{shape} does not exist for {atype} inputs (shapes: {' '.join(known) or 'none'})",
+                 shape)]
+    since, sm, a, b, acc = entry
+    out = [("requires", (since, sm), shape, f"mma{shape}{atype}")]
+    layouts = [m for m in modifiers if m in (".row", ".col")]
+    if (shape, atype) not in _ANY_LAYOUT and layouts and layouts != [".row", ".col"]:
+        out.append(("shape", f"mma{shape}{atype} takes the layout .row.col, not {''.join(layouts)}",
+                    layouts[0]))
+    if dtype not in acc or types[-1] not in acc:
+        bad = dtype if dtype not in acc else types[-1]
+        out.append(("type", f"mma{shape}{atype} accumulates in {' or '.join(sorted(acc))}, not {bad}", bad))
+        return out
+    if len(types) == 4 and (shape, types[2]) not in MMA_SHAPES:
+        out.append(("type", f"mma{shape}: B type {types[2]} does not go with A type {atype}", types[2]))
+    elif len(types) == 4 and types[2] != atype and {atype, types[2]} - {".e4m3", ".e5m2", ".s8", ".u8", ".s4", ".u4"}:
+        out.append(("type", f"mma{shape}: A and B are both {atype}", types[2]))
+    out.append(("count", {0: (acc[dtype], "D"), 1: (a, "A"), 2: (b, "B"), 3: (acc.get(types[-1], acc[dtype]), "C")}))
+    return out
+
+
+FORM_RULES = {"mma_shape": mma_shape}

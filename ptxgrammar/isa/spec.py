@@ -16,6 +16,8 @@ list of plain dicts, one per instruction form::
          arch=None,                   # "a": an arch-specific target (sm_XXa / sm_XXf) needed;
                                       #  or a tuple of the exact targets allowed
          features={".v8": dict(since="8.8", sm=100)},  # per-modifier requirements
+         args="v:T+ a",               # operand kinds and types, one per position (see OPERAND KINDS)
+         when=[dict(types=".f32 .f64", need="rnd")],  # constraints across modifiers (see CONSTRAINTS)
          count="wgmma_d",             # name of a shape-dependent operand-size rule (matrix.COUNT_RULES)
          shape="wgmma_shape")         # name of a shape-validity rule (matrix.SHAPE_RULES)
 
@@ -23,6 +25,37 @@ A group entry starting with ``~`` is a regular expression for the whole modifier
 (``~\\.m64n\\d+k\\d+``). The loader checks every key, group reference and
 version string, so a typo in a table fails at import instead of hiding a rule.
 Modifiers are a bag (ptxas accepts most orders), so order is not checked.
+
+OPERAND KINDS (``args``): space-separated, one token per operand, ``KIND[:TYPE][?]``; a token
+ending in ``?`` may be left out (only trailing ones), ``...`` ends the list unchecked::
+
+    d  destination register (a sink `_` allowed)     r  register         s  register or immediate
+    i  immediate                                      p  predicate (`!p` allowed as a source)
+    pp predicate or a `p|q` pair                      a  address `[...]` (or a bare symbol)
+    l  label                                          x  anything (not checked)
+    v  data: a {vector} of N when the form has `.vN`, else a scalar register (or a {vector} of 1)
+    vs like v, immediates allowed (stores)            dp destination, or `d|p` pair
+    vv a {vector} of any length (matrix fragments)    dv destination register or {vector} (mov unpack)
+    vp a {vector} of 1, 2, 4 or 8 registers (wmma fragments, texture results)
+    ta a texture/surface/tensor address: `[handle, {coordinates}]`
+    sv source: register, immediate, symbol or {vector} (mov pack), never an [address]
+
+TYPE names the register class: ``T`` (the first type modifier), ``T1`` (the second), ``Tw`` (T
+doubled under `.wide`), or a literal type (``u32``, ``b64``, ``pred``); a trailing ``+`` lets the
+register be wider than the type (ld/st/cvt relaxed rules). No TYPE: any class.
+
+CONSTRAINTS (``when``): a list of dicts; each applies when all its conditions hold:
+``types`` (a written type modifier is one of these), ``has`` (one of these modifiers is written),
+``lacks`` (none of these is written), ``ntypes`` (this many type modifiers); and then demands
+``reject`` ((rule-id, message): the combination is invalid as such),
+``need`` (a group that must be written; `a|b`: one of several groups), ``forbid`` (modifiers not
+allowed), ``only`` (type modifiers allowed), ``pairs`` (the written types, joined, must be one of
+these), ``operands`` (count range), ``args`` (operand kinds replacing the form's), ``ranges``
+(immediate ranges), ``since``/``sm``/``arch`` (a requirement); ``msg`` says why.
+
+RANGES (``ranges``): {operand position: (low, high, step)} for immediates (setmaxnreg 24-256 by 8),
+or {position: [allowed values]} (cp.async sizes 4, 8, 16).
+A form's ``rule`` names a check in RULES below that is too entangled for plain data (cvt rounding).
 """
 
 from __future__ import annotations
@@ -32,7 +65,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 _KEYS = {"op", "select", "groups", "max", "required", "operands", "addr", "vector", "since", "sm",
-         "arch", "features", "count", "shape", "doc"}
+         "arch", "features", "count", "shape", "doc", "args", "when", "ranges", "rule"}
+_WHEN_KEYS = {"types", "has", "lacks", "ntypes", "need", "forbid", "only", "msg", "pairs", "operands", "args",
+              "ranges", "since", "sm", "arch", "reject", "rule"}
+_ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv", "vp", "ta"}
+_ARG = re.compile(r"^(?P<kind>[a-z]+)(?::(?P<type>[A-Za-z0-9]+)(?P<wide>\+)?)?(?P<opt>\?)?$")
 _FEATURE_KEYS = {"since", "sm", "arch"}
 _VERSION = re.compile(r"^\d+\.\d+$")
 
@@ -70,6 +107,11 @@ class Form:
     count: str | None
     shape: str | None
     source: str
+    args: tuple["Arg", ...] | None = None
+    args_open: bool = False
+    when: tuple[dict, ...] = ()
+    ranges: dict = field(default_factory=dict)
+    rule: str | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -87,6 +129,35 @@ class Form:
                 break
         self._cache[modifier] = found
         return found
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One operand position: its kind, register type reference, wider-allowed, optional."""
+
+    kind: str
+    type: str | None = None
+    wider: bool = False
+    optional: bool = False
+
+
+def parse_args(text: str, where: str) -> tuple[tuple[Arg, ...], bool]:
+    tokens = text.split()
+    open_end = bool(tokens) and tokens[-1] == "..."
+    if open_end:
+        tokens = tokens[:-1]
+    out = []
+    for tok in tokens:
+        m = _ARG.match(tok)
+        if not m or m.group("kind") not in _ARG_KINDS:
+            raise SpecError(f"{where}: bad operand kind {tok!r}")
+        out.append(Arg(m.group("kind"), m.group("type"), bool(m.group("wide")), bool(m.group("opt"))))
+    seen_optional = False
+    for a in out:
+        if seen_optional and not a.optional:
+            raise SpecError(f"{where}: optional operands must come last in {text!r}")
+        seen_optional |= a.optional
+    return tuple(out), open_end
 
 
 def _requirement(entry: dict, where: str) -> Requirement:
@@ -142,6 +213,39 @@ def _build(entry: dict, source: str) -> Form:
                 addr=tuple(entry.get("addr", ())), vector=tuple(entry.get("vector", ())),
                 requirement=_requirement(entry, where), features=features, count=entry.get("count"),
                 shape=entry.get("shape"), source=source)
+    if "args" in entry:
+        form.args, form.args_open = parse_args(entry["args"], where)
+        lo = sum(1 for a in form.args if not a.optional)
+        if not form.args_open and (lo, len(form.args)) != form.operands and "operands" in entry:
+            raise SpecError(f"{where}: args {entry['args']!r} disagree with operands={form.operands}")
+        if "operands" not in entry:
+            form.operands = (lo, 99 if form.args_open else len(form.args))
+    whens = []
+    for w in entry.get("when", ()):
+        if set(w) - _WHEN_KEYS:
+            raise SpecError(f"{where}: when: unknown keys {sorted(set(w) - _WHEN_KEYS)}")
+        for g in (w["need"].split("|") if "need" in w else ()):
+            if g not in groups:
+                raise SpecError(f"{where}: when needs unknown group {g!r}")
+        built = {k: (frozenset(v.split()) if k in ("types", "has", "lacks", "forbid", "only", "pairs") else v)
+                 for k, v in w.items() if k not in ("since", "sm", "arch")}
+        if "need" in w:
+            built["need"] = tuple(w["need"].split("|"))
+        if "operands" in w:
+            ops_w = w["operands"]
+            built["operands"] = (ops_w, ops_w) if isinstance(ops_w, int) else tuple(ops_w)
+        if "args" in w:
+            built["args"] = parse_args(w["args"], where)
+        if "rule" in w and w["rule"] not in _rules():
+            raise SpecError(f"{where}: when names unknown rule {w['rule']!r}")
+        if {"since", "sm", "arch"} & set(w):
+            built["requirement"] = _requirement(w, f"{where} when")
+        whens.append(built)
+    form.when = tuple(whens)
+    form.ranges = {int(k): v for k, v in entry.get("ranges", {}).items()}
+    form.rule = entry.get("rule")
+    if form.rule is not None and form.rule not in _rules():
+        raise SpecError(f"{where}: unknown rule {form.rule!r}")
     from .matrix import COUNT_RULES, SHAPE_RULES
 
     if form.count is not None and form.count not in COUNT_RULES:
@@ -154,7 +258,13 @@ def _build(entry: dict, source: str) -> Form:
     return form
 
 
-FAMILY_MODULES = ("memory", "async_copy", "sync", "matrix", "arith")
+def _rules():
+    from . import arith, async_copy, matrix, texture
+
+    return {**arith.FORM_RULES, **matrix.FORM_RULES, **async_copy.FORM_RULES, **texture.FORM_RULES}
+
+
+FAMILY_MODULES = ("memory", "async_copy", "sync", "matrix", "arith", "texture", "video")
 
 
 @lru_cache(maxsize=None)
@@ -176,6 +286,13 @@ def load() -> dict[str, list[Form]]:
     for forms in table.values():
         forms.sort(key=lambda f: -len(f.select))
     return table
+
+
+def form_rule(name: str):
+    """The check a form's ``rule`` names: form, modifiers -> findings: (rule-id, message, token or
+    None); ("requires", (since, sm), token, what) for a version/target the modifiers need; ("count",
+    {operand position: (registers, name)}) for vector sizes."""
+    return _rules()[name]
 
 
 def find_form(opcode: str, modifiers: tuple[str, ...]) -> tuple[list[Form] | None, Form | None]:

@@ -2,6 +2,7 @@
 number, so a name is special when its digit-free skeleton is listed."""
 
 import re
+from functools import lru_cache
 
 SPECIAL_REGISTER_SKELETONS = frozenset(
     """
@@ -20,5 +21,6 @@ SPECIAL_REGISTER_SKELETONS = frozenset(
 _DIGITS = re.compile(r"[0-9]+")
 
 
+@lru_cache(maxsize=4096)
 def is_special_register(name: str) -> bool:
     return _DIGITS.sub("#", name) in SPECIAL_REGISTER_SKELETONS

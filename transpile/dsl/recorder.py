@@ -191,10 +191,14 @@ class InstructionChecker:
 
     def __init__(self):
         from lint import check_instruction
+        from lint.operands import Declarations
 
         self.check = check_instruction
         self.version = None
         self.targets: tuple = ()
+        # declarations may be recorded after the body (move_to_top): register classes are
+        # checked for the names seen so far, undeclared names are not reported
+        self.registers = Declarations(complete=False)
 
     def see(self, stmt) -> None:
         cls = stmt.__class__.__name__
@@ -202,12 +206,19 @@ class InstructionChecker:
             self.version = stmt.number
         elif cls == "Target":
             self.targets += tuple(stmt.targets)
+        elif cls == "VarDecl" and stmt.space == ".reg":
+            for d in stmt.declarators:
+                self.registers.add_register(d.name, stmt.type, d.count, merge=True)
         elif cls == "Instruction":
-            problems = self.check(stmt, self.version, self.targets)
+            problems = self.check(stmt, self.version, self.targets, self.registers)
             if problems:
                 from .errors import DSLError
 
-                raise DSLError(f"{stmt.name}: " + "; ".join(problems))
+                # the caret goes under the first `.modifier` a finding names, when the line spells it
+                import re
+
+                named = re.search(r"`(\.[\w:]+)`", problems[0])
+                raise DSLError(f"{stmt.name}: " + "; ".join(problems), token=named.group(1) if named else None)
 
 
 _current: list = [None]

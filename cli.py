@@ -201,11 +201,14 @@ def cmd_transpile(args) -> int:
 
     try:
         text = read_input(args.input)
-        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input)
+        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input,
+                               launch=getattr(args, "launch", None), source=getattr(args, "source", None))
     except ParseError as e:
         return report_error(e)
     except OSError as e:
-        return report_error(f"{args.input}: error: {e.strerror}")
+        return report_error(f"{e.filename or args.input}: error: {e.strerror}")
+    except ValueError as e:  # a --launch sidecar that is not JSON
+        return report_error(f"{args.launch}: error: {e}")
     return emit_output(source, args.output, inputs=[args.input])
 
 
@@ -273,6 +276,8 @@ def transpile_parser() -> argparse.ArgumentParser:
     parser.add_argument("input", metavar="FILE", help="PTX file, or - for stdin")
     parser.add_argument("-o", "--output", help="output .py (default: stdout); never the input itself")
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
+    parser.add_argument("--launch", help="launch sidecar JSON naming the kernel parameters (--sugar)")
+    parser.add_argument("--source", help="kernel source (Triton .py) naming the kernel parameters (--sugar)")
     parser.add_argument("--version", action="version", version=f"ptx2py {_version()}")
     return parser
 

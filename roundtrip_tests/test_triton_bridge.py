@@ -59,7 +59,7 @@ def test_from_triton_gives_the_corpus_ptx_and_named_python(stem, tmp_path):
     assert len(names) == n_params and not any(re.fullmatch(r"param_\d+", n) for n in names)
     for a in side["args"]:
         assert a["name"] in names
-    assert "params=[" in source and "_param_" not in source.split("kernel_name(", 1)[1].split(")", 1)[0]
+    assert 'params="' in source and "_param_" not in source.split("kernel_name(", 1)[1].split(")", 1)[0]
 
 
 def test_sidecar_is_one_launch_plan_reads(tmp_path):

@@ -22,7 +22,7 @@ from outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
-SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton")
+SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton", "run", "run-ir")
 
 # One example per subcommand, shown in its --help and in `ptx2py --help`.
 EXAMPLES = {
@@ -33,6 +33,8 @@ EXAMPLES = {
     "from-triton": "ptx2py from-triton kernels.py::add_kernel --signature '*fp32,*fp32,*fp32,i32' "
                    "--constexprs BLOCK=1024 --sugar -o add.py",
     "to-triton": "ptx2py to-triton add.py --out override",
+    "run": "ptx2py run kernel.ptx --launch launch.json --max-ctas 2 -o out.npz",
+    "run-ir": "ptx2py run-ir kernel.json --target sm_80 --params n=1000 -o out.npz",
 }
 
 
@@ -325,7 +327,8 @@ def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
     for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
-                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser")):
+                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser"),
+                         ("emulate.cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

@@ -328,7 +328,7 @@ def _extra_subcommands():
     found = []
     for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
                          ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser"),
-                         ("emulate.cli", "add_parser")):
+                         ("emulate.cli", "add_parser"), ("kernelir.run_cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

@@ -13,15 +13,16 @@ import argparse
 import difflib
 import json
 import os
-import stat
 import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from outfile import OutputError, write_atomic
+
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
-SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "run", "run-ir")
+SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton", "run", "run-ir")
 
 # One example per subcommand, shown in its --help and in `ptx2py --help`.
 EXAMPLES = {
@@ -29,52 +30,15 @@ EXAMPLES = {
     "lint": "ptx2py lint kernel.ptx",
     "verify": "ptx2py verify base.ptx edited.py --context 3 --html report.html",
     "compile-ir": "ptx2py compile-ir kernel.json --target sm_90a -o kernel.ptx",
-    "run": "ptx2py run kernel.ptx --launch launch.json -o out.npz --json report.json",
-    "run-ir": "ptx2py run-ir kernel.json --target sm_90a --params n=1000 -o out.npz",
+    "from-triton": "ptx2py from-triton kernels.py::add_kernel --signature '*fp32,*fp32,*fp32,i32' "
+                   "--constexprs BLOCK=1024 --sugar -o add.py",
+    "to-triton": "ptx2py to-triton add.py --out override",
+    "run": "ptx2py run kernel.ptx --launch launch.json --max-ctas 2 -o out.npz",
+    "run-ir": "ptx2py run-ir kernel.json --target sm_80 --params n=1000 -o out.npz",
 }
 
 
 # --- shared helpers ----------------------------------------------------------------
-
-class OutputError(Exception):
-    """An output that cannot or must not be written; the message names the file."""
-
-
-def write_atomic(path: str, text: str, inputs=()) -> None:
-    """Write all of `text` or nothing: a temp file in the same folder, then rename.
-    Refuses to replace one of `inputs`; the file gets ordinary permissions (the mode
-    of the file it replaces, else 0666 less the umask), not mkstemp's 0600."""
-    for src in inputs:
-        if src not in (None, "-") and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
-            raise OutputError(f"{path}: error: the output would overwrite the input {src}; choose another -o")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise OutputError(f"{path}: error: no such folder {folder}")
-    if os.path.isdir(path):
-        raise OutputError(f"{path}: error: is a folder")
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o666 & ~_umask()
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ptx2py-", suffix=".tmp")
-    except OSError as e:
-        raise OutputError(f"{path}: error: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        os.unlink(tmp)
-        raise OutputError(f"{path}: error: {e.strerror}") from None
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    old = os.umask(0o022)
-    os.umask(old)
-    return old
-
 
 def read_input(path: str) -> str:
     from ptxgrammar import read_ptx
@@ -235,15 +199,18 @@ def print_summary(results) -> None:
 
 def cmd_transpile(args) -> int:
     from ptxgrammar import ParseError
-    from transpile import ptx_to_python
+    from ptx2py import ptx_to_python
 
     try:
         text = read_input(args.input)
-        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input)
+        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input,
+                               launch=getattr(args, "launch", None), source=getattr(args, "source", None))
     except ParseError as e:
         return report_error(e)
     except OSError as e:
-        return report_error(f"{args.input}: error: {e.strerror}")
+        return report_error(f"{e.filename or args.input}: error: {e.strerror}")
+    except ValueError as e:  # a --launch sidecar that is not JSON
+        return report_error(f"{args.launch}: error: {e}")
     return emit_output(source, args.output, inputs=[args.input])
 
 
@@ -265,7 +232,7 @@ def py2ptx_main(argv=None) -> int:
                         help="do not check instructions against the tables for the module's .version/.target")
     parser.add_argument("--version", action="version", version=f"py2ptx {_version()}")
     args = parser.parse_args(argv)
-    from transpile import DSLError, python_to_ptx
+    from ptx2py import DSLError, python_to_ptx
 
     try:
         source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
@@ -311,6 +278,8 @@ def transpile_parser() -> argparse.ArgumentParser:
     parser.add_argument("input", metavar="FILE", help="PTX file, or - for stdin")
     parser.add_argument("-o", "--output", help="output .py (default: stdout); never the input itself")
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
+    parser.add_argument("--launch", help="launch sidecar JSON naming the kernel parameters (--sugar)")
+    parser.add_argument("--source", help="kernel source (Triton .py) naming the kernel parameters (--sugar)")
     parser.add_argument("--version", action="version", version=f"ptx2py {_version()}")
     return parser
 
@@ -358,7 +327,8 @@ def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
     for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
-                         ("kernelir.cli", "add_parser"), ("emulate.cli", "add_parser")):
+                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser"),
+                         ("emulate.cli", "add_parser"), ("kernelir.run_cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

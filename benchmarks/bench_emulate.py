@@ -64,7 +64,7 @@ def bench_loop():
 
 
 def bench_matmul():
-    from emulate.ir_frontend import run_ir
+    from kernelir.run_cpu import run_ir
     from kernelir import load_problem, make_inputs
 
     kernel, meta = load_problem("matmul_rect")

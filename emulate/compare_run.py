@@ -75,17 +75,6 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
     return {"status": status, "kernels": results, "message": "\n".join(lines), "device": "cpu"}
 
 
-def cpu_run_wanted(choice: str) -> bool:
-    """`--run cpu`, or `--run`/`--run auto` on a machine without a usable GPU."""
-    if choice == "cpu":
-        return True
-    if choice == "gpu":
-        return False
-    from verify.gpu_run import skip_reason
-
-    return bool(skip_reason())
-
-
 def verify_on_cpu(args, report: dict, edited_ptx: str, code: int) -> int:
     """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
     run_result = run_pair_cpu(args.base, edited_ptx, rtol=args.rtol, atol=args.atol)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from cli import OutputError, write_atomic
+from outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_INPUT = 0, 2
 

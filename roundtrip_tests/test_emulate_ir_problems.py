@@ -6,7 +6,7 @@ problems take tens of seconds each and are marked slow."""
 import numpy as np
 import pytest
 
-from emulate.ir_frontend import run_ir
+from kernelir.run_cpu import run_ir
 from kernelir import PROBLEM_NAMES, REFERENCES, load_problem, make_inputs, run_kernel
 
 SLOW = {"matmul_512", "matmul_rect", "attention_d64", "attention_d128"}

@@ -8,7 +8,7 @@ import pytest
 import ptxgrammar
 from ptxgrammar import ParseError
 from ptxgrammar.parser import parse_full
-from transpile import ptx_to_python, python_to_ptx
+from ptx2py import ptx_to_python, python_to_ptx
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n"
 

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from transpile import dsl, ptx_to_python, python_to_ptx
+from ptx2py import ptx_to_python, python_to_ptx
+from transpile import dsl
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n"
 

@@ -99,7 +99,7 @@ def same(a, b):
 
 
 def ir_kernels():
-    from emulate.ir_frontend import ir_launch
+    from kernelir.run_cpu import ir_launch
     from kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
 
     for name in PROBLEM_NAMES:

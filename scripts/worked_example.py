@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ptxgrammar  # noqa: E402
-from transpile import ptx_to_python, python_to_ptx  # noqa: E402
+from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
 from verify.html import write_html  # noqa: E402
 from verify.report import format_report, verify_files  # noqa: E402
 

@@ -7,10 +7,12 @@ from ptxgrammar.tree import Loc, SectionData
 
 
 class Context:
-    def __init__(self, module, generator, stmts=()):
+    def __init__(self, module, generator, stmts=(), options=None):
+        self.options = dict(options or {})  # filename, launch (sidecar path), source (kernel source path)
         self.module = module
         self.generator = generator
         self.node: dict = {}
+        self.param_names: dict = {}  # kernel spelling -> Python parameter names (from its source)
         if module is None:
             return
         for cls, pred in ((Loc, lambda h: h == "ptx.loc"), (SectionData, lambda h: h.startswith("ptx.data."))):

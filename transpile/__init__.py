@@ -2,19 +2,27 @@
 
     source = ptx_to_python(text)          # DSL Python that rebuilds `text`
     assert python_to_ptx(source) == text  # byte for byte
+
+Readability passes (`sugar/`) build on this package; `ptx2py.ptx_to_python(text, sugar=True)`
+composes them with it.
 """
 
 from __future__ import annotations
-
-import sys
 
 from .dsl.errors import DSLError
 
 __all__ = ["ptx_to_python", "python_to_ptx", "DSLError"]
 
 
-def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>") -> str:
-    """Parse PTX and write the DSL Python that rebuilds it exactly."""
+def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
+    """Parse PTX and write the DSL Python that rebuilds it exactly.
+
+    `passes(stmts, module=..., generator=...)`, when given, rewrites the Python-generation IR
+    (a list of `transpile.generator.PyStmt`, each an expression IR from `transpile.format`)
+    before it is rendered, and returns the new list: `sugar.pipeline.apply` is one
+    (`ptx2py.ptx_to_python(text, sugar=True)` composes the two). Passes rewrite that IR only,
+    never PTX bytes or generated text, and must keep the round trip exact: running the
+    returned Python rebuilds the same module."""
     from ptxgrammar import parse
 
     from .style import deep_trees, gc_paused
@@ -25,38 +33,19 @@ def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>")
 
     with deep_trees():
         try:
-            return _generate(module, text, sugar, filename)
+            return _generate(module, passes)
         except _Unsupported as e:
             raise unsupported_error(e, module, text, filename) from None
 
 
-def _generate(module, text: str, sugar: bool, filename: str) -> str:
+def _generate(module, passes) -> str:
     from .generator import Generator, render
 
     gen = Generator(module)
     stmts = gen.run()
-    if sugar:
-        stmts = sugar_hook(stmts, module, gen)
+    if passes is not None:
+        stmts = passes(stmts, module=module, generator=gen)
     return render(stmts, gen.style)
-
-
-def sugar_hook(stmts, module, gen):
-    """Run `sugar.pipeline.apply(stmts, module=..., generator=...)` when it exists.
-
-    Contract: `apply` takes the Python-generation IR (a list of
-    `transpile.generator.PyStmt`, each an expression IR from
-    `transpile.format`) and returns a new list. Passes rewrite that IR only,
-    never PTX bytes or generated text, and must keep the round trip exact:
-    running the returned Python rebuilds the same module.
-    """
-    try:
-        from sugar import pipeline
-    except ImportError:
-        return stmts
-    apply = getattr(pipeline, "apply", None)
-    if apply is None:
-        return stmts
-    return apply(stmts, module=module, generator=gen)
 
 
 def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False) -> str:

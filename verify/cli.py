@@ -44,14 +44,12 @@ def run_verify(args) -> int:
         print(format_races(report["races"]))
         if report["races"].get("finding"):
             code = EXIT_FAIL
-    from emulate.compare_run import cpu_run_wanted, verify_on_cpu
+    from emulate.compare_run import verify_on_cpu
 
     if args.run and report.get("ok") and cpu_run_wanted(args.run):
         code = verify_on_cpu(args, report, report["edited_ptx"], code)
     elif args.run and report.get("ok"):
-        from .gpu_run import run_pair
-
-        from .gpu_run import format_table
+        from .gpu_run import format_table, run_pair
 
         run = run_pair(args.base, report["edited_ptx"], repeat=args.repeat,
                        warmup=args.warmup, rtol=args.rtol, atol=args.atol)
@@ -71,6 +69,17 @@ def run_verify(args) -> int:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1, default=str)
     return code
+
+
+def cpu_run_wanted(choice: str) -> bool:
+    """`--run cpu`, or `--run`/`--run auto` on a machine without a usable GPU."""
+    if choice == "cpu":
+        return True
+    if choice == "gpu":
+        return False
+    from .gpu_run import skip_reason
+
+    return bool(skip_reason())
 
 
 def add_parser(subparsers) -> None:

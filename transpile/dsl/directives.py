@@ -17,7 +17,7 @@ directives, comments and layout are methods:
 from __future__ import annotations
 
 from ptxgrammar.tree import (
-    Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList, Loc,
+    Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList,
     ParamList, PerfDirective, Pragma, Section, SectionData, Target, Version,
 )
 
@@ -25,13 +25,11 @@ from ..names import from_python
 from ..style import Style
 from . import recorder
 from .errors import DSLError
+from .locs import loc_directive, spelled as _s
+from .notes import note_after
 from .trivia_check import check_comment_text, check_trivia
 from .ops import LINKAGE, insn, opcode
 from .operands import to_node
-
-
-def _s(v) -> str:
-    return v if v.__class__ is str else str(v)
 
 
 class _Opened:
@@ -65,12 +63,9 @@ class _Data:
         def data(*values, note=None, col=40, fmt=None, indent=None, lead=None):
             """One data row; `note=" text"` writes `// text` after it at column `col`."""
             nodes = tuple([to_node(v) for v in values])
-            rec = recorder.current()
-            stmt = rec.record(SectionData(directive, nodes), fmt, indent, lead)
+            stmt = recorder.current().record(SectionData(directive, nodes), fmt, indent, lead)
             if note is not None:
-                from .structured import line_text, pad_to
-
-                rec.tail += pad_to(line_text(stmt), col) + "//" + note
+                note_after(stmt, col, note)
             return stmt
 
         setattr(self, ident, data)
@@ -167,9 +162,7 @@ class PTX:
             fmt=None, indent=None, lead=None):
         """`.loc 1 5 0` and `.loc 1 5 0, function_name $L__info_string3, inlined_at 1 9 2`:
         `ptx.loc(1, 5, 0, "$L__info_string3", (1, 9, 2))` (keywords work too)."""
-        inl = None if inlined_at is None else tuple(_s(x) for x in inlined_at)
-        off = None if offset is None else _s(offset)
-        return self._rec(Loc(_s(file), _s(line), _s(column), function_name, off, inl), fmt, indent, lead)
+        return loc_directive(file, line, column, function_name, inlined_at, offset, fmt, indent, lead)
 
     def pragma(self, *strings, fmt=None, indent=None, lead=None):
         return self._rec(Pragma(tuple(f'"{s}"' for s in strings)), fmt, indent, lead)

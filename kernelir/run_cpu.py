@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import EmulationError
-from .frontend import Result, run
+from emulate.errors import EmulationError
+from emulate.frontend import Result, run
 
 _SIDECAR_DTYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "s32": "i32", "u32": "u32"}
 
 
 def ir_launch(kernel, params: dict, inputs: dict) -> tuple[dict, dict]:
     """(sidecar-format launch, device-layout inputs by PTX-argument name) for an IR kernel."""
-    from kernelir.gpu_check import to_device_layout
-    from kernelir.interp import _Run, eval_scalar
+    from .gpu_check import to_device_layout
+    from .interp import _Run, eval_scalar
 
     state = _Run(kernel, inputs, params)
     grid = [v if isinstance(v, int) else eval_scalar(state, v, f"launch.grid[{i}]")
@@ -41,8 +41,8 @@ def ir_launch(kernel, params: dict, inputs: dict) -> tuple[dict, dict]:
 
 
 def run_ir(kernel, params: dict, inputs: dict, target: str = "sm_80", **options) -> Result:
-    from kernelir.compiler import compile_kernel
-    from kernelir.gpu_check import from_device_layout
+    from .compiler import compile_kernel
+    from .gpu_check import from_device_layout
 
     launch, device_inputs = ir_launch(kernel, params, inputs)
     ptx = compile_kernel(kernel, target)

@@ -3,7 +3,8 @@ size, its `wgmma.wait_group 1 -> 0` edit, and a gallery of broken pipeline edits
 the sugar Python and expected to give a wrong result or a report that points at the Python line.
 
     from emulate.gallery import run_case, EDITS
-    run_case(sugar_python, EDITS["no-mbarrier-wait"])
+    from verify.report import python_to_ptx_traced
+    run_case(sugar_python, EDITS["no-mbarrier-wait"], python_to_ptx_traced)
 """
 
 from __future__ import annotations
@@ -141,16 +142,16 @@ def python_where(text: str, line_map: dict | None, ptx_name: str, py_name: str) 
     return re.sub(re.escape(ptx_name) + r":(\d+):\d+", sub, text)
 
 
-def run_python(source: str, spec: dict, py_name: str = "matmul_edited.py", **kw):
-    """Run a sugar-Python kernel on the engine: (Result, [report lines at Python lines])."""
-    from verify.report import python_to_ptx_traced
-
+def run_python(source: str, spec: dict, trace, py_name: str = "matmul_edited.py", **kw):
+    """Run a sugar-Python kernel on the engine: (Result, [report lines at Python lines]).
+    ``trace(source, filename) -> (ptx, {ptx line: python line})`` compiles it (the tools layer's
+    verify.report.python_to_ptx_traced; the engine does not import the tools above it)."""
     from .frontend import run
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / py_name
         path.write_text(source)
-        ptx, line_map = python_to_ptx_traced(source, str(path))
+        ptx, line_map = trace(source, str(path))
     ptx_name = py_name.replace(".py", ".ptx")
     res = run(ptx, spec, filename=ptx_name, **kw)
     lines = [python_where(f"{r.where}: error: {r.kind}: {r.message}", line_map, ptx_name, py_name)
@@ -158,10 +159,10 @@ def run_python(source: str, spec: dict, py_name: str = "matmul_edited.py", **kw)
     return res, lines
 
 
-def run_case(sugar: str, edit: Edit | None, m: int = 128, n: int = 128, k: int = 256, **kw) -> dict:
+def run_case(sugar: str, edit: Edit | None, trace, m: int = 128, n: int = 128, k: int = 256, **kw) -> dict:
     """One gallery row: the edit, the engine's reports (at Python lines) and the output check."""
     source, line = (sugar, None) if edit is None else apply_edit(sugar, edit)
-    res, reports = run_python(source, matmul_launch(m, n, k), **kw)
+    res, reports = run_python(source, matmul_launch(m, n, k), trace, **kw)
     return {"edit": edit.name if edit else "unedited", "what": edit.what if edit else "the kernel as compiled",
             "line": line, "reports": reports, "check": check_output(res.outputs, m, n, k),
             "seconds": res.stats["seconds"]}

@@ -12,6 +12,7 @@ import pytest
 
 from emulate.frontend import run
 from emulate.gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
+from verify.report import python_to_ptx_traced as TRACE
 
 ROOT = Path(__file__).resolve().parent.parent
 SUGAR = (ROOT / "examples" / "worked_matmul" / "matmul_sugar.py").read_text()
@@ -28,8 +29,8 @@ def test_matmul_matches_numpy_with_no_report(schedule):
 
 def test_the_wait_group_edit_gives_identical_outputs():
     spec = matmul_launch(128, 128, 256)
-    base, _ = run_python(SUGAR, spec)
-    edited, _ = run_python(apply_edit(SUGAR, EDITS["wait-group-0"])[0], spec)
+    base, _ = run_python(SUGAR, spec, TRACE)
+    edited, _ = run_python(apply_edit(SUGAR, EDITS["wait-group-0"])[0], spec, TRACE)
     assert base.clean and edited.clean
     for name in base.outputs:
         assert np.array_equal(base.outputs[name].view(np.uint8), edited.outputs[name].view(np.uint8)), name
@@ -52,7 +53,7 @@ GALLERY = {
 @pytest.mark.parametrize("name", sorted(GALLERY))
 def test_broken_edit_is_caught(name):
     kind, at, wrong = GALLERY[name]
-    row = run_case(SUGAR, EDITS[name])
+    row = run_case(SUGAR, EDITS[name], TRACE)
     assert row["check"]["ok"] is not wrong, row["check"]
     if kind is None:
         assert not row["reports"]

@@ -101,11 +101,12 @@ def cpu_section(sugar: str) -> str:
     import numpy as np
 
     from emulate.gallery import EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
+    from verify.report import python_to_ptx_traced as trace
 
     m, n, k = 256, 256, 128
     spec = matmul_launch(m, n, k)
-    base, base_reports = run_python(sugar, spec)
-    edited, edited_reports = run_python(apply_edit(sugar, EDITS["wait-group-0"])[0], spec)
+    base, base_reports = run_python(sugar, spec, trace)
+    edited, edited_reports = run_python(apply_edit(sugar, EDITS["wait-group-0"])[0], spec, trace)
     same = all(np.array_equal(base.outputs[b].view(np.uint8), edited.outputs[b].view(np.uint8))
                for b in base.outputs)
     chk = check_output(base.outputs, m, n, k)
@@ -113,7 +114,7 @@ def cpu_section(sugar: str) -> str:
     for name, edit in EDITS.items():
         if name == "wait-group-0":
             continue
-        r = run_case(sugar, edit)
+        r = run_case(sugar, edit, trace)
         first = r["reports"][0] if r["reports"] else "(no report)"
         verdict = "wrong output" if not r["check"]["ok"] else "output still matches"
         rows.append(f"- **{edit.what}** (Python line {r['line']}): {verdict} "

@@ -85,6 +85,7 @@ class AsyncRegistry:
         self.machine = machine
         self.ids = itertools.count(1)
         self.ops: dict[int, AsyncOp] = {}
+        self.finishing = False
 
     def issue(self, op: AsyncOp) -> AsyncOp:
         self.ops[op.id] = op
@@ -113,8 +114,10 @@ class AsyncRegistry:
             if g is not None:
                 g.commit()
                 g.wait(self, 0)
+        self.finishing = True                       # ops completed now were never waited for
         for ident in sorted(i for i, op in self.ops.items() if op.warp.cta is cta):
             self.complete(self.ops[ident])          # TMA, bulk stores, wgmma: issue order
             del self.ops[ident]
+        self.finishing = False
         for hook in CTA_END:
             hook(cta)

@@ -114,3 +114,8 @@ def test_device_built_tensor_map_used_without_acquire_is_reported():
     text = _without(name, r".*fence\.proxy\.tensormap::generic\.acquire.*\n")
     res = run(text, reduced_launch(side, 1, scalars={"K": 128}), filename=f"{name}.ptx")
     assert any(r.kind == "async-proxy" and "acquire" in r.message for r in res.reports), res.reports
+
+
+def test_tma_store_never_waited_for_is_reported_at_block_end():
+    res = _run("matmul_tma_fp16_sm90", _without("matmul_tma_fp16_sm90", r".*cp\.async\.bulk\.wait_group.*\n"))
+    assert any(r.kind == "race" and "still reads shared memory" in r.message for r in res.reports), res.reports

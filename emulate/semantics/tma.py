@@ -273,6 +273,11 @@ class BulkStore(AsyncOp):
 
     def apply(self) -> None:
         cta = self.warp.cta
+        m = cta.machine
+        if m.asyncs.finishing:        # shared memory is released when the block ends
+            m.sanitizer.report("race", f"block {cta.ctaid} ends while the {self.kind} at {self.where} still "
+                               "reads shared memory (no cp.async.bulk.wait_group covers it)", self.where,
+                               key=("unwaited", self.where), other=self.where)
         release_reads(cta, self, self.idx)
         self.sink(async_read(cta, self.warp, self.idx, self.kind, self.where))
 

@@ -8,7 +8,7 @@ same reduced launch with the same inputs. It is caught when its outputs differ f
 kernel's or it gets a report (a deadlock or a refusal included). Sites that never run at the test
 size are counted apart (unobservable).
 
-    python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--json out.json]
+    python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--k 256] [--only SUBSTR] [--json out.json]
 """
 from __future__ import annotations
 
@@ -92,7 +92,16 @@ def mutate(module, path, kind):
     return module.with_changes(items=tuple(items))
 
 
-def kernels(sweep):
+def _launch(spec, k):
+    """The sweep's reduced launch; with k, a K loop extent of up to k (so every pipeline stage
+    and the refills run: mutants of guarded-off stages are otherwise unobservable)."""
+    from emulate.frontend import reduced_launch
+
+    small = small_launch(spec, 1)
+    return reduced_launch(small, 1, scalars={"K": k}) if k else small
+
+
+def kernels(sweep, k=None, only=None):
     """Pipeline kernels that passed the sweep (or, without one, every corpus kernel with a
     sidecar that uses them: an unmutated kernel that is not clean is counted apart)."""
     from launch.plan import kernel_specs
@@ -103,24 +112,28 @@ def kernels(sweep):
 
         for _, ptx, spec in cases(TARGETS, None):
             text = ptx.read_text()
+            if only and not any(o in str(ptx) for o in only.split(",")):
+                continue
             if PIPELINE_FEATURES & set(features(text)):
-                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, small_launch(spec, 1)
+                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k)
         return
     for r in json.loads(Path(sweep).read_text()):
         if r["status"] != "pass" or not PIPELINE_FEATURES & set(r.get("features", ())):
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
-        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, 1)
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sweep", help="the --json of scripts/emulate_pipelines_corpus.py (default: find the kernels)")
     ap.add_argument("--json")
+    ap.add_argument("--k", type=int, help="raise the K loop extent to this (default: the sweep's 64)")
+    ap.add_argument("--only", help="comma-separated substrings of the kernels to mutate")
     args = ap.parse_args(argv)
     tally, rows, nkernels = collections.Counter(), [], 0
-    for label, text, launch in kernels(args.sweep):
+    for label, text, launch in kernels(args.sweep, args.k, args.only):
         module = ptxgrammar.parse(text, filename=label)
         found = sites(module, launch["kernel"])
         if not found:

@@ -95,10 +95,15 @@ def mutate(module, path, kind):
 def _launch(spec, k):
     """The sweep's reduced launch; with k, a K loop extent of up to k (so every pipeline stage
     and the refills run: mutants of guarded-off stages are otherwise unobservable)."""
+    import numpy as np
+
+    from emulate.corpus_check import LOOP_EXTENTS
     from emulate.frontend import reduced_launch
 
-    small = small_launch(spec, 1)
-    return reduced_launch(small, 1, scalars={"K": k}) if k else small
+    if not k:
+        return small_launch(spec, 1)
+    block = int(np.prod(spec.get("block", [1])))
+    return reduced_launch(spec, 1, max_elements=4 * block, scalars={**LOOP_EXTENTS, "K": k})
 
 
 def kernels(sweep, k=None, only=None):

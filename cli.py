@@ -1,9 +1,16 @@
-"""Command line: `ptx2py` and `py2ptx`. Arguments, atomic writes, error printing
-and exit codes live here; the work is done by the packages."""
+"""Command line: `ptx2py` and `py2ptx`. Arguments, help, atomic writes, error printing
+and exit codes live here; the work is done by the packages.
+
+Exit codes, the same for every command:
+  0  ok
+  1  findings: a round trip that is not byte-identical, a lint violation, a verify mismatch
+  2  bad input or usage: a file that does not parse, a missing file, an unknown option
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -11,24 +18,22 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+from outfile import OutputError, write_atomic
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+EXIT_FAIL = EXIT_FINDINGS
 SUBCOMMANDS = ("check", "lint", "verify", "compile-ir")
+
+# One example per subcommand, shown in its --help and in `ptx2py --help`.
+EXAMPLES = {
+    "check": "ptx2py check corpus/ptx --jobs 4 --json out.json",
+    "lint": "ptx2py lint kernel.ptx",
+    "verify": "ptx2py verify base.ptx edited.py --context 3 --html report.html",
+    "compile-ir": "ptx2py compile-ir kernel.json --target sm_90a -o kernel.ptx",
+}
 
 
 # --- shared helpers ----------------------------------------------------------------
-
-def write_atomic(path: str, text: str) -> None:
-    """Write all of `text` or nothing: a temp file in the same folder, then rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ptx2py-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
 
 def read_input(path: str) -> str:
     from ptxgrammar import read_ptx
@@ -45,11 +50,15 @@ def read_input(path: str) -> str:
     return read_ptx(path)
 
 
-def emit_output(text: str, out: str | None) -> None:
+def emit_output(text: str, out: str | None, inputs=()) -> int:
     if out in (None, "-"):
         sys.stdout.write(text)
-    else:
-        write_atomic(out, text)
+        return EXIT_OK
+    try:
+        write_atomic(out, text, inputs)
+    except OutputError as e:
+        return report_error(e)
+    return EXIT_OK
 
 
 def report_error(err) -> int:
@@ -69,33 +78,81 @@ def ptx_files(paths: list[str]) -> list[tuple[Path, Path]]:
     return found
 
 
-def progress(items, label: str):
+def progress(items, label: str, total: int | None = None):
     from tqdm import tqdm
 
-    return tqdm(items, desc=label, unit="file", file=sys.stderr, disable=len(items) < 20 or None,
-                leave=False)
+    total = len(items) if total is None else total
+    return tqdm(items, desc=label, unit="file", file=sys.stderr, disable=total < 20 or None,
+                leave=False, total=total)
 
 
 # --- ptx2py check ---------------------------------------------------------------------
 
 def cmd_check(args) -> int:
-    from roundtrip.check import check_file
-
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        print(f"{missing[0]}: error: no such file or folder", file=sys.stderr)
+        return EXIT_INPUT
     files = ptx_files(args.paths)
+    if args.shard is not None:
+        index, count = args.shard
+        files = files[index - 1::count]
     if not files:
-        print("error: no .ptx files found", file=sys.stderr)
+        print("error: no .ptx files found" + (" in this shard" if args.shard else ""), file=sys.stderr)
         return EXIT_INPUT
     results = []
-    for path, folder in progress(files, "check"):
-        result = check_file(path, python_stage=not args.no_python, sugar=args.sugar)
+    for (path, folder), result in zip(files, progress(check_results(files, args), "check", len(files))):
         result["folder"] = str(folder)
         results.append(result)
         if not result["ok"]:
             print(f"{path}: FAIL at {result['stage']}: {result.get('error', '')}", file=sys.stderr)
     print_summary(results)
     if args.json:
-        write_atomic(args.json, json.dumps({"files": results, "summary": summarize(results)}, indent=1))
-    return EXIT_OK if all(r["ok"] for r in results) else EXIT_FAIL
+        try:
+            write_atomic(args.json, json.dumps({"files": results, "summary": summarize(results)}, indent=1))
+        except OutputError as e:
+            return report_error(e)
+    return EXIT_OK if all(r["ok"] for r in results) else EXIT_FINDINGS
+
+
+def check_results(files, args):
+    """Results in file order, from `args.jobs` worker processes (in this one for 1)."""
+    from functools import partial
+
+    from roundtrip.check import check_file
+
+    one = partial(check_file, python_stage=not args.no_python, sugar=args.sugar)
+    jobs = min(args.jobs or os.cpu_count() or 1, len(files))
+    paths = [path for path, _ in files]
+    if jobs <= 1:
+        yield from map(one, paths)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(jobs) as pool:
+        # Small chunks keep the cores busy to the end (file sizes differ 1000x).
+        yield from pool.imap(one, paths, chunksize=max(1, min(8, len(paths) // (jobs * 8))))
+
+
+def shard(text: str) -> tuple[int, int]:
+    """`--shard I/N`: the I-th of N parts of the file list (1 <= I <= N)."""
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N such as 1/4, not {text!r}") from None
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"shard {text!r}: I must be between 1 and N")
+    return index, count
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, not {text!r}")
+    return value
 
 
 STAGE_NAMES = {"ptx": "parse->emit", "python": "PTX->Python->PTX", "sugar": "--sugar PTX->Python->PTX"}
@@ -137,7 +194,7 @@ def print_summary(results) -> None:
 
 def cmd_transpile(args) -> int:
     from ptxgrammar import ParseError
-    from transpile import ptx_to_python
+    from ptx2py import ptx_to_python
 
     try:
         text = read_input(args.input)
@@ -146,18 +203,28 @@ def cmd_transpile(args) -> int:
         return report_error(e)
     except OSError as e:
         return report_error(f"{args.input}: error: {e.strerror}")
-    emit_output(source, args.output)
-    return EXIT_OK
+    return emit_output(source, args.output, inputs=[args.input])
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the examples and the exit-code table as written."""
+
+
+EXIT_CODES = """exit codes: 0 ok; 1 findings (a round trip that differs, a lint violation, a verify
+mismatch); 2 bad input or usage (a file that does not parse, a missing file, a bad option)"""
 
 
 def py2ptx_main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="py2ptx", description="Run ptx2py Python and write the PTX it builds.")
-    parser.add_argument("input", help="Python file written by ptx2py or by hand in the DSL")
-    parser.add_argument("-o", "--output", help="output .ptx (default: stdout)")
+    parser = argparse.ArgumentParser(
+        prog="py2ptx", description="Run ptx2py Python (generated or hand-written DSL) and write the PTX it builds.",
+        epilog="example:\n  py2ptx kernel.py -o kernel.ptx\n\n" + EXIT_CODES, formatter_class=HelpFormatter)
+    parser.add_argument("input", help="Python file written by ptx2py or by hand in the DSL, or - for stdin")
+    parser.add_argument("-o", "--output", help="output .ptx (default: stdout); never the input itself")
     parser.add_argument("--no-check", action="store_true",
                         help="do not check instructions against the tables for the module's .version/.target")
+    parser.add_argument("--version", action="version", version=f"py2ptx {_version()}")
     args = parser.parse_args(argv)
-    from transpile import DSLError, python_to_ptx
+    from ptx2py import DSLError, python_to_ptx
 
     try:
         source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
@@ -166,33 +233,82 @@ def py2ptx_main(argv=None) -> int:
         return report_error(e)
     except OSError as e:
         return report_error(f"{args.input}: error: {e.strerror}")
-    emit_output(ptx, args.output)
-    return EXIT_OK
+    except UnicodeDecodeError as e:
+        return report_error(f"{args.input}: error: not a text file (byte 0x{e.object[e.start]:02x} at "
+                            f"offset {e.start} is not UTF-8)")
+    return emit_output(ptx, args.output, inputs=[args.input])
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ptx2py")
+    except Exception:  # noqa: BLE001  (running from a checkout that is not installed)
+        return "unknown"
 
 
 def ptx2py_main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:
         return run_subcommand(argv)
+    if argv and _looks_like_a_command(argv[0]):
+        return unknown_command(argv[0])
+    return cmd_transpile(transpile_parser().parse_args(argv))
+
+
+def transpile_parser() -> argparse.ArgumentParser:
+    commands = " | ".join(SUBCOMMANDS)
+    examples = "\n".join(f"  {e}" for e in ["ptx2py kernel.ptx --sugar -o kernel.py", *(
+        EXAMPLES[c] for c in SUBCOMMANDS if c in EXAMPLES)])
     parser = argparse.ArgumentParser(
-        prog="ptx2py", description="PTX -> Python. Subcommands: " + ", ".join(SUBCOMMANDS))
-    parser.add_argument("input", help="PTX file, or - for stdin")
-    parser.add_argument("-o", "--output", help="output .py (default: stdout)")
+        prog="ptx2py", usage=f"ptx2py [-h] [--version] FILE [-o OUT.py] [--sugar]\n"
+                             f"       ptx2py {{{commands}}} ... (ptx2py COMMAND --help for each)",
+        description="PTX -> Python (one PTX instruction is one Python call; py2ptx turns it back into "
+                    "the same bytes), and the commands " + ", ".join(SUBCOMMANDS) + ".",
+        epilog=f"examples:\n{examples}\n\n{EXIT_CODES}", formatter_class=HelpFormatter)
+    parser.add_argument("input", metavar="FILE", help="PTX file, or - for stdin")
+    parser.add_argument("-o", "--output", help="output .py (default: stdout); never the input itself")
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
-    return cmd_transpile(parser.parse_args(argv))
+    parser.add_argument("--version", action="version", version=f"ptx2py {_version()}")
+    return parser
+
+
+def _looks_like_a_command(word: str) -> bool:
+    """A bare word that is not a file: a mistyped subcommand (`chek`), not a PTX path."""
+    return (not word.startswith("-") and word != "-" and not os.path.exists(word)
+            and "." not in word and "/" not in word and os.sep not in word)
+
+
+def unknown_command(word: str) -> int:
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    hint = f" — did you mean '{close[0]}'?" if close else f" (commands: {', '.join(SUBCOMMANDS)})"
+    print(f"ptx2py: error: unknown command '{word}'{hint}", file=sys.stderr)
+    return EXIT_INPUT
 
 
 def run_subcommand(argv) -> int:
-    parser = argparse.ArgumentParser(prog="ptx2py")
+    parser = argparse.ArgumentParser(prog="ptx2py", formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("check", help="round-trip PTX files and folders")
-    check.add_argument("paths", nargs="+")
-    check.add_argument("--json", help="write per-file results to this file")
+    check = sub.add_parser(
+        "check", help="round-trip PTX files and folders",
+        description="Round-trip every .ptx file given or found under the folders: parse -> emit, "
+                    "PTX -> Python -> PTX (and with --sugar the readable Python); a per-folder summary.")
+    check.add_argument("paths", nargs="+", metavar="PATH", help=".ptx files or folders to search for them")
+    check.add_argument("--json", help="write per-file results and the summary to this file")
     check.add_argument("--no-python", action="store_true", help="only parse -> emit")
     check.add_argument("--sugar", action="store_true", help="check the --sugar Python too")
+    check.add_argument("--jobs", "-j", type=positive, metavar="N",
+                       help="worker processes (default: all cores)")
+    check.add_argument("--shard", type=shard, metavar="I/N",
+                       help="check only the I-th of N equal parts of the sorted file list (CI matrices)")
     check.set_defaults(func=cmd_check)
     for extra in _extra_subcommands():
         extra(sub)
+    for name, p in sub.choices.items():
+        if name in EXAMPLES and not p.epilog:
+            p.epilog = f"example:\n  {EXAMPLES[name]}\n\n{EXIT_CODES}"
+            p.formatter_class = HelpFormatter
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -22,7 +22,7 @@ from transpile import ptx_to_python, python_to_ptx
 
 
 def ptx2py_loop(text: str) -> str:
-    out = python_to_ptx(ptx_to_python(text, sugar=False))
+    out = python_to_ptx(ptx_to_python(text))
     assert out == text, "round trip is not byte-identical"
     return out
 
@@ -30,7 +30,7 @@ def ptx2py_loop(text: str) -> str:
 def phases(text: str) -> tuple[float, float, float]:
     """(to Python, back to PTX) seconds of one loop, for the breakdown column."""
     t0 = time.perf_counter()
-    src = ptx_to_python(text, sugar=False)
+    src = ptx_to_python(text)
     t1 = time.perf_counter()
     python_to_ptx(src)
     t2 = time.perf_counter()

@@ -26,7 +26,7 @@ from measure_readability import MIN_INSNS, code_lines  # noqa: E402
 
 
 def one(path):
-    import transpile
+    import ptx2py
     from ptxgrammar import parse
     from ptxgrammar.tree import Instruction
 
@@ -34,7 +34,7 @@ def one(path):
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
     if n < MIN_INSNS:
         return path, None, None
-    ours = code_lines(transpile.ptx_to_python(text, sugar=True)) / n
+    ours = code_lines(ptx2py.ptx_to_python(text, sugar=True)) / n
     try:
         from pyptx.codegen.codegen import ptx_to_python
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from cli import write_atomic
+from outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_INPUT = 0, 2
 
@@ -33,26 +33,47 @@ def cmd_compile_ir(args) -> int:
     except (CompileError, IRError) as e:
         print(f"{src}: error: {e}", file=sys.stderr)
         return EXIT_INPUT
-    except (OSError, json.JSONDecodeError) as e:
-        print(f"{src}: error: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"{src}: error: {e.strerror}", file=sys.stderr)
+        return EXIT_INPUT
+    except json.JSONDecodeError as e:
+        print(f"{src}:{e.lineno}:{e.colno}: error: not valid JSON: {e.msg}", file=sys.stderr)
+        return EXIT_INPUT
+    except UnicodeDecodeError as e:
+        print(f"{src}: error: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start})",
+              file=sys.stderr)
         return EXIT_INPUT
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
         try:
-            write_atomic(args.output, text)
-        except OSError as e:
-            print(f"{args.output}: error: {e}", file=sys.stderr)
+            write_atomic(args.output, text, inputs=[src])
+        except OutputError as e:
+            print(e, file=sys.stderr)
             return EXIT_INPUT
     return EXIT_OK
 
 
+def _target(text: str) -> str:
+    import argparse
+
+    from .compiler import target_problem
+
+    problem = target_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def add_parser(subparsers):
-    p = subparsers.add_parser("compile-ir", help="compile a kernel IR (JSON) to PTX",
-                              description=__doc__.split("\n\n")[0])
-    p.add_argument("kernel", metavar="KERNEL.json")
+    p = subparsers.add_parser(
+        "compile-ir", help="compile a kernel IR (JSON) to PTX",
+        description="Compile a kernel IR file (a bare kernel, or a problem file with a \"kernel\" key) to "
+                    "PTX in one pass, or with --python to the ptx2py DSL Python that rebuilds that PTX.")
+    p.add_argument("kernel", metavar="KERNEL.json", help="kernel IR JSON (kernelir/schema.json)")
     p.add_argument("-o", "--output", metavar="OUT.ptx", help="output file (default: stdout)")
     p.add_argument("--python", action="store_true", help="write ptx2py DSL Python instead of PTX")
-    p.add_argument("--target", default="sm_90a", help="GPU target (default sm_90a; sm_80 or newer)")
+    p.add_argument("--target", default="sm_90a", type=_target,
+                   help="GPU target, sm_80 or newer (default sm_90a)")
     p.set_defaults(func=cmd_compile_ir)
     return p

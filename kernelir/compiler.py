@@ -26,6 +26,8 @@ Lowering rules (the hardware's opinions):
 """
 from __future__ import annotations
 
+import re
+
 from ptxgrammar import emit
 from transpile.dsl import param, reg, regn, sym, var
 from transpile.dsl import ptx as _ptx
@@ -36,6 +38,7 @@ from .tables import (BANK, BANK_DECL, BANK_ORDER, ITEMSIZE, MOV, PARAM, VERSIONS
 from .lower_expr import ExpressionLowering
 from .lower_stmt import StatementLowering
 from .lowering import (CompileError, Imm, _static)
+from .uniformity import varying_vars
 
 __all__ = ["CompileError", "compile_kernel", "compile_module", "kernel_arguments"]
 
@@ -62,6 +65,8 @@ class _Compiler(StatementLowering, ExpressionLowering):
         self.bufs: dict = {}       # name -> (base %rd, dtype, shape, role)
         self.shared: dict = {}     # name -> (dtype, size, xor swizzle row or 0)
         self.labels = 0
+        self.varying = varying_vars(kernel.body)   # thread-dependent variables
+        self.divergent: list[str] = []             # enclosing thread-dependent branches/loops
         blk = kernel.launch.block
         self.block = tuple(_static(b) for b in blk) if all(isinstance(b, int) for b in blk) else None
 
@@ -178,9 +183,23 @@ def compile_module(kernel: ir.Kernel, target: str = "sm_90a"):
     if not isinstance(kernel, ir.Kernel):
         from .load import load_kernel
         kernel = load_kernel(kernel)
-    if not target.startswith("sm_") or int("".join(c for c in target[3:] if c.isdigit()) or 0) < 80:
-        raise CompileError("target", f"target {target!r} is not sm_80 or newer (cp.async, bf16 need sm_80)")
+    problem = target_problem(target)
+    if problem:
+        raise CompileError("target", problem)
     return _Compiler(kernel, target).run()
+
+
+_TARGET = re.compile(r"sm_(\d+)[af]?\Z")
+
+
+def target_problem(target: str) -> str | None:
+    """Why `target` cannot be compiled for (None when it can): the spelling, then the minimum."""
+    m = _TARGET.match(target)
+    if m is None:
+        return f"target {target!r} is not a GPU target name: expected sm_<number>[a|f], e.g. sm_80, sm_90a"
+    if int(m.group(1)) < 80:
+        return f"target {target!r} is older than sm_80 (the compiler uses cp.async and bf16, which need sm_80)"
+    return None
 
 
 def compile_kernel(kernel: ir.Kernel, target: str = "sm_90a") -> str:

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import ir
 from .dtypes import ITEMSIZE, STORAGE, store, wide
-from .interp import _FLOAT, _INT, _ev, _ev_typed
+from .interp_expr import FLOAT_TYPES, INT_TYPES, evaluate, evaluate_typed
 from .load import IRError
 
 
@@ -45,7 +45,7 @@ def _accum(op, x, y, dt):
     if dt == "pred":
         raise ValueError
     x, y = wide(x, dt), wide(y, dt)
-    fmin, fmax = (np.fmin, np.fmax) if dt in _FLOAT else (np.minimum, np.maximum)
+    fmin, fmax = (np.fmin, np.fmax) if dt in FLOAT_TYPES else (np.minimum, np.maximum)
     with np.errstate(all="ignore"):
         r = {"add": np.add, "mul": np.multiply, "min": fmin, "max": fmax}[op](x, y)
     return store(r, dt)
@@ -139,7 +139,7 @@ def _scatter(ctx, name, shared, idx, vals, lanes, path):
 def _guard(ctx, s, mask, path):
     if s.guard is None:
         return mask
-    g, _ = _ev_typed(s.guard, ctx, mask, path + ".guard", ("pred",), "guard")
+    g, _ = evaluate_typed(s.guard, ctx, mask, path + ".guard", ("pred",), "guard")
     return mask & g
 
 
@@ -157,13 +157,13 @@ def _collective(ctx, mask, path, what):
 # ---------------------------------------------------------------- statements
 def _load(s, ctx, mask, path):
     dt, shared = _buffer(ctx, s.buffer, path)
-    idx, _ = _ev_typed(s.index, ctx, mask, path + ".index", _INT, "index")
+    idx, _ = evaluate_typed(s.index, ctx, mask, path + ".index", INT_TYPES, "index")
     eff = _guard(ctx, s, mask, path)
     idx = _bounds(ctx, s.buffer, shared, wide(idx, "s32"), eff, path + ".index", "load of")
     vals = _gather(ctx, s.buffer, shared, idx, eff, path)
     _set_var(ctx, s.dest, dt, vals, eff, path)
     if s.fallback is not None:
-        fb, fdt = _ev(s.fallback, ctx, mask, path + ".fallback")
+        fb, fdt = evaluate(s.fallback, ctx, mask, path + ".fallback")
         if fdt != dt:
             raise IRError(path + ".fallback", f"fallback is {fdt}, buffer is {dt}")
         _set_var(ctx, s.dest, dt, fb, mask & ~eff, path)
@@ -173,8 +173,8 @@ def _write(s, ctx, mask, path):
     dt, shared = _buffer(ctx, s.buffer, path, writing=True)
     if s.swizzle is not None:
         _check_swizzle(ctx, s, shared, path + ".swizzle")
-    idx, _ = _ev_typed(s.index, ctx, mask, path + ".index", _INT, "index")
-    val, vdt = _ev(s.value, ctx, mask, path + ".value")
+    idx, _ = evaluate_typed(s.index, ctx, mask, path + ".index", INT_TYPES, "index")
+    val, vdt = evaluate(s.value, ctx, mask, path + ".value")
     if vdt != dt:
         raise IRError(path + ".value", f"value is {vdt}, buffer {s.buffer!r} is {dt}; insert a Cast")
     eff = _guard(ctx, s, mask, path)
@@ -198,23 +198,23 @@ def _check_swizzle(ctx, s, shared, path):
 
 def _accum_stmt(s, ctx, mask, path):
     slot = _get_var(ctx, s.var, mask, path)
-    val, vdt = _ev(s.value, ctx, mask, path + ".value")
+    val, vdt = evaluate(s.value, ctx, mask, path + ".value")
     if vdt != slot[1] or vdt == "pred":
         raise IRError(path, f"cannot {s.op}-accumulate a {vdt} into {s.var!r} ({slot[1]})")
     _set_var(ctx, s.var, vdt, _accum(s.op, slot[0], val, vdt), mask, path)
 
 
 def _assign(s, ctx, mask, path):
-    val, vdt = _ev(s.value, ctx, mask, path + ".value")
+    val, vdt = evaluate(s.value, ctx, mask, path + ".value")
     if vdt != s.dtype:
         raise IRError(path, f"value is {vdt}, declared {s.dtype}; insert a Cast")
     _set_var(ctx, s.var, vdt, val, mask, path)
 
 
 def _loop(s, ctx, mask, path):
-    start, dt = _ev_typed(s.start, ctx, mask, path + ".start", _INT, "loop start")
-    stop, _ = _ev_typed(s.stop, ctx, mask, path + ".stop", _INT, "loop stop")
-    step, _ = _ev_typed(s.step, ctx, mask, path + ".step", _INT, "loop step")
+    start, dt = evaluate_typed(s.start, ctx, mask, path + ".start", INT_TYPES, "loop start")
+    stop, _ = evaluate_typed(s.stop, ctx, mask, path + ".stop", INT_TYPES, "loop stop")
+    step, _ = evaluate_typed(s.step, ctx, mask, path + ".step", INT_TYPES, "loop step")
     stop, step = wide(stop, dt), np.broadcast_to(wide(step, dt), (ctx.L,))
     if (mask & (step == 0)).any():
         raise IRError(path + ".step", f"zero loop step for {ctx.who(mask & (step == 0))}")
@@ -235,7 +235,7 @@ def _loop(s, ctx, mask, path):
 
 
 def _cond(s, ctx, mask, path):
-    c, _ = _ev_typed(s.cond, ctx, mask, path + ".cond", ("pred",), "condition")
+    c, _ = evaluate_typed(s.cond, ctx, mask, path + ".cond", ("pred",), "condition")
     c = np.broadcast_to(c, (ctx.L,))
     execute(s.then, ctx, mask & c, path + ".then")
     execute(s.else_, ctx, mask & ~c, path + ".else")
@@ -266,7 +266,7 @@ def _warp_shuffle(s, ctx, mask, path):
         while off >= 1:
             ctx.vars["a"] = [vals, dt, np.ones(ctx.L, bool)]
             ctx.vars["b"] = [vals[lane ^ off], dt, np.ones(ctx.L, bool)]
-            new, ndt = _ev(s.combine, ctx, mask, path + ".combine")
+            new, ndt = evaluate(s.combine, ctx, mask, path + ".combine")
             if ndt != dt:
                 raise IRError(path + ".combine", f"combine gives {ndt}, var is {dt}")
             vals = np.where(mask, new, vals).astype(STORAGE[dt])
@@ -326,8 +326,8 @@ def _cp_async(s, ctx, mask, path):
     if src_shared or dt != ctx.shared[s.shared].dtype:
         raise IRError(path, "cp.async copies a global buffer into a shared array of the same dtype")
     k = s.bytes // ITEMSIZE[dt]
-    dst, _ = _ev_typed(s.dst_index, ctx, mask, path + ".dst_index", _INT, "index")
-    src, _ = _ev_typed(s.src_index, ctx, mask, path + ".src_index", _INT, "index")
+    dst, _ = evaluate_typed(s.dst_index, ctx, mask, path + ".dst_index", INT_TYPES, "index")
+    src, _ = evaluate_typed(s.src_index, ctx, mask, path + ".src_index", INT_TYPES, "index")
     dst, src = np.broadcast_to(wide(dst, "s32"), (ctx.L,)), np.broadcast_to(wide(src, "s32"), (ctx.L,))
     eff = _guard(ctx, s, mask, path)
     for name, idx, lanes in (("dst_index", dst, mask), ("src_index", src, eff)):

@@ -9,6 +9,7 @@ from . import ir
 from . import ptxdsl as D
 from .tables import (ACCUM, ITEMSIZE, MEM, MOV)
 from .lowering import (HALF, INT, ONES, CompileError, Imm, _opnd, _sign)
+from .uniformity import is_varying, loop_is_varying
 
 
 class StatementLowering:
@@ -231,7 +232,7 @@ class StatementLowering:
         else:
             D.op(f"setp.{'ge' if up else 'le'}.{t}")(done, v, _opnd(stop))
         D.op("bra")(sym(end), pred=done)
-        self.stmts(s.body, path + ".body")
+        self.branch_body(s.body, path + ".body", path if loop_is_varying(s, self.varying) else None)
         D.op(f"add.{t}")(v, v, _opnd(step))
         D.op("bra")(sym(head))
         _ptx.label(end)
@@ -245,18 +246,40 @@ class StatementLowering:
             return
         end = self.label()
         other = self.label() if s.else_ else end
+        varying = path if is_varying(s.cond, self.varying) else None
         D.op("bra")(sym(other), pred=~c)
-        self.stmts(s.then, path + ".then")
+        self.branch_body(s.then, path + ".then", varying)
         if s.else_:
             D.op("bra")(sym(end))
             _ptx.label(other)
-            self.stmts(s.else_, path + ".else")
+            self.branch_body(s.else_, path + ".else", varying)
         _ptx.label(end)
 
+    def branch_body(self, stmts, path, varying_branch):
+        """Statements under a branch or loop; `varying_branch` names it when threads may
+        take it differently (no barrier may be reached there)."""
+        if varying_branch is not None:
+            self.divergent.append(varying_branch)
+        try:
+            self.stmts(stmts, path)
+        finally:
+            if varying_branch is not None:
+                self.divergent.pop()
+
+    def no_divergent_barrier(self, s, path, what):
+        if self.divergent:
+            raise CompileError(path, f"{what} under the thread-dependent branch at {self.divergent[-1]}: threads "
+                                     "that skip it leave bar.sync undefined (hoist it out of the branch)", s)
+
     def s_sync(self, s, path):
+        self.no_divergent_barrier(s, path, "Sync (bar.sync)")
         D.op("bar.sync")(0)
 
     def s_shuffle(self, s, path):
+        threads = None if self.block is None else self.block[0] * self.block[1] * self.block[2]
+        if threads is not None and threads % 32:
+            raise CompileError(path, f"full-mask shuffle in a block of {threads} threads: the last warp has only "
+                                     f"{threads % 32} lanes, so shfl.sync with mask 0xffffffff is undefined", s)
         w = s.width
         if w < 1 or w > 32 or w & (w - 1):
             raise CompileError(path, f"shuffle width {w} must be a power of two <= 32", s)
@@ -326,6 +349,7 @@ class StatementLowering:
         return t
 
     def s_tree(self, s, path):
+        self.no_divergent_barrier(s, path, "TreeHalve (its barriers)")
         if s.shared not in self.shared:
             raise CompileError(path, f"{s.shared!r} is not a shared array", s)
         dt, size, _ = self.shared[s.shared]

@@ -52,6 +52,12 @@ class BlockClose:
 MARKER_CLASSES = {c.__name__: c for c in (FunctionOpen, SectionOpen, BlockOpen, BlockClose)}
 
 
+def _no_repeat(seen: list, tok: Token) -> None:
+    """ptxas rejects a repeated linkage directive (`.visible .visible`)."""
+    if str(tok) in seen:
+        raise GrammarCheck(tok, f"repeated linkage directive '{tok}'")
+
+
 class GrammarCheck(Exception):
     """A token the grammar admits but the language does not (raised at that token)."""
 
@@ -257,6 +263,7 @@ class TreeBuilder(Transformer):
         i = 0
         linkage = []
         while c[i].type == "LINKAGE":
+            _no_repeat(linkage, c[i])
             linkage.append(v(c[i]))
             i += 1
         space = v(c[i])
@@ -315,6 +322,7 @@ class TreeBuilder(Transformer):
         for part in c:
             if isinstance(part, Token):
                 if part.type == "LINKAGE":
+                    _no_repeat(linkage, part)
                     linkage.append(v(part))
                 elif part.type == "FUNCTION_KIND":
                     kind = v(part)

@@ -14,6 +14,7 @@ from .tree import (
     Symbol, Vector,
 )
 from .tree.base import Node
+from .tree.statements import Statement
 
 
 def emit(node: Node) -> str:
@@ -25,22 +26,43 @@ def emit(node: Node) -> str:
     return "".join(out)
 
 
-def _emit_into(node, out: list) -> None:
-    fast = _FAST.get(node.__class__)
-    if fast is not None and node.trivia is not None:
-        fast(node, out)
-        return
-    trivia = node.trivia
-    if trivia is None:
-        trivia = default_trivia(node)
-    i = 0
-    for part in node._parts():
-        if part.__class__ is str:
-            out.append(trivia[i])
-            out.append(part)
-            i += 1
-        else:
-            _emit_into(part, out)
+def _emit_into(root, out: list) -> None:
+    """Write `root` after what `out` holds. An explicit stack, not recursion: a
+    5000-term constant sum is a tree 5000 levels deep."""
+    from .style import DEFAULT_STYLE as style
+
+    stack: list = [root]
+    line_start = glue = False
+    while stack:
+        item = stack.pop()
+        if item.__class__ is tuple:             # (node, index of its own token, token)
+            node, i, tok = item
+            t = node.trivia
+            if t is not None:
+                out.append(t[i])
+            elif glue:
+                out.append("")
+            else:
+                out.append(style.space(out[-1] if out else None, node, i, tok, line_start))
+            out.append(tok)
+            line_start = False
+            glue = t is None and style.glues_next(node, i)
+            continue
+        fast = _FAST.get(item.__class__)
+        if fast is not None and item.trivia is not None:
+            fast(item, out)
+            line_start = glue = False
+            continue
+        if item.trivia is None and isinstance(item, Statement) and out:
+            line_start = True
+        parts = item._parts()
+        i = sum(1 for p in parts if p.__class__ is str)
+        for part in reversed(parts):
+            if part.__class__ is str:
+                i -= 1
+                stack.append((item, i, part))
+            else:
+                stack.append(part)
 
 
 def _operand(o, out: list) -> None:
@@ -167,3 +189,27 @@ def default_trivia(node) -> tuple[str, ...]:
     from .style import DEFAULT_STYLE
 
     return DEFAULT_STYLE.trivia_for(node)
+
+
+def offset_of(root: Node, target: Node) -> int | None:
+    """Offset of `target`'s first token in `emit(root)` (for locating errors found
+    on a tree, e.g. a statement the Python generator cannot write); None if absent."""
+    pos = 0
+    stack: list = [root]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is tuple:
+            pos += len(item[0]) + len(item[1])
+            continue
+        if item is target:
+            return pos + len(target.leading)
+        parts = item._parts()
+        trivia = item.trivia if item.trivia is not None else default_trivia(item)
+        i = sum(1 for p in parts if p.__class__ is str)
+        for part in reversed(parts):
+            if part.__class__ is str:
+                i -= 1
+                stack.append((trivia[i], part))
+            else:
+                stack.append(part)
+    return None

@@ -20,7 +20,7 @@ from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from .shapes import DIGITS, ShapeMismatch, make_builder
-from .tree import Block, Function, Module, Section
+from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
 CHUNK_RULES = {scanner.MODULE: "module_chunk", scanner.BODY: "body_chunk", scanner.SECTION: "section_chunk"}
@@ -96,6 +96,11 @@ def _parser(kind: str) -> GrammarParser:
 def parse_full(text: str, filename: str = "<string>") -> Module:
     """Parse with the whole grammar at once (the reference path)."""
     _check_characters(text, filename)
+    if text.count("(") + text.count("[") + text.count("{") > MAX_NESTING:
+        try:
+            _check_depth(text)
+        except NestingTooDeep as e:
+            raise _nesting_error(text, e, filename) from None
     p = _parser("full")
     try:
         module = p.parse(text, "module")
@@ -103,7 +108,17 @@ def parse_full(text: str, filename: str = "<string>") -> Module:
         raise _lark_error(text, e, filename) from None
     except GrammarCheck as e:
         raise error_at(text, e.token.start_pos, e.message, filename) from None
-    return module.with_changes(trailing=text[p.post.last_end:])
+    return _with_version(module.with_changes(trailing=text[p.post.last_end:]), text, filename)
+
+
+def _with_version(module: Module, text: str, filename: str) -> Module:
+    """ptxas requires `.version` as the first directive (an empty file is not a module)."""
+    if module.items and module.items[0].__class__ is Version:
+        return module
+    if not module.items:
+        raise error_at(text, len(text), "missing .version directive: an empty module is not PTX", filename)
+    where = len(module.items[0].leading)
+    raise error_at(text, where, "missing .version directive: it must come first in a PTX module", filename)
 
 
 def _check_characters(text: str, filename: str) -> None:
@@ -167,6 +182,7 @@ class ShapeCache:
         if builder is None:
             if len(self.builders) > self.LIMIT:
                 self.builders.clear()
+            _check_depth(chunk)          # once per shape: chunks of one shape nest alike
             builder = self.builders[key] = self._compile(context, chunk) or _parse_chunk
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
@@ -190,6 +206,8 @@ class ShapeCache:
 
 
 def _parse_chunk(context: str, chunk: str) -> list:
+    if chunk.count("(") + chunk.count("[") + chunk.count("{") > MAX_NESTING:
+        _check_depth(chunk)
     p = _parser("plain")
     try:
         items = p.parse(chunk, CHUNK_RULES[context])
@@ -206,10 +224,32 @@ SHAPES = ShapeCache()
 
 
 MAX_NESTING = 256
+_BRACKETS = re.compile(r'//[^\n\r]*|/\*.*?\*/|"[^"]*"|[(\[{]|[)\]}]', re.S)
+_BRACKET_NAMES = {"(": "parentheses", "[": "brackets", "{": "braces"}
 
 
 class NestingTooDeep(Exception):
-    pass
+    """Brackets nested deeper than MAX_NESTING; ``pos`` is where the nesting starts."""
+
+    def __init__(self, pos: int = 0, what: str = "blocks"):
+        super().__init__(what)
+        self.pos, self.what = pos, what
+
+
+def _check_depth(text: str, base: int = 0) -> None:
+    """Raise NestingTooDeep at the outermost bracket of a too-deep nest (comments and
+    strings skipped). Long flat expressions are fine: only depth counts."""
+    stack: list[tuple[int, str]] = []
+    for m in _BRACKETS.finditer(text):
+        g = m.group()
+        if g in "([{":
+            stack.append((m.start(), g))
+            if len(stack) > MAX_NESTING:
+                start = next(pos for pos, kind in stack if kind == g)
+                raise NestingTooDeep(base + start, _BRACKET_NAMES[g])
+        elif g in ")]}":
+            if stack:
+                stack.pop()
 
 
 class _Assembler:
@@ -274,6 +314,9 @@ def parse_fast(text: str) -> Module:
         except StatementError as e:
             e.offset = pos
             raise
+        except NestingTooDeep as e:
+            e.pos += pos
+            raise
         for item in items:
             asm.add(item)
         pos = stop
@@ -299,13 +342,18 @@ def parse(text: str, filename: str = "<string>") -> Module:
     _check_characters(text, filename)
     try:
         try:
-            return parse_fast(text)
+            return _with_version(parse_fast(text), text, filename)
         except Unsure:
             return parse_full(text, filename)
         except StatementError as e:
             raise _chunk_error(text, e, filename) from None
-    except (NestingTooDeep, RecursionError):
-        raise _nesting_error(text, filename) from None
+    except NestingTooDeep as e:
+        if e.what == "blocks":         # the assembler counts blocks, not positions
+            try:
+                _check_depth(text)
+            except NestingTooDeep as located:
+                e = located
+        raise _nesting_error(text, e, filename) from None
 
 
 def _chunk_error(text: str, e: StatementError, filename: str) -> ParseError:
@@ -317,14 +365,9 @@ def _chunk_error(text: str, e: StatementError, filename: str) -> ParseError:
     return error_at(text, e.offset + pos, message, filename)
 
 
-def _nesting_error(text: str, filename: str) -> ParseError:
-    """Blocks or parentheses nested deeper than the tree supports."""
-    depth = 0
-    for m in re.finditer(r"[{(\[]|[})\]]", text):
-        depth += 1 if m.group() in "{([" else -1
-        if depth > MAX_NESTING:
-            return error_at(text, m.start(), f"nesting deeper than {MAX_NESTING} levels", filename)
-    return error_at(text, 0, "input nested too deeply to build a tree", filename)
+def _nesting_error(text: str, e: NestingTooDeep, filename: str) -> ParseError:
+    return error_at(text, e.pos, f"{e.what} nested deeper than {MAX_NESTING} levels; the nesting starts here",
+                    filename)
 
 
 def parse_file(path, filename: str | None = None) -> Module:

@@ -28,9 +28,12 @@ MODULE_CHUNK = re.compile(
 )
 
 _LABEL = r"[A-Za-z_$%][A-Za-z0-9_$]*+[ \t]*+:(?!:)"
-_LOC = (r"\.loc[ \t]++\d++[ \t]++\d++[ \t]++\d++"
-        r"(?:[ \t]*+,[ \t]*+function_name[ \t]++[A-Za-z0-9_$]++(?:[ \t]*+\+[ \t]*+\d++)?"
-        r"[ \t]*+,[ \t]*+inlined_at[ \t]++\d++[ \t]++\d++[ \t]++\d++)?(?![\w$])")
+# Inside `.loc` any trivia may separate the words (the grammar allows it; a statement
+# never starts with `,`, so the optional inlined-at part cannot be misread).
+_SEP = rf"(?:[ \t\r\n\f]|{_COMMENT})"
+_LOC = (rf"\.loc{_SEP}++\d++{_SEP}++\d++{_SEP}++\d++"
+        rf"(?:{_SEP}*+,{_SEP}*+function_name{_SEP}++[A-Za-z0-9_$]++(?:{_SEP}*+\+{_SEP}*+\d++)?"
+        rf"{_SEP}*+,{_SEP}*+inlined_at{_SEP}++\d++{_SEP}++\d++{_SEP}++\d++)?(?![\w$])")
 _STATEMENT = rf"(?:[^;{{}}\"/]++|{_STRING}|{_COMMENT}|/|\{{[^{{}};]*+\}})*+;"
 
 # Function bodies: a brace, a label, a `.loc`, or a statement ending in `;`.

@@ -21,6 +21,7 @@ from .tree import NODE_CLASSES
 
 DIGITS = re.compile(r"([0-9]+)")     # the group makes split() keep the digit runs
 NUMERIC_TERMINALS = ("INT", "FLOAT_DEC", "FLOAT_HEX")
+MAX_SHAPE = 100_000      # longer chunks are parsed directly (a builder would not pay off)
 
 
 class ShapeMismatch(Exception):
@@ -41,13 +42,42 @@ class BuilderWriter:
         self.names: dict[str, object] = {"ShapeMismatch": ShapeMismatch}
 
     def source(self, tree) -> str:
+        self.lines: list[str] = []
         body = self.expr(tree)
         lines = ["def build(d):"]
         lines += [f"    {c}" for c in self.checks]
+        lines += [f"    {c}" for c in self.lines]
         lines.append(f"    return {body}")
         return "\n".join(lines)
 
-    def expr(self, value) -> str:
+    def expr(self, root) -> str:
+        """Python for `root`: one assignment per node, children first, so a long or
+        deep expression gives a long function, never deeply nested source.
+        Walked with an explicit stack (a 5000-term sum is 5000 levels deep)."""
+        done: dict[int, str] = {}
+        stack = [(root, False)]
+        while stack:
+            value, ready = stack.pop()
+            kids = self.children(value)
+            if kids is None:
+                done[id(value)] = self.leaf(value)
+            elif not ready:
+                stack.append((value, True))
+                stack.extend((k, False) for k in reversed(kids) if id(k) not in done)
+            else:
+                done[id(value)] = self.compose(value, [done[id(k)] for k in kids])
+        return done[id(root)]
+
+    @staticmethod
+    def children(value):
+        cls = value.__class__
+        if cls is tuple or cls is list:
+            return list(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return [getattr(value, f.name) for f in dataclasses.fields(value)]
+        return None
+
+    def leaf(self, value) -> str:
         if isinstance(value, Token):
             return self.token_expr(value)
         cls = value.__class__
@@ -57,15 +87,18 @@ class BuilderWriter:
             return repr(value)
         if value is None or cls is bool:
             return repr(value)
-        if cls is tuple:
-            return "(" + "".join(self.expr(v) + ", " for v in value) + ")"
-        if cls is list:
-            return "[" + ", ".join(self.expr(v) for v in value) + "]"
-        if dataclasses.is_dataclass(value):
-            self.names[cls.__name__] = cls
-            args = ", ".join(self.expr(getattr(value, f.name)) for f in dataclasses.fields(value))
-            return f"{cls.__name__}({args})"
         raise NotAShape(repr(value))
+
+    def compose(self, value, parts: list[str]) -> str:
+        cls = value.__class__
+        if cls is tuple:
+            return "(" + "".join(p + ", " for p in parts) + ")"
+        if cls is list:
+            return "[" + ", ".join(parts) + "]"
+        self.names[cls.__name__] = cls
+        var = f"n{len(self.lines)}"
+        self.lines.append(f"{var} = {cls.__name__}({', '.join(parts)})")
+        return var
 
     def token_expr(self, tok: Token) -> str:
         start, end = tok.start_pos, tok.end_pos
@@ -96,6 +129,8 @@ class BuilderWriter:
 
 def make_builder(text: str, tree, terminal_patterns):
     """A function d -> tree for chunks of ``text``'s shape, or None if it has none."""
+    if len(text) > MAX_SHAPE:
+        return None
     writer = BuilderWriter(text, terminal_patterns)
     try:
         source = writer.source(tree)
@@ -104,5 +139,9 @@ def make_builder(text: str, tree, terminal_patterns):
     namespace = dict(writer.names)
     namespace.update(NODE_CLASSES)
     namespace.update(MARKER_CLASSES)
-    exec(compile(source, "<ptx shape>", "exec"), namespace)
+    try:
+        code = compile(source, "<ptx shape>", "exec")
+    except (RecursionError, MemoryError, SyntaxError):
+        return None      # too big to compile (a 1 MB chunk): it will not repeat either
+    exec(code, namespace)
     return namespace["build"]

@@ -25,13 +25,14 @@ def check_file(path: Path, *, python_stage: bool = True, sugar: bool = False) ->
         result["ptx"] = emit(module) == text
         if not result["ptx"]:
             return _failed(result, "ptx", "parse -> emit is not byte-identical")
+        from sugar import pipeline
         from transpile import ptx_to_python, python_to_ptx
         from transpile.generator import format_statistics
 
         for stage, wanted in (("python", python_stage), ("sugar", sugar)):
             if not wanted:
                 continue
-            source = ptx_to_python(text, sugar=stage == "sugar", filename=str(path))
+            source = ptx_to_python(text, passes=pipeline.apply if stage == "sugar" else None, filename=str(path))
             result[stage] = python_to_ptx(source) == text
             if not result[stage]:
                 return _failed(result, stage, f"PTX -> Python{' --sugar' if stage == 'sugar' else ''} -> PTX "

@@ -69,3 +69,23 @@ def test_mutated_input_round_trips_or_raises_parse_error(text):
         assert str(e).startswith(f"mutant.ptx:{e.line}:{e.column}: error: ")
         return
     assert ptxgrammar.emit(module) == text
+
+
+# --- every construct, with and without trivia ----------------------------------------------
+
+from strategies import bare_full_modules, full_modules, without_trivia  # noqa: E402
+
+
+@SETTINGS
+@given(full_modules())
+def test_drawn_trees_of_every_construct_emit_text_that_parses_back(module):
+    text = ptxgrammar.emit(module)
+    assert ptxgrammar.parse(text) == module
+    assert parse_full(text) == module
+
+
+@SETTINGS
+@given(bare_full_modules())
+def test_hand_built_trees_of_every_construct_parse_back_to_the_same_structure(module):
+    text = ptxgrammar.emit(module)
+    assert without_trivia(ptxgrammar.parse(text)) == module

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ptx2py
 import ptxgrammar
 import transpile
 from sugar import pipeline
@@ -32,7 +33,7 @@ def sugar_with(text: str, passes) -> str:
 
 
 def roundtrips(text: str, passes=None) -> str:
-    src = transpile.ptx_to_python(text, sugar=True) if passes is None else sugar_with(text, passes)
+    src = ptx2py.ptx_to_python(text, sugar=True) if passes is None else sugar_with(text, passes)
     assert transpile.python_to_ptx(src) == text
     return src
 

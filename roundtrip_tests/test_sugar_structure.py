@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ptx2py
 import ptxgrammar
 import transpile
 from sugar import names, pipeline, structure
@@ -96,7 +97,7 @@ def test_no_instruction_crosses_a_barrier(path):
     text = ptxgrammar.read_ptx(path)
     want = _opcode_order(text)
     for passes in ([names], [structure], [names, structure], None):
-        back = transpile.python_to_ptx(sugar_with(text, passes) if passes else transpile.ptx_to_python(text, sugar=True))
+        back = transpile.python_to_ptx(sugar_with(text, passes) if passes else ptx2py.ptx_to_python(text, sugar=True))
         order = _opcode_order(back)
         assert order == want
         assert [k for k, (op, _) in enumerate(order) if op in FENCES] == [

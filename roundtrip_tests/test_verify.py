@@ -7,16 +7,23 @@ import re
 import subprocess
 import sys
 
+from html.parser import HTMLParser
+from pathlib import Path
+
 import pytest
 
-from conftest import CORPUS, ROOT, needs
-from verify import sass as verify
+from conftest import CASES, CORPUS, ROOT, needs
+from verify import locate, sass, tools
+from verify import report as verify
 
-PTXAS = verify.find_ptxas((8, 0))[0]
+PTXAS = tools.find_ptxas((8, 0))[0]
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="no ptxas found")
+DISASM = tools.find_disassembler()[0]
+needs_disasm = pytest.mark.skipif(DISASM is None, reason="no cuobjdump/nvdisasm found (pip install '.[cuda-tools]')")
 
 KERNELS = ["triton/add_bf16_sm80.ptx", "nvcc/atomics.sm_90a.ptx", "nvcc/stencil.sm_100a.ptx",
            "nvcc/tcgen05_sm100.sm_100a.ptx"]
+SASS_CASES = json.loads((CASES / "sass_diff" / "cases.json").read_text())
 
 
 def _cli(*args):
@@ -25,9 +32,10 @@ def _cli(*args):
 
 
 def test_release_to_ptx_isa():
-    assert verify.ptx_isa_for_release((13, 0)) == (9, 0)
-    assert verify.ptx_isa_for_release((12, 9)) == (8, 8)
-    assert verify.ptx_isa_for_release((12, 4)) == (8, 4)
+    assert tools.ptx_isa_for_release((13, 0)) == (9, 0)
+    assert tools.ptx_isa_for_release((13, 5)) == (9, 5)
+    assert tools.ptx_isa_for_release((12, 9)) == (8, 8)
+    assert tools.ptx_isa_for_release((12, 4)) == (8, 4)
 
 
 def test_parse_ptxas_info():
@@ -43,15 +51,126 @@ def test_parse_ptxas_info():
 def test_parse_sass():
     text = ("\t\tFunction : k\n        /*0000*/                   MOV R1, c[0x0][0x28] ;\n"
             "        /*0010*/              @!P0 BRA 0x40 ;\n        /*0020*/                   LDG.E.128 R4, [R2.64] ;\n")
-    assert verify.parse_sass(text) == {"k": ["MOV R1, c[0x0][0x28]", "@!P0 BRA 0x40", "LDG.E.128 R4, [R2.64]"]}
-    assert verify._mix(verify.parse_sass(text)["k"]) == {"MOV": 1, "BRA": 1, "LDG": 1}
+    assert sass.parse_sass(text) == {"k": ["MOV R1, c[0x0][0x28]", "@!P0 BRA 0x40", "LDG.E.128 R4, [R2.64]"]}
+    assert [i.address for i in sass.parse_sass_listing(text)["k"]] == [0, 16, 32]
+    assert sass.mix(sass.parse_sass(text)["k"]) == {"MOV": 1, "BRA": 1, "LDG": 1}
+    assert sass.family_mix(sass.parse_sass(text)["k"]) == {"integer": 1, "control flow": 1, "global memory": 1}
 
 
-def test_an_operand_change_is_a_sass_difference():
-    base = ["MOV R1, R2", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "EXIT"]
-    edited = ["MOV R1, R2", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "EXIT"]
-    assert verify._changed_instructions(base, edited) == [
-        "- WARPGROUP.DEPBAR.LE gsb0, 0x1", "+ WARPGROUP.DEPBAR.LE gsb0, 0x0"]
+def _stream(items):
+    return [sass.SassInstr(*x) if isinstance(x, list) else sass.SassInstr(16 * n, x) for n, x in enumerate(items)]
+
+
+@pytest.mark.parametrize("case", SASS_CASES, ids=[c["name"] for c in SASS_CASES])
+def test_sass_diff(case):
+    k = sass.compare_kernel(_stream(case["base"]), _stream(case["edited"]))
+    assert [c["line"] for c in k["changed"]] == case["changed"]
+    assert len(k["moved"]) == case["moved"]
+    assert k["renamed"] == case["renamed"]
+    assert k["equivalent"] == (not case["changed"] and not case["moved"])
+
+
+def test_changed_instructions_come_before_moves_and_renames():
+    case = SASS_CASES[0]
+    k = sass.compare_kernel(_stream(case["base"]), _stream(case["edited"]))
+    lines = verify.sass_lines(k, None, False)
+    assert "1 changed, 0 moved, 0 differ only in register names" in lines[0]
+    assert lines[1] == "    changed: WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0"
+
+
+def test_context_and_full_aligned_diff():
+    base = ["MOV R%d, 0x%x" % (n, n) for n in range(20)]
+    edited = list(base)
+    edited[10] = "MOV R10, 0x99"
+    k = sass.compare_kernel(_stream(base), _stream(edited))
+    ctx = verify.sass_lines(k, 2, False)
+    body = ctx[ctx.index(next(x for x in ctx if x.startswith("  aligned diff"))) + 1:]
+    assert len(body) == 2 + 2 + 2        # 2 rows of context each side, the - and + lines
+    assert any("- MOV R10, 0xa" in x for x in body) and any("+ MOV R10, 0x99" in x for x in body)
+    full = verify.sass_lines(k, None, True)
+    assert len(full) - full.index(next(x for x in full if x.startswith("  aligned diff"))) - 1 == 21
+
+
+# --- tools ----------------------------------------------------------------------------------------
+
+def _fake_tool(path, release):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho 'Cuda compilation tools, release {release}, V{release}.1'\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("layout", ["nvidia/cu13/bin", "nvidia/cuda_cuobjdump/bin"])
+def test_disassembler_found_in_both_wheel_layouts(tmp_path, monkeypatch, layout):
+    site = tmp_path / "site-packages"
+    fake = _fake_tool(site / layout / "cuobjdump", "13.5")
+    monkeypatch.setattr(tools, "site_dirs", lambda: [site])
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.delenv("PTX2PY_CUOBJDUMP", raising=False)
+    tool, kind = tools.find_disassembler()
+    assert kind == "cuobjdump" and tool.path == str(fake) and tool.release == (13, 5)
+
+
+def test_ptxas_search_order_and_overrides(tmp_path, monkeypatch):
+    old = _fake_tool(tmp_path / "path" / "ptxas", "12.4")
+    home = _fake_tool(tmp_path / "cuda" / "bin" / "ptxas", "13.0")
+    mine = _fake_tool(tmp_path / "mine" / "ptxas", "13.4")
+    monkeypatch.setattr(tools, "site_dirs", lambda: [])
+    monkeypatch.setenv("PATH", str(old.parent))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "cuda"))
+    monkeypatch.delenv("PTX2PY_PTXAS", raising=False)
+    assert tools.find_ptxas((8, 0))[0].path == str(old)          # PATH first when new enough
+    assert tools.find_ptxas((9, 0))[0].path == str(home)         # else $CUDA_HOME
+    monkeypatch.setenv("PTX2PY_PTXAS", str(mine))
+    assert tools.find_ptxas((8, 0))[0].origin == "$PTX2PY_PTXAS"
+    assert tools.find_ptxas((8, 0), explicit=str(old))[0].path == str(old)   # --ptxas wins
+
+
+def test_no_new_enough_ptxas_says_what_to_install(tmp_path, monkeypatch):
+    _fake_tool(tmp_path / "path" / "ptxas", "13.0")
+    monkeypatch.setattr(tools, "site_dirs", lambda: [])
+    monkeypatch.setenv("PATH", str(tmp_path / "path"))
+    for var in ("CUDA_HOME", "CUDA_PATH", "PTX2PY_PTXAS"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(tools.ToolError) as e:
+        tools.require_ptxas((9, 4))
+    msg = str(e.value)
+    assert "PTX ISA 9.4" in msg and "CUDA 13.4 or newer" in msg
+    assert "CUDA 13.0, PTX ISA <= 9.0" in msg                      # what was found
+    assert "pip install 'ptx2py[cuda-tools]'" in msg and "--ptxas" in msg
+
+
+def test_cuda_tools_extra_names_the_wheels():
+    text = (ROOT / "pyproject.toml").read_text()
+    line = next(x for x in text.splitlines() if x.startswith("cuda-tools"))
+    for wheel in ("nvidia-cuda-nvcc", "nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"):
+        assert wheel in line
+
+
+# --- diagnostics located in the input -------------------------------------------------------------
+
+def test_ptxas_error_located_in_ptx_input():
+    text = ".version 8.0\n.target sm_80\n.entry k()\n{\n\twgmma.fence.sync.aligned;\n\tret;\n}\n"
+    stderr = ("ptxas /tmp/ptx2py-verify-x/module.ptx, line 5; error   : Instruction 'wgmma.fence' not supported "
+              "on .target 'sm_80'\nptxas fatal   : Ptx assembly aborted due to errors\n")
+    errors, _ = locate.located_diagnostics(stderr, locate.Source("k.ptx", text), text)
+    assert errors[0].splitlines() == ["k.ptx:5:2: error: Instruction 'wgmma.fence' not supported on .target 'sm_80'",
+                                      "\twgmma.fence.sync.aligned;", " ^"]
+    assert errors[1] == "k.ptx: error: Ptx assembly aborted due to errors"
+    assert "/tmp/" not in "".join(errors)
+
+
+def test_ptxas_error_located_in_python_input():
+    ptx = ".version 8.0\n.target sm_80\n.entry k()\n{\n\twgmma.fence.sync.aligned;\n\tret;\n}\n"
+    py = "import ptx\n\nwith kernel():\n    ptx.wgmma.fence.sync.aligned()\n    ptx.ret()\n"
+    stderr = "ptxas /tmp/x/module.ptx, line 5; error   : Instruction 'wgmma.fence' not supported on .target 'sm_80'\n"
+    errors, _ = locate.located_diagnostics(stderr, locate.Source("k.py", py, {5: 4, 6: 5}, True), ptx)
+    first, line, caret, note = errors[0].splitlines()
+    assert first.startswith("k.py:4:9: error: Instruction 'wgmma.fence'")
+    assert line == "    ptx.wgmma.fence.sync.aligned()" and caret == " " * 8 + "^"
+    assert note == "  (PTX line 5: `wgmma.fence.sync.aligned;`)"
 
 
 @needs_ptxas
@@ -96,7 +215,8 @@ def test_edit_that_does_not_assemble(tmp_path):
     path.write_text("".join(lines))
     r = _cli(str(base), str(path))
     assert r.returncode == 1
-    assert f"{path}:{i + 1}: error:" in r.stderr
+    assert re.search(rf"^{re.escape(str(path))}:{i + 1}:2: error: .*wgmma", r.stderr, re.M), r.stderr
+    assert "ptx2py-verify-" not in r.stderr          # never the deleted temp file
 
 
 @needs_ptxas
@@ -141,7 +261,10 @@ def test_python_edit_error_maps_to_python_line(tmp_path):
     py.write_text("\n".join(lines) + "\n")
     r = _cli(str(base), str(py))
     assert r.returncode == 1
-    assert f"{py}:{i + 1}: error:" in r.stderr, r.stderr
+    first = r.stderr.splitlines()[0]                   # checked mode's finding first, at the Python line
+    assert re.match(rf"{re.escape(str(py))}:{i + 1}:\d+: error: .*needs sm_90a", first), r.stderr
+    assert re.search(rf"^{re.escape(str(py))}:{i + 1}:\d+: error: .*wgmma", r.stderr, re.M), r.stderr
+    assert "ptx2py-verify-" not in r.stderr
 
 
 @needs_ptxas
@@ -152,3 +275,179 @@ def test_module_calling_external_functions_is_assembled_relocatable():
         pytest.skip("rdc_main.sm_80.rdc.ptx not in the corpus")
     report = verify.verify_files(str(path), str(path))
     assert report["ok"] and report["identical_figures"] and "relocatable" in report["mode"]
+
+
+# --- the worked example, the HTML page ------------------------------------------------------------
+
+WORKED = ROOT / "examples" / "worked_matmul"
+MATMUL = CORPUS / "triton" / "matmul_tma_fp16_sm90.ptx"
+
+
+@needs_ptxas
+@needs_disasm
+@needs(CORPUS)
+def test_worked_example_two_edits_show_the_depbar_change_first(tmp_path):
+    page = tmp_path / "r.html"
+    r = _cli(str(MATMUL), str(WORKED / "matmul_edited.py"), "--json", str(tmp_path / "r.json"), "--html", str(page))
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[:3]
+    assert first[0] == "matmul_tma_kernel:"
+    assert "1 changed" in first[1] and "moved" in first[1]
+    assert first[2] == "    changed: WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0"
+    data = json.loads((tmp_path / "r.json").read_text())
+    k = data["kernels"]["matmul_tma_kernel"]["sass"]
+    assert len(k["rows"]) >= k["base_count"] and k["moved"]      # the JSON carries the whole aligned diff
+    _check_page(page.read_text(), data)
+    ctx = _cli(str(MATMUL), str(WORKED / "matmul_edited.py"), "--context", "1").stdout.splitlines()
+    diff = ctx[ctx.index(next(x for x in ctx if x.startswith("  aligned diff"))) + 1:]
+    assert "261   261 - WARPGROUP.DEPBAR.LE gsb0, 0x1" in [x.strip() for x in diff]
+    assert "..." in [x.strip() for x in diff]            # rows far from a change are left out
+
+
+class _Tables(HTMLParser):
+    """Every table on the page as (class, rows of cell texts)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append((dict(attrs).get("class"), []))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][1][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _check_page(page: str, report: dict):
+    p = _Tables()
+    p.feed(page)
+    by_class = {}
+    for cls, rows in p.tables:
+        by_class.setdefault(cls, []).append(rows)
+    summary = dict(r for r in by_class["summary"][0][1:])
+    assert summary["result"] == verify.verdict(report).removeprefix("result: ")
+    assert summary["ptxas"] == report["ptxas"]
+    for (name, k), figures, sass_rows in zip(report["kernels"].items(), by_class["figures"], by_class["sass"]):
+        regs = next(r for r in figures if r[0] == "registers")
+        assert regs[1:] == [str(k["base"]["registers"]), str(k["edited"]["registers"])]
+        assert len(sass_rows) - 1 == len(k["sass"]["rows"])       # one table row per aligned row
+        side = [r for r in sass_rows[1:] if r[1] != r[3]]
+        assert any(r[1] == "WARPGROUP.DEPBAR.LE gsb0, 0x1" and r[3] == "WARPGROUP.DEPBAR.LE gsb0, 0x0" for r in side)
+
+
+def test_page_structure_from_a_report():
+    from verify.html import render_html
+
+    k = sass.compare_kernel(_stream(SASS_CASES[0]["base"]), _stream(SASS_CASES[0]["edited"]))
+    fig = {"registers": 90, "spill_stores": 0, "spill_loads": 0, "stack": 0, "smem": 0, "barriers": 1}
+    report = {"ok": True, "base": "b.ptx", "edited": "e.py", "ptxas": "ptxas (PATH)", "disassembler": "cuobjdump",
+              "gpu": "sm_90a", "lint": [], "identical_sass": False, "equivalent_sass": False, "identical_figures": True,
+              "identical_cubin": False, "kernels": {"k": {"base": fig, "edited": dict(fig, registers=96),
+                                                          "changed": {"registers": [90, 96]}, "sass": k}}}
+    _check_page(render_html(report), report)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium to render the page")
+def test_page_renders_in_headless_chromium(tmp_path):
+    from verify.html import write_html
+
+    k = sass.compare_kernel(_stream(SASS_CASES[0]["base"]), _stream(SASS_CASES[0]["edited"]))
+    page = tmp_path / "r.html"
+    write_html({"ok": True, "base": "b", "edited": "e", "ptxas": "p", "gpu": "sm_90a", "lint": [],
+                "identical_sass": False, "equivalent_sass": False, "identical_figures": True, "identical_cubin": False,
+                "kernels": {"k": {"base": {}, "edited": {}, "sass": k}}}, page)
+    r = subprocess.run(["/usr/bin/chromium", "--headless", "--no-sandbox", "--dump-dom", page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "WARPGROUP.DEPBAR.LE gsb0, 0x0" in r.stdout
+
+
+# --- races (SentryWard) ---------------------------------------------------------------------------
+
+def test_races_input_json_from_the_sidecar():
+    from verify import races
+    from launch import plan as lp
+
+    path = CORPUS / "triton" / "matmul_tma_fp16_sm100.ptx"
+    spec = races.launch_spec(str(path))
+    doc, shrunk = races.input_json(path.read_text(), spec, cap=128)
+    assert doc["schema"] == "spverify.kernel-input/v1" and doc["entry"] == "matmul_tma_kernel"
+    assert doc["launch"] == {"grid_dim": [1, 1, 1], "block_dim": [256, 1, 1], "dynamic_shared_bytes": spec["shared"]}
+    a = next(d for d in doc["tma_descriptors"] if d["object"] == "a_desc")
+    # a is 2048 x 2048 fp16 with a 128 x 64 box: shrunk to 128 x 128, innermost first, 128B swizzle
+    assert (a["global_shape"], a["box_shape"], a["global_strides_bytes"]) == ([128, 128], [64, 128], [256])
+    assert (a["element_type"], a["swizzle"], a["oob_fill"], a["element_strides"]) == ("f16", "128B", "zero", [1, 1])
+    scalars = {x["parameter"]: x["value"] for x in doc["arguments"]}
+    entry = lp.entry_info(path.read_text(), "matmul_tma_kernel")
+    names = [p.name for p in entry.params]
+    assert [scalars[i] for i in range(len(names)) if i in scalars][-3:] == [128, 128, 128]    # M, N, K follow
+    assert shrunk["values"] == {"2048": 128}
+
+
+def test_races_flat_launch_keeps_each_cta_share():
+    from verify import races
+
+    path = CORPUS / "triton" / "add_fp32_sm100.ptx"
+    doc, shrunk = races.input_json(path.read_text(), races.launch_spec(str(path)), ctas=2)
+    assert doc["launch"]["grid_dim"] == [2, 1, 1]
+    assert {x["value"] for x in doc["arguments"]} == {2048}        # n_elements: 1024 CTAs x 1024 -> 2 x 1024
+
+
+def test_races_result_read_and_witness_mapped_to_python():
+    from verify import races
+
+    ptx = "l1\nl2\n\tst.shared.u32 [%r1], %r2;\n\tld.shared.u32 %r3, [%r1];\n"
+    result = {"result": "potential_race", "checks": {"synchronization": "passed", "memory": "failed"},
+              "diagnostics": [{"code": "unordered_access_pair", "message": "write/read",
+                               "details": {"first": {"ptx_line": 3}, "second": {"ptx_line": 4}}}]}
+    r = races.read_result(result, ptx, "k.py", {3: 30, 4: 31})
+    assert r["finding"] and r["verdict"] == "potential_race"
+    assert [(w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [(3, 30), (4, 31)]
+    assert "    at k.py:30 (PTX line 3): st.shared.u32 [%r1], %r2;" in r["lines"]
+    unsupported = races.read_result({"result": "unsupported", "diagnostics": []}, ptx, "k.ptx", None)
+    assert not unsupported["finding"] and any("--run cpu" in x for x in unsupported["lines"])
+
+
+def test_races_witness_from_source_locations_to_ptx_and_python_lines():
+    from verify import races
+
+    # SentryWard names a race's accesses by their `.loc` source location and memory space
+    ptx = ("\t.loc\t1 265 5\n\tst.shared.v4.b32 \t[%r1], {%r2, %r3, %r4, %r5};\n\tadd.s32 %r6, %r6, 1;\n"
+           "\tbar.sync 0;\n\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r7, %r8}], [%r1];\n"
+           "\t.loc\t1 270 1\n\tst.shared.b32 [%r9], %r2;\n"
+           '\t.file\t1 "/src/kernels.py"\n')
+    race = {"region": {"address_space": "shared", "bytes": 16, "offset": 4096},
+            "first": {"mode": "write", "bytes": 16, "actor": 32,
+                      "location": {"file": "/src/kernels.py", "line": 265, "column": 5}},
+            "second": {"mode": "read", "bytes": 128, "actor": 0,
+                       "location": {"file": "/src/kernels.py", "line": 265, "column": 5}}}
+    result = {"result": "potential_race", "checks": {}, "races": [race],
+              "diagnostics": [{"code": "conflicting_accesses_unordered", "details": {"witnesses_path": "races"}}]}
+    r = races.read_result(result, ptx, "k.py", {2: 40, 5: 42})
+    assert [(w["endpoint"], w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [
+        ("first", 2, 40), ("second", 5, 42)]                 # not the add, not the store under another .loc
+    assert "      write of 16 B by thread 32 at kernels.py:265:5" in r["lines"]
+
+
+@pytest.mark.slow
+def test_races_cli_on_a_tcgen05_matmul_and_a_removed_wait(tmp_path):
+    from verify import races
+
+    if races.sentryward_available():
+        pytest.skip(races.sentryward_available())
+    path = CORPUS / "triton" / "matmul_tma_fp16_sm100.ptx"
+    r = _cli(str(path), str(path), "--races", "--json", str(tmp_path / "r.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    k = data["races"]["kernels"]["matmul_tma_kernel"]
+    assert k["base"]["verdict"] == "race_free" == k["edited"]["verdict"]

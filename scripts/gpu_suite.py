@@ -6,7 +6,8 @@
       (bitwise, except where a kernel's float atomics make the result order-dependent: a stated
       tolerance);
   (b) the worked example: corpus/ptx/triton/matmul_tma_fp16_sm90.ptx against
-      examples/worked_matmul/matmul_edited.ptx (wgmma.wait_group 1 -> 0); outputs must be
+      examples/worked_matmul/matmul_edited.ptx (wgmma.wait_group 1 -> 0 and the loop's
+      mbarrier.arrive.expect_tx moved after the first TMA load); outputs must be
       identical; both timed;
   (c) kernelir.gpu_check: the 15 compiled IR problems against their numpy references.
 
@@ -64,7 +65,7 @@ def cases(only):
         label = f"rt {rel.split('/')[-1].removesuffix('.ptx')}" + (f":{kernel}" if kernel else "")
         out.append(dict(kind="roundtrip", label=label, base=CORPUS / rel, kernel=kernel, rtol=rtol, atol=atol,
                         note=note))
-    out.append(dict(kind="worked", label="worked matmul_tma wait_group 1->0", base=WORKED_BASE,
+    out.append(dict(kind="worked", label="worked matmul_tma wait_group 1->0, arrive moved", base=WORKED_BASE,
                     edited=WORKED_EDITED, kernel=None, rtol=None, atol=None, note="docs/worked_example.md"))
     if only:
         out = [c for c in out if any(s in c["label"] for s in only)]

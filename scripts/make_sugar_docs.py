@@ -27,13 +27,14 @@ def code_lines(src: str) -> int:
 
 
 def page(title: str, rel: str) -> str:
+    import ptx2py
     import transpile
     from ptxgrammar import parse, read_ptx
     from ptxgrammar.tree import Instruction
 
     text = read_ptx(ROOT / rel)
     plain = transpile.ptx_to_python(text)
-    sugar = transpile.ptx_to_python(text, sugar=True)
+    sugar = ptx2py.ptx_to_python(text, sugar=True)
     assert transpile.python_to_ptx(sugar) == text, rel
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
 

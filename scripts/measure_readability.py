@@ -72,6 +72,7 @@ def instruction_lines(src: str) -> int:
 
 def one(job):
     path, sugar, check, min_insns, floor = job
+    import ptx2py
     import transpile
     from ptxgrammar import parse
     from ptxgrammar.tree import Instruction
@@ -81,7 +82,7 @@ def one(job):
     if n < min_insns and not check:
         return path, n, None, None, None
     try:
-        src = transpile.ptx_to_python(text, sugar=sugar)
+        src = ptx2py.ptx_to_python(text, sugar=sugar)
     except Exception as e:  # noqa: BLE001
         return path, n, None, False, f"generate: {e}"
     r = (instruction_lines(src) if floor else code_lines(src)) / max(n, 1)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 def verify_one(path: str) -> dict:
     import ptxgrammar
     from transpile import ptx_to_python, python_to_ptx
-    from verify.sass import VerifyError, verify_texts
+    from verify.report import VerifyError, verify_texts
 
     text = ptxgrammar.read_ptx(path)
     edited = python_to_ptx(ptx_to_python(text))
@@ -49,8 +49,10 @@ def main() -> int:
         m = re.search(r"^\s*\.target\s+([\w, ]+)", path.read_text(), re.M)
         if m and wanted & {t.strip() for t in m.group(1).split(",")}:
             files.append(str(path))
+    from tqdm import tqdm
+
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(verify_one, files, chunksize=2))
+        results = list(tqdm(pool.map(verify_one, files, chunksize=2), total=len(files), unit="file", file=sys.stderr))
     counts = Counter(r["status"] for r in results)
     kernels = sum(r.get("kernels", 0) for r in results if r["status"] == "identical")
     print(f"{len(files)} files ({args.targets}): " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))

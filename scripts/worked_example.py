@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
 """The worked example of the headline workflow, regenerated so it stays true.
 
-Triton sm_90a fp16 matmul (TMA + WGMMA) -> `ptx2py --sugar` -> one edit to its
-WGMMA pipeline in the Python -> `py2ptx` -> `ptx2py verify` (ptxas + SASS) ->
+Triton sm_90a fp16 matmul (TMA + WGMMA) -> `ptx2py --sugar` -> two edits to its
+WGMMA pipeline in the Python -> `py2ptx` -> `ptx2py verify` (ptxas + SASS diff, HTML page) ->
 and, where a GPU is available, `ptx2py verify --run` (outputs and timings).
 
     python scripts/worked_example.py            # writes examples/worked_matmul/ and docs/worked_example.md
 
-The edit: the K loop issues four wgmma per stage, commits them as a group and
+The edits: the K loop issues four wgmma per stage, commits them as a group and
 then waits with `wgmma.wait_group 1`, keeping one group in flight while the
-next TMA loads land. The edit waits with 0 instead: every group retires before
-the loop goes on. Results must not change; the schedule (and speed) may.
+next TMA loads land. Edit 1 waits with 0 instead: every group retires before
+the loop goes on. Edit 2 moves the `mbarrier.arrive.expect_tx` that announces
+the next stage's bytes to after the first TMA load of that stage. Results must
+not change; the schedule (and speed) may.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -25,8 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ptxgrammar  # noqa: E402
-from transpile import ptx_to_python, python_to_ptx  # noqa: E402
-from verify.sass import format_report, verify_texts  # noqa: E402
+from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
+from verify.html import write_html  # noqa: E402
+from verify.report import format_report, verify_files  # noqa: E402
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
 OUT = ROOT / "examples" / "worked_matmul"
@@ -46,6 +50,38 @@ def edit_wait_group(source: str) -> tuple[str, int]:
     return "".join(lines), i + 1
 
 
+ARRIVE = "asm.mbarrier_arrive.expect_tx"
+TMA_LOAD = "asm.cp.async_.bulk.tensor"
+
+
+def _statement_end(lines: list[str], start: int) -> int:
+    """Index of the last line of the call that starts at `start` (black puts a lone `)` at its indent)."""
+    if lines[start].rstrip().endswith(")"):
+        return start
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = start + 1
+    while not (lines[end].strip() == ")" and len(lines[end]) - len(lines[end].lstrip()) == indent):
+        end += 1
+    return end
+
+
+def move_arrive(source: str) -> tuple[str, int]:
+    """Move the K loop's `mbarrier.arrive.expect_tx` (announcing the next stage's TMA bytes) to
+    after the first TMA load it covers (across a `bar.sync`); returns (source, new line number)."""
+    lines = source.splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if line.strip().startswith(ARRIVE)]
+    if len(hits) != 1:
+        raise SystemExit(f"expected exactly one {ARRIVE} call in the loop, found {len(hits)}")
+    start = hits[0]
+    end = _statement_end(lines, start)
+    block = lines[start:end + 1]
+    del lines[start:end + 1]
+    load = next(i for i in range(start, len(lines)) if lines[i].strip().startswith(TMA_LOAD))
+    at = _statement_end(lines, load) + 1
+    lines[at:at] = block
+    return "".join(lines), at + 1
+
+
 def gpu_section(base_path: Path, edited_ptx: str) -> str:
     try:
         from verify.gpu_run import run_pair
@@ -59,15 +95,24 @@ def main() -> None:
     base_ptx = ptxgrammar.read_ptx(BASE)
     sugar = ptx_to_python(base_ptx, sugar=True, filename=str(BASE))
     assert python_to_ptx(sugar) == base_ptx, "the unedited sugar Python must give back the same bytes"
-    edited_py, line = edit_wait_group(sugar)
+    waited, line = edit_wait_group(sugar)
+    edited_py, arrive_line = move_arrive(waited)
     edited_ptx = python_to_ptx(edited_py, filename="matmul_edited.py")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "matmul_sugar.py").write_text(sugar)
     (OUT / "matmul_edited.py").write_text(edited_py)
     (OUT / "matmul_edited.ptx").write_text(edited_ptx)
-    report = verify_texts(base_ptx, edited_ptx, base_name=str(BASE.relative_to(ROOT)),
-                          edited_name="examples/worked_matmul/matmul_edited.ptx")
+    os.chdir(ROOT)      # the report names files as a user in the repository root would
+    edited_rel = "examples/worked_matmul/matmul_edited.py"
+    report = verify_files(str(BASE.relative_to(ROOT)), edited_rel)
+    report.pop("edited_ptx"), report.pop("line_map")
+    # the tool paths are this machine's: name the virtual environment, not its location
+    report = json.loads(json.dumps(report, default=str).replace(sys.prefix, "<venv>"))
     (OUT / "verify.json").write_text(json.dumps(report, indent=1, default=str))
+    write_html(report, OUT / "verify.html")
+    first_lines = format_report(report).splitlines()[:3]
+    if not any("WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0" in x for x in first_lines):
+        raise SystemExit("verify's first lines do not show the DEPBAR change:\n" + "\n".join(first_lines))
     py_diff = "".join(difflib.unified_diff(sugar.splitlines(True), edited_py.splitlines(True),
                                            "matmul_sugar.py", "matmul_edited.py", n=3))
     ptx_diff = "".join(difflib.unified_diff(base_ptx.splitlines(True), edited_ptx.splitlines(True),
@@ -82,19 +127,22 @@ mbarrier pipeline, `wgmma.mma_async.m64n128k16`).
 
 1. `ptx2py {BASE.relative_to(ROOT)} --sugar -o examples/worked_matmul/matmul_sugar.py`
    ({len(sugar.splitlines())} lines of Python; `py2ptx` on it gives back the input bytes).
-2. The edit, at line {line} of the Python: wait for every WGMMA group (`wait_group 0`) instead of
-   keeping one group in flight (`wait_group 1`):
+2. Two edits at once: at line {line} of the Python, wait for every WGMMA group (`wait_group 0`)
+   instead of keeping one group in flight (`wait_group 1`); and move the loop's
+   `mbarrier_arrive.expect_tx` to after the stage's first TMA load (now at line {arrive_line}):
 
 ```diff
 {py_diff}```
 
 3. `py2ptx examples/worked_matmul/matmul_edited.py -o examples/worked_matmul/matmul_edited.ptx`
-   changes exactly one PTX token:
+   changes one PTX token and moves one PTX instruction:
 
 ```diff
 {ptx_diff}```
 
-4. `ptx2py verify {BASE.relative_to(ROOT)} examples/worked_matmul/matmul_edited.py`:
+4. `ptx2py verify {BASE.relative_to(ROOT)} {edited_rel} --html examples/worked_matmul/verify.html`
+   (the changed instruction first, then moved ones, then a count of register renames; `--context 3`
+   or `--full` print the aligned diff, `--json` carries all of it; the page has the side-by-side diff):
 
 ```
 {format_report(report)}

@@ -12,8 +12,11 @@ the DSL objects (`transpile.dsl.control`) carry the original spelling.
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
+
+from transpile import dsl
 
 from transpile.cxxnames import ident as _ident
 from transpile.cxxnames import param_names, signature, strip_templates as _strip_templates
@@ -37,7 +40,9 @@ _RESERVED = frozenset({
     "mbarrier_test_wait", "mbarrier_try_wait", "mbarrier_pending_count", "tcgen05_mma", "tcgen05_ld",
     "tcgen05_st", "tcgen05_cp", "tcgen05_shift", "tcgen05_commit", "tcgen05_alloc", "tcgen05_dealloc",
     "WGMMA_DESC_BITS",
-})
+}) | frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+# Every name the generated module may read (keywords, builtins, the DSL) is never bound to a PTX name.
+RESERVED = _RESERVED
 def _demangle(name: str):
     if not name.startswith("_Z"):
         return None
@@ -258,6 +263,9 @@ def _variables(stmts, rename, names) -> dict:
         _used_symbols(s.expr, used)
         for u in used:
             where.setdefault(u, set()).add(function)
+    # A spelling that also names a function (invalid PTX that parses) keeps `sym("...")`.
+    functions = {unq(s.expr.items[0]) for s in stmts if s.depth == 0 and s.expr.__class__ is Call
+                 and s.expr.head in ("ptx.entry", "ptx.func") and s.expr.items}
     decls = []
     for k, s in enumerate(stmts):
         if s.depth == 0:
@@ -266,7 +274,7 @@ def _variables(stmts, rename, names) -> dict:
         if s.prefix or s.trailer or e.__class__ is not Call or not e.head.startswith("var.") or not e.items:
             continue
         spelling = unq(e.items[0])
-        if spelling is None or spelling not in where:
+        if spelling is None or spelling not in where or spelling in functions:
             continue
         base = _variable_base(spelling)
         if spelling in rename or any(unq(i) is not None for i in e.items[1:]) or (
@@ -358,7 +366,7 @@ def _sub(e, active, top=False, decl=False):
             if idx == 0 and first_is_name and it.__class__ is str:
                 v = unq(it)
                 if v in active:
-                    new.append(active[v])
+                    new.append(str(active[v]))   # plain str: the IR's walks test `is str`
                     changed = True
                     continue
             r = _sub(it, active, decl=False)
@@ -367,7 +375,7 @@ def _sub(e, active, top=False, decl=False):
         if e.head.startswith(("param", "regparam")) and items and items[0].__class__ is str:
             v = unq(items[0])
             if v in active:
-                new[0] = active[v]
+                new[0] = str(active[v])
                 changed = True
         return Call(e.head, new) if changed else e
     if c is Kw:

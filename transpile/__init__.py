@@ -2,50 +2,50 @@
 
     source = ptx_to_python(text)          # DSL Python that rebuilds `text`
     assert python_to_ptx(source) == text  # byte for byte
+
+Readability passes (`sugar/`) build on this package; `ptx2py.ptx_to_python(text, sugar=True)`
+composes them with it.
 """
 
 from __future__ import annotations
-
-import sys
 
 from .dsl.errors import DSLError
 
 __all__ = ["ptx_to_python", "python_to_ptx", "DSLError"]
 
 
-def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>") -> str:
-    """Parse PTX and write the DSL Python that rebuilds it exactly."""
+def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
+    """Parse PTX and write the DSL Python that rebuilds it exactly.
+
+    `passes(stmts, module=..., generator=...)`, when given, rewrites the Python-generation IR
+    (a list of `transpile.generator.PyStmt`, each an expression IR from `transpile.format`)
+    before it is rendered, and returns the new list: `sugar.pipeline.apply` is one
+    (`ptx2py.ptx_to_python(text, sugar=True)` composes the two). Passes rewrite that IR only,
+    never PTX bytes or generated text, and must keep the round trip exact: running the
+    returned Python rebuilds the same module."""
     from ptxgrammar import parse
 
-    from .generator import Generator, render
-    from .style import gc_paused
+    from .style import deep_trees, gc_paused
 
     with gc_paused():
         module = parse(text, filename)
+    from .generator import _Unsupported, unsupported_error
+
+    with deep_trees():
+        try:
+            return _generate(module, text, sugar, filename)
+        except _Unsupported as e:
+            raise unsupported_error(e, module, text, filename) from None
+
+
+def _generate(module, text: str, sugar: bool, filename: str) -> str:
+    from .generator import Generator, render
+
     gen = Generator(module)
     stmts = gen.run()
-    if sugar:
-        stmts = sugar_hook(stmts, module, gen)
+    if passes is not None:
+        stmts = passes(stmts, module=module, generator=gen)
     return render(stmts, gen.style)
-
-
-def sugar_hook(stmts, module, gen):
-    """Run `sugar.pipeline.apply(stmts, module=..., generator=...)` when it exists.
-
-    Contract: `apply` takes the Python-generation IR (a list of
-    `transpile.generator.PyStmt`, each an expression IR from
-    `transpile.format`) and returns a new list. Passes rewrite that IR only,
-    never PTX bytes or generated text, and must keep the round trip exact:
-    running the returned Python rebuilds the same module.
-    """
-    try:
-        from sugar import pipeline
-    except ImportError:
-        return stmts
-    apply = getattr(pipeline, "apply", None)
-    if apply is None:
-        return stmts
-    return apply(stmts, module=module, generator=gen)
 
 
 def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False) -> str:
@@ -54,11 +54,22 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     With `check`, each instruction is checked against the instruction tables for
     the module's `.version`/`.target` (as `ptx2py lint` does) and a violation is
     a DSLError at the Python line that made it."""
+    from .dsl import recorder
+    from .style import deep_trees
+
+    recorder.begin(check=check)
+    try:
+        with deep_trees():
+            return _run(source, filename)
+    finally:
+        recorder.end()
+
+
+def _run(source: str, filename: str) -> str:
     from ptxgrammar import emit
 
     from .dsl import recorder
 
-    recorder.begin(check=check)
     try:
         code = compile(source, filename, "exec")
         namespace = {"__name__": "__ptx__", "__file__": filename}
@@ -67,20 +78,42 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     except DSLError as e:
         raise _located(e, filename, e.__traceback__, source) from None
     except SyntaxError as e:
-        raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0) from None
+        raise DSLError(f"invalid Python: {e.msg}", filename, e.lineno or 0, e.offset or 1,
+                       _line(source, e.lineno)) from None
+    except RecursionError:
+        raise DSLError("the module nests too deeply to run", filename, 1, 1, _line(source, 1)) from None
     except Exception as e:
-        raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__) from None
-    finally:
-        recorder.end()
+        raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__, source) from None
     return emit(module)
 
 
-def _located(err: DSLError, filename: str, tb, source: str | None = None) -> DSLError:
-    line = 0
+def _located(err: DSLError, filename: str, tb, source: str = "") -> DSLError:
+    """The error at the innermost frame of the user's file: line, column, that line."""
+    line, column = err.line or 0, err.column
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
-            line = tb.tb_lineno
+            line, column = tb.tb_lineno, _column(tb)
         tb = tb.tb_next
-    lines = source.splitlines() if source else []
-    text = lines[line - 1] if 0 < line <= len(lines) else None
-    return DSLError(err.message, filename, line, text, err.token)
+    if not line:   # found at the end (finish): the module's last line
+        line = len(source.rstrip().splitlines()) or 1
+    text = _line(source, line)
+    if err.token and err.token in text:   # the caret under the modifier the message names
+        column = 1 + text.find(err.token)
+    if column is None:
+        column = 1 + len(text) - len(text.lstrip())
+    return DSLError(err.message, filename, line, column, text, err.token)
+
+
+def _column(tb) -> int | None:
+    """1-based column of the call being made in a traceback entry (Python 3.11 positions)."""
+    try:
+        positions = list(tb.tb_frame.f_code.co_positions())
+        col = positions[tb.tb_lasti // 2][2]
+    except (AttributeError, IndexError):
+        return None
+    return None if col is None else col + 1
+
+
+def _line(source: str, lineno) -> str:
+    lines = source.splitlines()
+    return lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else ""

@@ -6,7 +6,7 @@ token). The output is laid out in black's style by `format.layout`.
 
 The Python-generation IR is a list of `PyStmt` records (kind, expression IR
 from `transpile.format`, nesting); sugar passes transform that list, never
-the bytes (see `sugar_hook`).
+the bytes (the `passes=` of `transpile.ptx_to_python`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .dsl.ops import LINKAGE
 from .format import Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python
-from .style import (
-    SAME_LINE, asm_context, flatten, gc_paused, infer_style, lead_value, position_keys, predicted_blank_lines, prev_tag,
-    shape_trivia, split_lead,
-)
+from .layout import place
+from .style import gc_paused, infer_style
 
 _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
@@ -64,13 +62,16 @@ class PyStmt:
 
 
 class Generator:
+    """Python for a module, one way: its Style and every statement's placement against it
+    (`layout.place`) are computed first; generation reads them in order."""
+
     def __init__(self, module, style=None):
         self.module = module
-        self.memo: dict = {}
-        self.preds: dict = {}
-        if style is None:
-            with gc_paused():
-                style = infer_style(module, memo=self.memo)
+        memo: dict = {}
+        with gc_paused():
+            if style is None:
+                style = infer_style(module, memo=memo)
+            self.placements = iter(place(module, style, memo))
         self.style = style
         self.nl = self.style.newline
         self.out: list[PyStmt] = []
@@ -78,12 +79,9 @@ class Generator:
         self.names: dict = {}  # (name, component, scope depth, decls) -> operand expression
         self.decls = 0
         self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
-        self.at_start = True
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
-        self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
-        self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
 
     # --- driver ----------------------------------------------------------------------
 
@@ -101,55 +99,25 @@ class Generator:
             self.statement(item, depth)
 
     def statement(self, stmt, depth):
-        hit = self.memo.get(id(stmt))
-        if hit is None:
-            tv = []
-            sig = [depth, None]
-            shape_trivia(stmt, sig, tv)
-            self.asm = asm_context(tv[0], self.asm)
-            sig[1] = (self.asm, self.prev_lead)
-            sig = tuple(sig)
-        else:
-            sig, tv = hit
-            self.asm = sig[1][0]
-        preds = self.preds.get(sig)
-        if preds is None:
-            predict = self.style.predict
-            preds = self.preds[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])]
-        lead = tv[0]
-        tv[0] = preds[0]
-        same = tv == preds
-        tv[0] = lead
-        extra = self.lead_kwargs(lead, preds[0])
-        self.prev_lead = prev_tag(stmt, self.asm, self.prev_lead)
-        if not same:
-            fmt = [f"{k}: {q(tv[k])}" for k in range(1, len(tv)) if tv[k] != preds[k]]
-            extra.append(Kw("fmt", Display("{", "}", fmt)))
+        placed = next(self.placements)
+        extra = self.lead(placed.lead)
+        if placed.fmt:
+            extra.append(Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in placed.fmt])))
         self.statements += 1
         if extra:
             self.explicit += 1
         cls = stmt.__class__
-        getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+        try:
+            getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+        except _Unsupported as e:
+            if e.node is None:    # the innermost statement: where the error is reported
+                e.node = stmt
+            raise
 
-    def lead_kwargs(self, text, predicted_indent) -> list:
-        parts = split_lead(text, self.nl, self.at_start)
-        self.at_start = False
-        if parts is None:
-            self.prev_lead = SAME_LINE + text
-            return [] if predicted_indent == SAME_LINE + text else [Kw("lead", q(text))]
-        tail, lines, indent = parts
-        self.prev_lead = indent
-        return self.lead_lines(tail, lines, indent, predicted_indent, "indent")
-
-    def lead_lines(self, tail, lines, indent, predicted, kw) -> list:
-        """Calls for the lines before a statement (or `}`), less the empty lines its
-        predicted L value supplies; the explicit indent keyword when that differs."""
-        k = predicted_blank_lines(predicted)
-        if indent == predicted[k:] and predicted_blank_lines(lead_value(lines, "")) >= k:
-            self.layout_calls(tail, lines[:len(lines) - k], indent)
-            return []
-        self.layout_calls(tail, lines, indent)
-        return [] if indent == predicted and not k else [Kw(kw, q(indent))]
+    def lead(self, lead) -> list:
+        """The calls for the lines before a statement (or `}`); its explicit keyword, if any."""
+        self.layout_calls(lead.tail, lead.lines, lead.indent)
+        return [] if lead.keyword is None else [Kw(lead.keyword, q(lead.value))]
 
     def layout_calls(self, tail, lines, indent):
         if tail:
@@ -173,7 +141,7 @@ class Generator:
 
     def trailing(self, text):
         nl = self.nl
-        if self.at_start:
+        if not self.module.items:
             if not text:
                 return
             segs = text.split(nl)
@@ -192,16 +160,6 @@ class Generator:
         self.layout_calls(tail, lines, "")
         if not final:
             self.emit(Call("ptx.end", [Kw("newline", "False")]))
-
-    def close(self, container, depth, make_kw=None):
-        text = container.trivia[-1]
-        self.asm = asm_context(text, self.asm)
-        pred = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
-        parts = split_lead(text, self.nl, False)
-        if parts is None:
-            return [] if pred == SAME_LINE + text else [Kw("close_lead", q(text))]
-        tail, lines, indent = parts
-        return self.lead_lines(tail, lines, indent, pred, "close_indent")
 
     def nested(self, call: Call, container, depth, extra):
         """`with call:` around the container's items (or block_open/close when deep)."""
@@ -227,7 +185,7 @@ class Generator:
         call.items.extend(close_kw)
 
     def _close_kw(self, container, depth):
-        return self.close(container, depth)
+        return self.lead(next(self.placements).lead)
 
     # --- statements --------------------------------------------------------------------
 
@@ -399,8 +357,8 @@ class Generator:
         kw = [Kw(l[1:], "True") for l in s.linkage]
         if any(l[1:] not in LINKAGE for l in s.linkage):
             raise _Unsupported("linkage")
-        if len(decls) == 1:
-            d = decls[0]
+        if len(decls) == 1 and (decls[0].count is None or word(decls[0].count) == decls[0].count):
+            d = decls[0]     # (a count spelled `<007>` takes the d(name, count=...) form below)
             a.append(q(d.name))
             if d.count is not None:
                 a.append(word(d.count))
@@ -477,7 +435,8 @@ class Generator:
         if cls is FloatLiteral:
             return f"fimm({q(o.text)})"
         if cls is UnaryExpr:
-            if o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text and o.operand.trivia == ("",):
+            if (o.op == "-" and o.operand.__class__ is IntLiteral and lit(o.operand.text) == o.operand.text
+                    and o.operand.text != "0" and o.operand.trivia == ("",)):   # Python's -0 is 0
                 return "-" + o.operand.text
             return Call("unary", [q(o.op), self.operand(o.operand)])
         if cls is Negation:
@@ -492,7 +451,14 @@ class Generator:
         if cls is ParenList:
             return Call("args", [self.operand(i) for i in o.items])
         if cls is BinaryExpr:
-            return Call("expr", [self.operand(o.left), q(o.op), self.operand(o.right)])
+            links = []               # a left-leaning chain becomes one flat expr(...) call
+            while o.__class__ is BinaryExpr:
+                links.append(o)
+                o = o.left
+            items = [self.operand(o)]
+            for link in reversed(links):
+                items += [q(link.op), self.operand(link.right)]
+            return Call("expr", items)
         if cls is Paren:
             return Call("paren", [self.operand(o.inner)])
         if cls is Cast:
@@ -520,7 +486,7 @@ class Generator:
             if r.__class__ is IntLiteral and lit(r.text) == r.text:
                 right = r.text
             elif (i.op == "+" and r.__class__ is UnaryExpr and r.op == "-" and r.operand.__class__ is IntLiteral
-                  and lit(r.operand.text) == r.operand.text and r.operand.trivia == ("",)):
+                  and lit(r.operand.text) == r.operand.text and r.operand.text != "0" and r.operand.trivia == ("",)):
                 right = "-" + r.operand.text
             if right is not None and left.__class__ is str:
                 return f"{left} {i.op} {right}"
@@ -556,7 +522,19 @@ _FUNC_KW = frozenset({"params", "returns", "directives", "body", "fmt", "indent"
 
 
 class _Unsupported(Exception):
-    pass
+    """A tree the DSL cannot write; ``node`` is the statement, for the location."""
+
+    node = None
+
+
+def unsupported_error(e: _Unsupported, module, text: str, filename: str):
+    """A located ParseError for a statement the generator cannot write as Python."""
+    from ptxgrammar.emitter import offset_of
+    from ptxgrammar.errors import error_at
+
+    pos = offset_of(module, e.node) if e.node is not None else None
+    return error_at(text, pos or 0, f"ptx2py cannot write this {type(e.node).__name__} as Python "
+                                    f"(unsupported {e}); no output written", filename)
 
 
 HEADER = "from transpile.dsl import *  # noqa: F401,F403"

@@ -32,6 +32,7 @@ prediction, and the DSL fills in the predictions, so both sides share
 from __future__ import annotations
 
 import gc
+import sys
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 
@@ -57,6 +58,18 @@ def gc_paused():
     finally:
         if was:
             gc.enable()
+
+
+@contextmanager
+def deep_trees(limit: int = 12_000):
+    """Room for the recursive walks over deep expression trees (a 5000-term PTX sum
+    is 5000 levels deep; Python 3.11 keeps Python frames off the C stack)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def token_class(tok: str) -> str:
@@ -427,10 +440,9 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             else:
                 d = entry[1]
                 d[key] = d.get(key, 0) + 1
-            inner = _inner_items(item)
-            if inner is not None:
-                visit_items(inner[0].items if hasattr(inner[0], "items") else (), depth + 1)
-                close = inner[0]
+            close = inner_container(item)
+            if close is not None:
+                visit_items(close.items, depth + 1)
                 a = asm[0] = asm_context(close.trivia[-1], asm[0])
                 ind = lead_indent(close.trivia[-1])
                 ck = (_CLOSE, depth, a)
@@ -459,13 +471,13 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
 _CLOSE = object()
 
 
-def _inner_items(item):
-    """(the node whose items are nested, ) for a statement with a body, else None."""
+def inner_container(item):
+    """The node whose items are nested in a statement with a body (its `{ }`), else None."""
     cls = item.__class__
     if cls is Function:
-        return (item.body,) if item.body is not None else None
+        return item.body
     if cls is Block or cls is Section:
-        return (item,)
+        return item
     return None
 
 

@@ -1,8 +1,9 @@
-"""`ptx2py verify BASE.ptx EDITED.{py,ptx} [--run [--repeat N] [--warmup N] [--rtol R] [--atol A]] [--json F]`.
+"""`ptx2py verify BASE.ptx EDITED.{py,ptx} [--full | --context N] [--ptxas PATH] [--races] [--html F]
+[--run [--repeat N] [--warmup N] [--rtol R] [--atol A]] [--json F]`.
 
-Exit 0 when both assemble (differences are reported, not failures; with --run, a run whose
-outputs differ (or that fails to launch) exits 1; --run prints a table of both kernels' median
-times), 1 when the edited module does not assemble, 2 on input/tool errors."""
+Exit 0 when both assemble (SASS differences are reported, not failures); 1 on a finding: the
+edited module does not assemble, a lint rule is broken, --races finds a race or a lifecycle error,
+or --run's outputs differ (or it fails to launch); 2 on input/tool errors."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ import sys
 def run_verify(args) -> int:
     from ptxgrammar import ParseError
 
-    from .sass import EXIT_FAIL, EXIT_INPUT, VerifyError, format_report, verify_files
+    from .report import EXIT_FAIL, EXIT_INPUT, VerifyError, format_report, verify_files
 
     try:
-        report = verify_files(args.base, args.edited)
+        report = verify_files(args.base, args.edited, ptxas_path=args.ptxas)
     except ParseError as e:
         print(str(e), file=sys.stderr)
         return EXIT_INPUT
@@ -31,14 +32,24 @@ def run_verify(args) -> int:
             print(str(e), file=sys.stderr)
             return EXIT_INPUT
         raise
-    print(format_report(report), file=sys.stdout if report.get("ok") else sys.stderr)
+    print(format_report(report, context=args.context, full=args.full),
+          file=sys.stdout if report.get("ok") else sys.stderr)
     code = report["exit"]
+    if args.races:
+        from .races import format_races, race_pair
+
+        report["races"] = race_pair(args.base, report["edited_ptx"], edited_name=args.edited,
+                                    line_map=report.get("line_map"), cap=args.races_size,
+                                    timeout=args.races_timeout)
+        print(format_races(report["races"]))
+        if report["races"].get("finding"):
+            code = EXIT_FAIL
     if args.run and report.get("ok"):
         from .gpu_run import run_pair
 
         from .gpu_run import format_table
 
-        run = run_pair(args.base, report_edited_ptx(args.edited, report), repeat=args.repeat,
+        run = run_pair(args.base, report["edited_ptx"], repeat=args.repeat,
                        warmup=args.warmup, rtol=args.rtol, atol=args.atol)
         report["run"] = run
         if run.get("kernels"):
@@ -46,17 +57,16 @@ def run_verify(args) -> int:
         print(run["message"])
         if run.get("status") in ("mismatch", "error"):
             code = EXIT_FAIL
+    report.pop("edited_ptx", None)
+    report.pop("line_map", None)
+    if args.html:
+        from .html import write_html
+
+        write_html(report, args.html)
     if args.json:
-        report.pop("edited_ptx", None)
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1, default=str)
     return code
-
-
-def report_edited_ptx(path: str, report: dict) -> str:
-    from .sass import load_edited
-
-    return load_edited(path)[0]
 
 
 def add_parser(subparsers) -> None:
@@ -69,5 +79,15 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rtol", type=float, help="with --run: compare outputs within this relative tolerance "
                    "instead of bit for bit")
     p.add_argument("--atol", type=float, help="with --run: ... and this absolute tolerance")
+    p.add_argument("--full", action="store_true", help="print the whole aligned SASS diff")
+    p.add_argument("--context", type=int, metavar="N", help="print the aligned SASS diff with N rows around each change")
+    p.add_argument("--ptxas", metavar="PATH", help="the ptxas to use (default: $PTX2PY_PTXAS, then PATH, $CUDA_HOME, "
+                   "the CUDA pip wheels, Triton's; the first new enough for the module's .version)")
+    p.add_argument("--races", action="store_true", help="also prove both kernels race-free with SentryWard "
+                   "(pip install 'ptx2py[races]'; launch from the sidecar in corpus/launch, shrunk)")
+    p.add_argument("--races-timeout", type=int, default=300, metavar="S", help="with --races: seconds per kernel")
+    p.add_argument("--races-size", type=int, default=128, metavar="N", help="with --races: cap every problem "
+                   "dimension at N (a multiple of the TMA box; the grid shrinks with it; default 128)")
+    p.add_argument("--html", metavar="REPORT.html", help="also write the report as a page with a side-by-side SASS diff")
     p.add_argument("--json", help="write the report to this file")
     p.set_defaults(func=run_verify)

@@ -72,7 +72,7 @@ def gpu_name_for(ptx_target: str | None, cc: tuple[int, int]) -> str:
 
 def driver_ptx_isa(driver_version: int) -> tuple[int, int]:
     """Newest PTX ISA the driver's JIT accepts (cuDriverGetVersion: 1000*major + 10*minor)."""
-    from .sass import ptx_isa_for_release
+    from .tools import ptx_isa_for_release
 
     return ptx_isa_for_release((driver_version // 1000, (driver_version % 1000) // 10))
 
@@ -82,8 +82,8 @@ def lower_ptx_version(text: str, isa: tuple[int, int]) -> str:
 
 
 def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
-    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.sass)."""
-    from .sass import find_ptxas
+    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.tools)."""
+    from .tools import find_ptxas
 
     if tool is None:
         tool, found = find_ptxas(_ptx_version(ptx))
@@ -192,7 +192,7 @@ class Gpu:
     def _load_lowered_cubin(self, ptx: str):
         """Older ptxas releases first (no newer than the driver where possible), the PTX's
         `.version` lowered to what each accepts: a cubin an older driver can load."""
-        from .sass import find_ptxas_all
+        from .tools import find_ptxas_all
 
         gpu = gpu_name_for(_ptx_target(ptx), self.cc)
         drv = (self.driver_version // 1000, (self.driver_version % 1000) // 10)
@@ -411,9 +411,30 @@ def skip_reason() -> str | None:
         return "numpy is not installed"
     try:
         get_gpu()
-    except Exception as e:  # noqa: BLE001 - no driver library / no device
+    except Exception as e:  # noqa: BLE001 - classified: only an absent GPU or driver is a skip
+        if not gpu_absent(e):
+            raise
         return f"no usable GPU ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
     return None
+
+
+# CUDA driver results that mean "there is no GPU or driver to use", not "something broke":
+# NOT_INITIALIZED 3, INSUFFICIENT_DRIVER 35, NO_DEVICE 100, STUB_LIBRARY 34, DEVICES_UNAVAILABLE 46,
+# COMPAT_NOT_SUPPORTED_ON_DEVICE 804.
+ABSENT_GPU_CODES = frozenset({3, 34, 35, 46, 100, 804})
+_CUDA_CODE = re.compile(r"CUDA error (\d+)")
+
+
+def gpu_absent(e: BaseException) -> bool:
+    """True when `e` (raised while setting up the GPU) says no GPU or driver is present; any
+    other failure (a launch error, a bug in the set-up code) must fail, not skip."""
+    if type(e).__name__ == "DynamicLibNotFoundError":
+        return True
+    text = str(e)
+    if isinstance(e, (OSError, RuntimeError)) and ("libcuda" in text or "dlopen" in text):
+        return True
+    m = _CUDA_CODE.match(text)
+    return m is not None and int(m.group(1)) in ABSENT_GPU_CODES
 
 
 def run_pair(base_ptx_path: str, edited_ptx: str, *, repeat: int = 50, warmup: int = 5,

@@ -1,196 +1,82 @@
-"""Assemble a base PTX module and an edited one (PTX, or DSL Python) with ptxas and compare
-what the hardware would get: per kernel registers, spills, stack, shared memory (`ptxas -v`)
-and the SASS instruction mix (`cuobjdump -sass`, else `nvdisasm`).
+"""SASS text: parse cuobjdump/nvdisasm output, normalise it, and diff two kernels so that the
+change that matters comes first.
 
-    report = verify_files("k.ptx", "k_edited.py")
-    print(format_report(report)); sys.exit(report["exit"])
-
-Tools are searched in a fixed order and the report names the ones used:
-ptxas: system `ptxas`, Triton's wheel (`triton/backends/nvidia/bin/ptxas`, `ptxas-blackwell`),
-the `nvidia-cuda-nvcc` wheel; the first whose CUDA release supports the module's `.version`.
-Disassembler: `cuobjdump` / `nvdisasm` on PATH, then Triton's wheel, then the
-`nvidia-cuda-cuobjdump` / `nvidia-cuda-nvdisasm` wheels; without one, the comparison falls
-back to `ptxas -v` figures and cubin bytes (the report says so).
+Normalising (per side): registers, uniform registers, predicates and barriers are alpha-renamed
+only for *matching* (each operand becomes its register class: `R`, `UR`, `P`, `UP`, `B`), operand
+`.reuse` hints are dropped, and branch targets (`BRA 0x1670`, `.L_x_12`) become labels. Two
+instructions with the same *shape* (opcode, modifiers, immediates, register classes) are the
+same instruction; the streams are aligned on shapes with difflib's sequence matcher, per kernel.
+The result lists, in this order:
+  changed  - aligned instructions whose opcode, modifiers or immediates differ
+             (`WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0`), and instructions only one side has;
+  moved    - an instruction that left one place and appears, same shape, at another;
+  renamed  - a count of aligned instructions that differ only in register names.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
-import os
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+# `/*1050*/  @P0 WARPGROUP.DEPBAR.LE gsb0, 0x1 ;`: address, then the instruction (guard, opcode,
+# operands) without its encoding.
+_SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+((?:@!?U?P\w+\s+)?[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*[^;]*?)\s*;")
+_FUNCTION = (re.compile(r"\s*Function : (\S+)"), re.compile(r"\s*\.text\.([\w$.]+):"))
+# register operands, by class (order matters: the longer prefixes first); RZ/URZ/PT/UPT are constants
+_REGISTER = re.compile(r"\b(UR|UP|R|P|B)(\d+)\b")
+_LABEL = re.compile(r"`?\(?\.L_x_\d+\)?`?")
+# opcodes whose hex operand is a code address (cuobjdump prints targets as addresses)
+BRANCH_OPCODES = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "BSSY", "SSY", "PBK", "PCNT", "WARPSYNC.EXCLUSIVE",
+                            "BREAK", "CALL.REL", "CALL.ABS", "BPT"})
+# instruction mix: opcode (without modifiers) -> family
+OPCODE_FAMILIES = {
+    "tensor core": ("HMMA", "IMMA", "DMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA", "UTCHMMA", "UTCIMMA", "UTCQMMA",
+                    "UTCOMMA", "UTCMMA", "OMMA", "QMMA", "WARPGROUP"),
+    "tensor memory": ("UTMALDG", "UTMASTG", "UTMAPF", "UTMACCTL", "UTMACMDFLUSH", "UBLKCP", "LDTM", "STTM",
+                      "UTCBAR", "UTCATOMSWS", "UTCCP", "UTCSHIFT"),
+    "global memory": ("LDG", "STG", "LD", "ST", "RED", "ATOM", "ATOMG", "LDGSTS", "LDGDEPBAR", "CCTL", "REDG"),
+    "shared memory": ("LDS", "STS", "LDSM", "STSM", "ATOMS", "LDL", "STL"),
+    "constant/uniform": ("LDC", "ULDC", "S2R", "S2UR", "CS2R", "R2UR", "UMOV", "UIADD3", "USHF", "ULOP3",
+                         "ULEA", "UISETP", "USEL", "UIMAD", "UPRMT", "USGXT", "ULOP", "UFLO", "UPOPC", "UBMSK",
+                         "VOTEU", "UPLOP3", "REDUX", "UVIRTCOUNT"),
+    "synchronisation": ("BAR", "SYNCS", "DEPBAR", "MEMBAR", "FENCE", "ERRBAR", "WARPSYNC", "ELECT", "NANOSLEEP",
+                        "CGAERRBAR", "UCGABAR_ARV", "UCGABAR_WAIT", "ACQBULK", "ARRIVES"),
+    "control flow": ("BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BSSY", "BSYNC", "BREAK", "BMOV", "YIELD",
+                     "NOP", "KILL", "BPT", "WARPSYNC", "PLOP3", "VOTE"),
+    "floating point": ("FADD", "FMUL", "FFMA", "FMNMX", "FSET", "FSETP", "FSEL", "FCHK", "MUFU", "HADD2", "HMUL2",
+                       "HFMA2", "HMNMX2", "HSET2", "HSETP2", "DADD", "DMUL", "DFMA", "DSETP", "F2F", "F2I", "I2F",
+                       "F2FP", "FRND", "I2FP", "F2IP", "FSWZADD"),
+    "integer": ("IADD3", "IMAD", "IMUL", "ISETP", "LOP3", "SHF", "SHL", "SHR", "LEA", "SEL", "MOV", "PRMT",
+                "IABS", "IMNMX", "POPC", "FLO", "BREV", "SGXT", "BMSK", "IDP", "IDP4A", "VIMNMX", "VIADD",
+                "IADD", "P2R", "R2P", "I2I", "SHFL", "MATCH", "VIADDMNMX"),
+}
+_FAMILY_OF = {op: fam for fam, ops in OPCODE_FAMILIES.items() for op in ops}
 
-
-class VerifyError(Exception):
-    """Input or tool problem (exit 2)."""
-
-
-# --- tools ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Tool:
-    path: str
-    release: tuple[int, int] | None  # CUDA release, from --version
-    origin: str
+class SassInstr:
+    address: int
+    text: str          # guard, opcode, operands as printed (spaces collapsed)
 
     @property
-    def max_ptx(self) -> tuple[int, int]:
-        return ptx_isa_for_release(self.release)
+    def opcode(self) -> str:
+        """Opcode with its modifiers, without the guard: `WARPGROUP.DEPBAR.LE`."""
+        words = self.text.split()
+        return words[1] if words[0].startswith("@") and len(words) > 1 else words[0]
 
-    def describe(self) -> str:
-        rel = f"CUDA {self.release[0]}.{self.release[1]}" if self.release else "unknown release"
-        mx = self.max_ptx
-        return f"{self.path} ({self.origin}, {rel}, PTX ISA <= {mx[0]}.{mx[1]})"
-
-
-_PTX_12 = {0: (8, 0), 1: (8, 1), 2: (8, 2), 3: (8, 3), 4: (8, 4), 5: (8, 5), 6: (8, 5), 7: (8, 6), 8: (8, 7),
-           9: (8, 8)}
+    @property
+    def base_opcode(self) -> str:
+        return self.opcode.split(".")[0]
 
 
-def ptx_isa_for_release(release) -> tuple[int, int]:
-    """Newest PTX ISA a CUDA release's ptxas accepts."""
-    if release is None:
-        return (0, 0)
-    major, minor = release
-    if major >= 13:
-        return (9, minor)
-    if major == 12:
-        return _PTX_12.get(minor, (8, 8))
-    if major == 11:
-        return (7, min(minor, 8))
-    return (6, 4)
-
-
-def _release(path: str) -> tuple[int, int] | None:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r"release (\d+)\.(\d+)", out)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-def _site_dirs() -> list[Path]:
-    import site
-    import sys
-
-    dirs = [Path(p) for p in sys.path if p.endswith("site-packages")]
-    try:
-        dirs += [Path(p) for p in site.getsitepackages()]
-    except AttributeError:
-        pass
-    seen, out = set(), []
-    for d in dirs:
-        if d not in seen and d.is_dir():
-            seen.add(d)
-            out.append(d)
-    return out
-
-
-def _candidates(names: tuple[str, ...], wheel_dirs: tuple[str, ...]) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    for name in names:
-        p = shutil.which(name)
-        if p:
-            found.append((p, "PATH"))
-    for site in _site_dirs():
-        for sub in ("triton/backends/nvidia/bin",):
-            for name in names + tuple(n + "-blackwell" for n in names):
-                p = site / sub / name
-                if p.is_file() and os.access(p, os.X_OK):
-                    found.append((str(p), "triton wheel"))
-        for sub in wheel_dirs:
-            for name in names:
-                p = site / sub / name
-                if p.is_file() and os.access(p, os.X_OK):
-                    found.append((str(p), sub.split("/")[1] + " wheel"))
-    out, seen = [], set()
-    for p, origin in found:
-        real = os.path.realpath(p)
-        if real not in seen:
-            seen.add(real)
-            out.append((p, origin))
-    return out
-
-
-def find_ptxas_all() -> list[Tool]:
-    return [Tool(p, _release(p), origin) for p, origin in
-            _candidates(("ptxas",), ("nvidia/cuda_nvcc/bin", "nvidia/cu13/bin", "nvidia/cuda_nvcc/nvvm/bin"))]
-
-
-def find_ptxas(version: tuple[int, int] | None) -> tuple[Tool | None, list[Tool]]:
-    """The first ptxas (in search order) new enough for `version`, and all found."""
-    tools = find_ptxas_all()
-    for t in tools:
-        if version is None or t.max_ptx >= version:
-            return t, tools
-    return None, tools
-
-
-def find_disassembler() -> tuple[Tool | None, str]:
-    """(tool, kind) with kind 'cuobjdump' or 'nvdisasm'; the newest release of each kind wins."""
-    for name, wheel in (("cuobjdump", "nvidia/cuda_cuobjdump/bin"), ("nvdisasm", "nvidia/cuda_nvdisasm/bin")):
-        tools = [Tool(p, _release(p), origin) for p, origin in _candidates((name,), (wheel,))
-                 if not p.endswith("-blackwell")]
-        if tools:
-            tools.sort(key=lambda t: t.release or (0, 0), reverse=True)
-            return tools[0], name
-    return None, ""
-
-
-# --- ptxas -v and SASS ----------------------------------------------------------------------
-
-_PTXAS_ERR = re.compile(r"^ptxas\s+(?P<file>.+?), line (?P<line>\d+); (?P<kind>error|warning)\s*: (?P<msg>.*)$",
-                        re.M)
-
-
-def parse_ptxas_info(stderr: str) -> dict[str, dict]:
-    """Per kernel figures from `ptxas -v`."""
-    kernels: dict[str, dict] = {}
-    current = None
-    for line in stderr.splitlines():
-        m = re.search(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?", line)
-        if m:
-            current = kernels.setdefault(m.group(1), {"registers": None, "stack": 0, "spill_stores": 0,
-                                                      "spill_loads": 0, "smem": 0, "cmem": {}, "barriers": 0})
-            continue
-        if current is None:
-            continue
-        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
-        if m:
-            current["stack"], current["spill_stores"], current["spill_loads"] = map(int, m.groups())
-            continue
-        m = re.search(r"Used (\d+) registers", line)
-        if m:
-            current["registers"] = int(m.group(1))
-            b = re.search(r"used (\d+) barriers", line)
-            if b:
-                current["barriers"] = int(b.group(1))
-            s = re.search(r"(\d+) bytes smem", line)
-            current["smem"] = int(s.group(1)) if s else 0
-            current["cmem"] = {k: int(v) for v, k in re.findall(r"(\d+) bytes (cmem\[\d+\])", line)}
-    return kernels
-
-
-# `/*1050*/  @P0 WARPGROUP.DEPBAR.LE gsb0, 0x1 ;`: group 1 is the whole instruction (guard,
-# opcode, operands) without its address and encoding; group 2 its opcode.
-_SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+((?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)[^;]*?)\s*;")
-
-
-def parse_sass(text: str) -> dict[str, list[str]]:
-    """Kernel name -> SASS instructions (guard, opcode, operands) in order; cuobjdump or nvdisasm output."""
-    out: dict[str, list[str]] = {}
+def parse_sass_listing(text: str) -> dict[str, list[SassInstr]]:
+    """Kernel name -> its SASS instructions, in order (cuobjdump -sass or nvdisasm -c output)."""
+    out: dict[str, list[SassInstr]] = {}
     current = None
     for line in text.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line) or re.match(r"\s*\.text\.([\w$.]+):", line)
+        m = _FUNCTION[0].match(line) or _FUNCTION[1].match(line)
         if m:
             current = out.setdefault(m.group(1), [])
             continue
@@ -198,245 +84,209 @@ def parse_sass(text: str) -> dict[str, list[str]]:
             continue
         m = _SASS_LINE.search(line)
         if m:
-            current.append(" ".join(m.group(1).split()))
+            current.append(SassInstr(int(m.group(1), 16), " ".join(m.group(2).split())))
     return out
 
 
-@dataclass
-class Assembly:
-    ok: bool
-    stderr: str
-    kernels: dict
-    sass: dict | None
-    cubin_sha256: str | None
-    errors: list[tuple[int, str]]
+def parse_sass(text: str) -> dict[str, list[str]]:
+    """Kernel name -> SASS instruction texts (guard, opcode, operands) in order."""
+    return {k: [i.text for i in v] for k, v in parse_sass_listing(text).items()}
 
 
-def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, name: str,
-             relocatable: bool = False) -> Assembly:
-    """ptxas (with -c for a module that calls functions defined elsewhere), then the disassembler."""
-    with tempfile.TemporaryDirectory(prefix="ptx2py-verify-") as tmp:
-        src = Path(tmp) / (name + ".ptx")
-        src.write_text(ptx, newline="")
-        cubin = Path(tmp) / (name + ".cubin")
-        mode = ["-c"] if relocatable else []
-        r = subprocess.run([ptxas.path, "-v", *mode, "--gpu-name", gpu, "-o", str(cubin), str(src)],
-                           capture_output=True, text=True, timeout=600)
-        errors = [(int(m.group("line")), m.group("msg").strip()) for m in _PTXAS_ERR.finditer(r.stderr)
-                  if m.group("kind") == "error"]
-        if r.returncode != 0 or not cubin.exists():
-            if not errors:
-                errors = [(0, line.strip()) for line in r.stderr.splitlines() if "error" in line or "fatal" in line]
-            return Assembly(False, r.stderr, {}, None, None, errors)
-        data = cubin.read_bytes()
-        sass = None
-        if disasm is not None:
-            args = [disasm.path, "-sass", str(cubin)] if kind == "cuobjdump" else [disasm.path, "-c", str(cubin)]
-            d = subprocess.run(args, capture_output=True, text=True, timeout=600)
-            if d.returncode == 0:
-                sass = parse_sass(d.stdout)
-        return Assembly(True, r.stderr, parse_ptxas_info(r.stderr), sass, hashlib.sha256(data).hexdigest(), [])
+def family(opcode: str) -> str:
+    base = opcode.split(".")[0]
+    return _FAMILY_OF.get(base) or next((f for p, f in _FAMILY_OF.items() if base.startswith(p)), "other")
 
 
-# --- inputs ---------------------------------------------------------------------------------
-
-def module_facts(ptx: str, filename: str):
-    """(.version, .target list, whether it declares functions it does not define)."""
-    import ptxgrammar
-
-    from lint import module_targets, module_version
-
-    module = ptxgrammar.parse(ptx, filename)
-    extern = any(f.body is None and ".extern" in f.head.linkage for f in module.functions)
-    return module_version(module), module_targets(module), extern
-
-
-def gpu_name(targets) -> str:
-    for t in targets:
-        if re.fullmatch(r"sm_\d+[af]?", t):
-            return t
-    return "sm_80"
-
-
-def load_edited(path: str) -> tuple[str, dict[int, int] | None]:
-    """PTX text of the edited input and, for Python, a PTX line -> Python line map (or None)."""
-    text = Path(path).read_text()
-    if not path.endswith(".py"):
-        return text, None
-    import transpile
-
-    mapped = getattr(transpile, "python_to_ptx_with_map", None)
-    if mapped is not None:  # DSL hook: (ptx, {ptx_line: py_line})
-        ptx, line_map = mapped(text, filename=path)
-        return ptx, dict(line_map)
-    return _python_to_ptx_traced(text, path)
-
-
-def _python_to_ptx_traced(source: str, filename: str) -> tuple[str, dict[int, int] | None]:
-    """Run the DSL while noting which Python line recorded each instruction; then the PTX line
-    of each instruction (from the module the recorder finished) maps back to that Python line.
-    Any mismatch with the recorder's internals gives no map rather than a wrong one."""
-    import sys
-
-    import transpile
-
-    try:
-        from transpile.dsl import recorder
-        Recorder = recorder.Recorder
-        original_record, original_finish = Recorder.record, Recorder.finish
-    except (ImportError, AttributeError):
-        return transpile.python_to_ptx(source, filename=filename), None
-    lines: dict[int, tuple[object, int]] = {}
-    finished: list = []
-
-    def record(self, stmt, *args, **kwargs):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != filename:
-            frame = frame.f_back
-        if frame is not None:
-            lines[id(stmt)] = (stmt, frame.f_lineno)
-        return original_record(self, stmt, *args, **kwargs)
-
-    def finish(self):
-        module = original_finish(self)
-        finished.append(module)
-        return module
-
-    Recorder.record, Recorder.finish = record, finish
-    try:
-        ptx = transpile.python_to_ptx(source, filename=filename)
-    finally:
-        Recorder.record, Recorder.finish = original_record, original_finish
-    if not finished:
-        return ptx, None
-    from lint import instruction_positions
-
-    line_map = {}
-    for instr, line, _ in instruction_positions(finished[-1]):
-        hit = lines.get(id(instr))
-        if hit is not None and hit[0] is instr:
-            line_map[line] = hit[1]
-    return ptx, line_map or None
-
-
-# --- comparison -----------------------------------------------------------------------------
-
-def _mix(instructions: list[str]) -> Counter:
+def mix(instructions) -> Counter:
     """Opcode counts (without modifiers or guard)."""
-    return Counter(i.split()[1 if i.startswith("@") else 0].split(".")[0] for i in instructions)
+    return Counter((i.base_opcode if isinstance(i, SassInstr) else SassInstr(0, i).base_opcode)
+                   for i in instructions)
 
 
-def _changed_instructions(base: list[str], edited: list[str], limit: int = 12) -> list[str]:
-    """The SASS lines that differ, as `- old` / `+ new` (at most `limit`)."""
+def family_mix(instructions) -> Counter:
+    return Counter(family(op) for op in mix(instructions).elements())
+
+
+# --- normalising ------------------------------------------------------------------------------
+
+def _labelled(instrs: list[SassInstr]) -> list[str]:
+    """The texts with `.reuse` dropped and branch targets as labels numbered in order of first
+    reference (address operands of branch opcodes, nvdisasm `.L_x_N` names)."""
+    addresses = {i.address for i in instrs}
+    names: dict[str, str] = {}
+
+    def label(key: str) -> str:
+        return names.setdefault(key, f"L{len(names)}")
+
     out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, edited, autojunk=False).get_opcodes():
-        if tag != "equal":
-            out += [f"- {x}" for x in base[i1:i2]] + [f"+ {x}" for x in edited[j1:j2]]
-    return out[:limit]
+    for ins in instrs:
+        text = ins.text.replace(".reuse", "")
+        text = _LABEL.sub(lambda m: label(m.group(0).strip("`()")), text)
+        if ins.base_opcode in BRANCH_OPCODES or ins.opcode in BRANCH_OPCODES:
+            text = re.sub(r"\b0x([0-9a-f]+)\b",
+                          lambda m: label(m.group(0)) if int(m.group(1), 16) in addresses else m.group(0), text)
+        out.append(text)
+    return out
 
 
-def compare(base: Assembly, edited: Assembly) -> dict:
-    kernels = {}
-    for name in sorted(set(base.kernels) | set(edited.kernels)):
-        b, e = base.kernels.get(name), edited.kernels.get(name)
-        entry: dict = {"base": b, "edited": e}
-        if b and e:
-            entry["changed"] = {k: [b[k], e[k]] for k in b if b[k] != e.get(k)}
-        if base.sass is not None and edited.sass is not None:
-            bs, es = base.sass.get(name, []), edited.sass.get(name, [])
-            bm, em = _mix(bs), _mix(es)
-            entry["sass"] = {"base_count": len(bs), "edited_count": len(es), "identical": bs == es,
-                             "mix_diff": {op: em[op] - bm[op] for op in sorted(set(bm) | set(em)) if em[op] != bm[op]},
-                             "changed": _changed_instructions(bs, es)}
-        kernels[name] = entry
-    same_figures = all(not k.get("changed") and k["base"] and k["edited"] for k in kernels.values())
-    same_sass = None if base.sass is None or edited.sass is None else all(
-        k["sass"]["identical"] for k in kernels.values())
-    return {"kernels": kernels, "identical_figures": same_figures, "identical_sass": same_sass,
-            "identical_cubin": base.cubin_sha256 == edited.cubin_sha256}
+def shape(text: str) -> str:
+    """The instruction with each register replaced by its class: what must match for two
+    instructions to be 'the same' up to register allocation."""
+    return _REGISTER.sub(lambda m: m.group(1), text)
 
 
-def verify_texts(base_ptx: str, edited_ptx: str, *, base_name="base.ptx", edited_name="edited.ptx",
-                 line_map: dict[int, int] | None = None, edited_source: str | None = None) -> dict:
-    base_version, base_targets, base_extern = module_facts(base_ptx, base_name)
-    ed_version, ed_targets, ed_extern = module_facts(edited_ptx, edited_name)
-    relocatable = base_extern or ed_extern     # both the same way, so the two compare
-    need = max(v for v in (base_version, ed_version, (0, 0)) if v is not None)
-    ptxas, all_ptxas = find_ptxas(need)
-    report: dict = {"base": base_name, "edited": edited_source or edited_name,
-                    "ptxas_found": [t.describe() for t in all_ptxas]}
-    if ptxas is None:
-        raise VerifyError(f"no ptxas supports PTX ISA {need[0]}.{need[1]}; found: "
-                          + ("; ".join(report["ptxas_found"]) or "none"))
-    disasm, kind = find_disassembler()
-    gpu = gpu_name(base_targets or ed_targets)
-    report.update(ptxas=ptxas.describe(), disassembler=disasm.describe() if disasm else None, gpu=gpu)
-    if disasm is None:
-        report["note"] = "no cuobjdump/nvdisasm found: compared ptxas -v figures and cubin bytes only"
-    if relocatable:
-        report["mode"] = "relocatable (ptxas -c): the module calls functions defined elsewhere"
-    base = assemble(base_ptx, gpu, ptxas, disasm, kind, "base", relocatable)
-    if not base.ok:
-        raise VerifyError(f"{base_name}: the base module does not assemble:\n{base.stderr.strip()}")
-    edited = assemble(edited_ptx, gpu, ptxas, disasm, kind, "edited", relocatable)
-    if not edited.ok:
-        where = edited_source or edited_name
-        msgs = []
-        for line, msg in edited.errors:
-            if line and line_map and line in line_map:
-                msgs.append(f"{where}:{line_map[line]}: error: {msg} (PTX line {line})")
-            elif line:
-                mapped = " (PTX line; no Python line map)" if edited_source and edited_source.endswith(".py") else ""
-                msgs.append(f"{edited_name}:{line}: error: {msg}{mapped}")
-            else:
-                msgs.append(f"{where}: error: {msg}")
-        report.update(ok=False, errors=msgs, exit=EXIT_FAIL)
-        return report
-    report.update(compare(base, edited), ok=True, exit=EXIT_OK)
-    return report
+# --- diff ---------------------------------------------------------------------------------------
+
+@dataclass
+class Row:
+    """One line of the aligned diff: tag is equal | renamed | changed | deleted | inserted."""
+    tag: str
+    base: int | None      # index into the base stream
+    edited: int | None
+    base_text: str = ""
+    edited_text: str = ""
+    moved_to: int | None = None     # for a deleted row whose instruction reappears (moved)
+    moved_from: int | None = None
 
 
-def verify_files(base_path: str, edited_path: str) -> dict:
-    from ptxgrammar import read_ptx
-
-    base_ptx = read_ptx(base_path)
-    edited_ptx, line_map = load_edited(edited_path)
-    edited_name = edited_path if not edited_path.endswith(".py") else edited_path[:-3] + ".emitted.ptx"
-    report = verify_texts(base_ptx, edited_ptx, base_name=base_path, edited_name=edited_name,
-                          line_map=line_map, edited_source=edited_path)
-    report["edited_ptx"] = edited_ptx if not report.get("ok") and edited_path.endswith(".py") else None
-    return report
-
-
-def format_report(report: dict) -> str:
-    lines = [f"ptxas: {report['ptxas']}", f"disassembler: {report.get('disassembler') or 'none'}",
-             f"gpu: {report['gpu']}"]
-    if report.get("note"):
-        lines.append(f"note: {report['note']}")
-    if not report.get("ok"):
-        lines += report.get("errors", [])
-        lines.append(f"FAIL: {report['edited']} does not assemble")
-        return "\n".join(lines)
-    for name, k in report["kernels"].items():
-        b, e = k["base"], k["edited"]
-        if not b or not e:
-            lines.append(f"{name}: only in {'edited' if e else 'base'}")
+def _pair_block(rows: list[Row], b: list[str], e: list[str], i1: int, i2: int, j1: int, j2: int) -> None:
+    """Inside a replaced block, pair instructions with the same opcode (a changed modifier or
+    immediate) and leave the rest deleted / inserted."""
+    bo = [SassInstr(0, x).base_opcode for x in b[i1:i2]]
+    eo = [SassInstr(0, x).base_opcode for x in e[j1:j2]]
+    for tag, a1, a2, c1, c2 in difflib.SequenceMatcher(None, bo, eo, autojunk=False).get_opcodes():
+        if tag == "equal":
+            rows += [Row("changed", i1 + a, j1 + c, b[i1 + a], e[j1 + c]) for a, c in zip(range(a1, a2), range(c1, c2))]
             continue
-        fig = lambda d: (f"{d['registers']} regs, {d['spill_stores']}/{d['spill_loads']} B spill st/ld, "
-                         f"{d['stack']} B stack, {d['smem']} B smem")
-        if k.get("changed"):
-            lines.append(f"{name}: {fig(b)} -> {fig(e)}")
+        rows += [Row("deleted", i1 + a, None, b[i1 + a]) for a in range(a1, a2)]
+        rows += [Row("inserted", None, j1 + c, "", e[j1 + c]) for c in range(c1, c2)]
+
+
+def _opcodes(a: list[str], b: list[str]):
+    """difflib's opcodes, run only on what lies between the common prefix and suffix (the
+    matcher is quadratic on long runs of repeated instructions; an unchanged kernel costs O(n))."""
+    n = min(len(a), len(b))
+    pre = 0
+    while pre < n and a[pre] == b[pre]:
+        pre += 1
+    post = 0
+    while post < n - pre and a[len(a) - 1 - post] == b[len(b) - 1 - post]:
+        post += 1
+    if pre:
+        yield "equal", 0, pre, 0, pre
+    mid_a, mid_b = a[pre:len(a) - post], b[pre:len(b) - post]
+    if mid_a or mid_b:
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
+            yield tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre
+    if post:
+        yield "equal", len(a) - post, len(a), len(b) - post, len(b)
+
+
+def align(base: list[SassInstr], edited: list[SassInstr]) -> list[Row]:
+    """The aligned diff of two kernels' instruction streams (see the module doc)."""
+    b, e = _labelled(base), _labelled(edited)
+    bs, es = [shape(x) for x in b], [shape(x) for x in e]
+    rows: list[Row] = []
+    for tag, i1, i2, j1, j2 in _opcodes(bs, es):
+        if tag == "equal":
+            rows += [Row("equal" if b[i] == e[j] else "renamed", i, j, b[i], e[j])
+                     for i, j in zip(range(i1, i2), range(j1, j2))]
+        elif tag == "delete":
+            rows += [Row("deleted", i, None, b[i]) for i in range(i1, i2)]
+        elif tag == "insert":
+            rows += [Row("inserted", None, j, "", e[j]) for j in range(j1, j2)]
         else:
-            lines.append(f"{name}: {fig(b)} (unchanged)")
-        s = k.get("sass")
-        if s:
-            if s["identical"]:
-                lines.append(f"  SASS identical ({s['base_count']} instructions)")
-            else:
-                diff = ", ".join(f"{op} {d:+d}" for op, d in s["mix_diff"].items()) or "same mix, different order/operands"
-                lines.append(f"  SASS {s['base_count']} -> {s['edited_count']} instructions: {diff}")
-                lines += [f"    {line}" for line in s.get("changed", [])]
-    verdict = ("identical SASS" if report["identical_sass"] else "SASS differs") if report["identical_sass"] is not None \
-        else ("identical cubin" if report["identical_cubin"] else "cubin differs")
-    lines.append(f"result: {verdict}; ptxas figures {'identical' if report['identical_figures'] else 'differ'}")
-    return "\n".join(lines)
+            _pair_block(rows, b, e, i1, i2, j1, j2)
+    _mark_moves(rows)
+    return rows
+
+
+def _mark_moves(rows: list[Row]) -> None:
+    """A deleted instruction whose shape is inserted elsewhere has moved (first match wins)."""
+    inserted: dict[str, list[Row]] = {}
+    for r in rows:
+        if r.tag == "inserted":
+            inserted.setdefault(shape(r.edited_text), []).append(r)
+    for r in rows:
+        if r.tag == "deleted":
+            pool = inserted.get(shape(r.base_text))
+            if pool:
+                target = pool.pop(0)
+                r.moved_to, target.moved_from = target.edited, r.base
+                r.tag = target.tag = "moved"
+
+
+def _operand_change(old: str, new: str) -> str:
+    """`WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0`: the common prefix once, then what changed."""
+    a, b = old.split(" "), new.split(" ")
+    k = 0
+    while k < min(len(a), len(b)) and a[k] == b[k]:
+        k += 1
+    if k == 0:
+        return f"{old} -> {new}"
+    return " ".join(a[:k]) + " " + " ".join(a[k:]) + " -> " + " ".join(b[k:])
+
+
+def summarise(rows: list[Row]) -> dict:
+    """changed (first), moved, and the rename count, each change with its stream positions."""
+    changed, moved, renamed = [], [], 0
+    for r in rows:
+        if r.tag == "changed":
+            changed.append({"base": r.base, "edited": r.edited, "old": r.base_text, "new": r.edited_text,
+                            "line": _operand_change(r.base_text, r.edited_text)})
+        elif r.tag == "deleted":
+            changed.append({"base": r.base, "edited": None, "old": r.base_text, "new": None,
+                            "line": f"- {r.base_text}"})
+        elif r.tag == "inserted":
+            changed.append({"base": None, "edited": r.edited, "old": None, "new": r.edited_text,
+                            "line": f"+ {r.edited_text}"})
+        elif r.tag == "moved" and r.base is not None:
+            moved.append({"base": r.base, "edited": r.moved_to, "text": r.base_text,
+                          "line": f"{r.base_text}  (moved {r.base} -> {r.moved_to})"})
+        elif r.tag == "renamed":
+            renamed += 1
+    return {"changed": changed, "moved": moved, "renamed": renamed,
+            "equivalent": not changed and not moved}   # equal up to register names
+
+
+def context_lines(rows: list[Row], context: int) -> list[str]:
+    """The aligned diff as `  same` / `- old` / `+ new` / `~ renamed` lines, keeping `context`
+    rows around each change (all rows with context < 0)."""
+    marks = {"equal": " ", "renamed": "~"}
+    interesting = [k for k, r in enumerate(rows) if r.tag not in ("equal", "renamed")]
+    keep = set(range(len(rows))) if context < 0 else {
+        j for k in interesting for j in range(max(0, k - context), min(len(rows), k + context + 1))}
+    out, last = [], -1
+    for k in sorted(keep):
+        if last >= 0 and k != last + 1:
+            out.append("  ...")
+        r = rows[k]
+        where = f"{'' if r.base is None else r.base:>5} {'' if r.edited is None else r.edited:>5}"
+        if r.tag in marks:
+            out.append(f"{where} {marks[r.tag]} {r.edited_text if r.tag == 'equal' else r.base_text + '  ~  ' + r.edited_text}")
+        elif r.tag == "moved":
+            out.append(f"{where} {'<' if r.base is not None else '>'} {r.base_text or r.edited_text}")
+        else:
+            if r.base_text:
+                out.append(f"{where} - {r.base_text}")
+            if r.edited_text:
+                out.append(f"{where} + {r.edited_text}")
+        last = k
+    return out
+
+
+def compare_kernel(base: list[SassInstr], edited: list[SassInstr]) -> dict:
+    """Everything about one kernel's two streams, for the report and its JSON."""
+    rows = align(base, edited)
+    summary = summarise(rows)
+    bm, em = family_mix(base), family_mix(edited)
+    om_b, om_e = mix(base), mix(edited)
+    return {
+        "base_count": len(base), "edited_count": len(edited),
+        "identical": [i.text for i in base] == [i.text for i in edited],
+        **summary,
+        "family_mix": {f: [bm[f], em[f]] for f in sorted(set(bm) | set(em))},
+        "mix_diff": {op: om_e[op] - om_b[op] for op in sorted(set(om_b) | set(om_e)) if om_e[op] != om_b[op]},
+        "rows": [r.__dict__ for r in rows],
+    }

@@ -225,9 +225,6 @@ with matmul_tma_kernel.entry(
             ptx.add.s32(r[32], r[58], 98304)
             ptx.bar.sync(0)
             ptx.and_.pred(p[28], p[16], p[31])
-            asm.mbarrier_arrive.expect_tx.shared__cta.b64(
-                addr=[r[32]], tx_count=32768, pred=p[28]
-            )
             at(1, 262, 13).shl.b32(r[59], r[124], 14)
             ptx.add.s32(r[33], r[9], r[59])
             at(1, 261, 5).add.s32(r[34], r[189], 128)
@@ -237,6 +234,9 @@ with matmul_tma_kernel.entry(
             ptx.and_.pred(p[29], p[19], p[35])
             asm.cp.async_.bulk.tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
                 [r[33]], [rd[14], (r[34], r[63])], [r[32]], pred=p[29], fmt={20: " "}
+            )
+            asm.mbarrier_arrive.expect_tx.shared__cta.b64(
+                addr=[r[32]], tx_count=32768, pred=p[28]
             )
             at(1, 263, 13).add.s32(r[35], r[33], 49152)
             ptx.bar.sync(0)

@@ -38,10 +38,11 @@ class Node:
 
     def walk(self) -> Iterator["Node"]:
         """This node and every node below it, in source order."""
-        yield self
-        for part in self._parts():
-            if not isinstance(part, str):
-                yield from part.walk()
+        stack = [self]          # not recursion: expression trees can be thousands deep
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(p for p in reversed(node._parts()) if not isinstance(p, str))
 
     @property
     def leading(self) -> str:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from .directives import ptx
 from .errors import DSLError
+from .locs import record_loc
 from .operands import Value, sym
+from .ops import reg
 from ..cxxnames import param_names, signature
 from ..names import is_local_label, label_names, rule_label_name, rule_label_spelling
 
@@ -202,9 +204,6 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
 
     (`wait_fmt=`: the try_wait's own `fmt=`; other keywords are the block's.)
     """
-    from .ops import reg
-    from .structured import _record_loc
-
     if form not in SPIN_WAITS:
         raise DSLError(f"mbarrier_wait: no form {form!r} (have {', '.join(SPIN_WAITS)})")
     pred, top, done, uni = SPIN_WAITS[form]
@@ -215,10 +214,10 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
     with ptx.block(**block):
         complete = reg.pred(pred)
         if loc is not None:
-            _record_loc(tuple(loc), {})
+            record_loc(tuple(loc), {})
         ptx.label(top)
         if at is not None:
-            _record_loc(tuple(at), {})
+            record_loc(tuple(at), {})
         op(complete, addr, phase, fmt=wait_fmt)
         if done is None:
             bra(sym(top), pred=~complete)

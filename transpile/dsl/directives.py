@@ -17,7 +17,7 @@ directives, comments and layout are methods:
 from __future__ import annotations
 
 from ptxgrammar.tree import (
-    Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList, Loc,
+    Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList,
     ParamList, PerfDirective, Pragma, Section, SectionData, Target, Version,
 )
 
@@ -25,12 +25,11 @@ from ..names import from_python
 from ..style import Style
 from . import recorder
 from .errors import DSLError
+from .locs import loc_directive, spelled as _s
+from .notes import note_after
+from .trivia_check import check_comment_text, check_trivia
 from .ops import LINKAGE, insn, opcode
 from .operands import to_node
-
-
-def _s(v) -> str:
-    return v if v.__class__ is str else str(v)
 
 
 class _Opened:
@@ -64,12 +63,9 @@ class _Data:
         def data(*values, note=None, col=40, fmt=None, indent=None, lead=None):
             """One data row; `note=" text"` writes `// text` after it at column `col`."""
             nodes = tuple([to_node(v) for v in values])
-            rec = recorder.current()
-            stmt = rec.record(SectionData(directive, nodes), fmt, indent, lead)
+            stmt = recorder.current().record(SectionData(directive, nodes), fmt, indent, lead)
             if note is not None:
-                from .structured import line_text, pad_to
-
-                rec.tail += pad_to(line_text(stmt), col) + "//" + note
+                note_after(stmt, col, note)
             return stmt
 
         setattr(self, ident, data)
@@ -102,12 +98,19 @@ class PTX:
                 preset = a
             else:
                 table = a
+        if newline not in ("\n", "\r\n", "\r"):
+            raise DSLError(f"ptx.style(newline=...) is a line end (\\n, \\r\\n or \\r), not {newline!r}")
         rec = recorder.current()
         rec.style = Style(table, newline, preset)
         rec.key_cache = {}
 
     def comment(self, text: str, indent: str | None = None, inline: str | None = None):
         """A `//` comment line (indented like the next statement unless indent=)."""
+        check_comment_text(text)
+        if indent is not None:
+            check_trivia(indent, "indent")
+        if inline is not None:
+            check_trivia(inline, "inline")
         rec = recorder.current()
         if inline is not None:
             rec.tail += inline + "//" + text
@@ -118,15 +121,22 @@ class PTX:
 
     def blank(self, spaces: str = ""):
         """An empty line (or one holding only `spaces`)."""
+        if spaces.__class__ is not str or spaces.strip(" \t\f"):
+            raise DSLError(f"blank() takes spaces and tabs only, not {spaces!r}")
         recorder.current().add_line(spaces)
 
     def text(self, line: str):
         """A line of other trivia: a block-comment line, a `#` line marker."""
-        recorder.current().add_line(line)
+        rec = recorder.current()
+        pending = "\n".join([rec.tail, *[l for l in rec.lines if l.__class__ is str], line])
+        check_trivia(pending, f"ptx.text({line!r}) after the pending lines: the text", open_comment=True)
+        rec.add_line(line)
 
     def tail(self, text: str):
         """Trivia at the end of the previous statement's line (trailing spaces, /* */)."""
-        recorder.current().tail += text
+        rec = recorder.current()
+        check_trivia(rec.tail + text, "ptx.tail", open_comment=True)
+        rec.tail += text
 
     def end(self, newline: bool = True):
         recorder.current().final_newline = newline
@@ -152,9 +162,7 @@ class PTX:
             fmt=None, indent=None, lead=None):
         """`.loc 1 5 0` and `.loc 1 5 0, function_name $L__info_string3, inlined_at 1 9 2`:
         `ptx.loc(1, 5, 0, "$L__info_string3", (1, 9, 2))` (keywords work too)."""
-        inl = None if inlined_at is None else tuple(_s(x) for x in inlined_at)
-        off = None if offset is None else _s(offset)
-        return self._rec(Loc(_s(file), _s(line), _s(column), function_name, off, inl), fmt, indent, lead)
+        return loc_directive(file, line, column, function_name, inlined_at, offset, fmt, indent, lead)
 
     def pragma(self, *strings, fmt=None, indent=None, lead=None):
         return self._rec(Pragma(tuple(f'"{s}"' for s in strings)), fmt, indent, lead)

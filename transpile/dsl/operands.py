@@ -163,7 +163,15 @@ class Expr(Value):
         self.left, self.op, self.right = left, op, right
 
     def _node(self):
-        return BinaryExpr(to_node(self.left), self.op, to_node(self.right))
+        chain = []                   # a left-leaning chain, converted without recursion
+        e = self
+        while e.__class__ is Expr:
+            chain.append(e)
+            e = e.left
+        node = to_node(e)
+        for link in reversed(chain):
+            node = BinaryExpr(node, link.op, to_node(link.right))
+        return node
 
 
 class Node(Value):
@@ -209,8 +217,17 @@ def fimm(text: str) -> Lit:
     return Lit(text, FloatLiteral)
 
 
-def expr(left, op: str, right) -> Expr:
-    return Expr(left, op, right)
+def expr(left, op: str, right, *more) -> Expr:
+    """`a op b`; `expr(a, "+", b, "+", c)` is the left-leaning chain `(a + b) + c`
+    (flat in Python, so a 5000-term PTX sum is one call, not 5000 nested ones)."""
+    if len(more) % 2:
+        from .errors import DSLError
+
+        raise DSLError("expr() takes operands and operators in turn: expr(a, op, b, op, c, ...)")
+    e = Expr(left, op, right)
+    for i in range(0, len(more), 2):
+        e = Expr(e, more[i], more[i + 1])
+    return e
 
 
 def unary(op: str, value) -> Value:

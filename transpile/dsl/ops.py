@@ -12,6 +12,7 @@ from ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Pa
 from ..names import from_python, to_python
 from . import recorder
 from .errors import DSLError
+from .locs import loc
 from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .operands import Name, Neg, RegFile, init_node, to_node
 
@@ -54,8 +55,6 @@ class Op:
             raise DSLError(f"{self._opcode}{''.join(self._modifiers)}: {e.message}") from None
         guard = None if pred is None else _guard(pred)
         if at is not None:
-            from .structured import loc
-
             loc(at)
         return recorder.current().record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
 
@@ -139,9 +138,7 @@ class Decl:
         """`demoted=True`: nvcc's `// demoted variable` line first (a shared variable it moved
         into the function)."""
         if demoted:
-            from .directives import ptx
-
-            ptx.comment(" demoted variable")
+            recorder.current().add_line(("//", " demoted variable"))
         linkage = []
         for k, v in linkage_kw.items():
             if k not in LINKAGE or v is not True:

@@ -15,6 +15,7 @@ import gc
 
 from ptxgrammar.tree import Module
 
+from .trivia_check import check_trivia
 from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan
 
 
@@ -86,9 +87,12 @@ class Recorder:
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
         if lead is not None:
+            check_trivia(lead, "lead")
             self.asm = asm_context(lead, self.asm)
         elif self.lines or self.tail:
             self.asm = asm_context(self.pending_text(), self.asm)
+        if indent is not None:
+            check_trivia(indent, "indent")
         sig = [depth, (self.asm, self.prev_lead)]
         nodes = []
         shape_nodes(stmt, sig, nodes)
@@ -99,6 +103,8 @@ class Recorder:
             hit = self.key_cache[sig] = (
                 [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])],
                 trivia_plan(stmt, nodes))
+            for v in hit[0][1:]:     # once per shape: the ptx.style table's spacing is trivia
+                check_trivia(v, "a ptx.style entry")
         values, plan = hit
         if lead is None:
             lead = self.lead_for(values[0] if indent is None else indent)
@@ -106,6 +112,7 @@ class Recorder:
             self.prev_lead = SAME_LINE + lead
             if self.at_start:
                 self.at_start = False
+        check_trivia(lead, "the trivia before this statement (ptx.text/tail/comment lines, indent=, lead=)")
         self.prev_lead = prev_tag(stmt, self.asm, self.prev_lead)
         values = values.copy()
         if fmt:
@@ -115,6 +122,7 @@ class Recorder:
                     from .errors import DSLError
 
                     raise DSLError(f"fmt= maps token indexes 0..{n - 1} to trivia strings, not {k!r}: {v!r}")
+                check_trivia(v, f"fmt[{k}]")
                 values[k] = v
         values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
         apply_plan(nodes, plan, values)
@@ -150,6 +158,9 @@ class Recorder:
         container, items = self.stack.pop()
         self.items = self.stack[-1] if len(self.stack) == 1 else self.stack[-1][1]
         depth = len(self.stack) - 1
+        for value, what in ((lead, "close_lead"), (indent, "close_indent")):
+            if value is not None:
+                check_trivia(value, what)
         if lead is not None:
             self.asm = asm_context(lead, self.asm)
         elif self.lines or self.tail:
@@ -162,6 +173,7 @@ class Recorder:
             self.prev_lead = saved
         elif self.at_start:
             self.at_start = False
+        check_trivia(lead, "the trivia before this `}` (ptx.text/tail/comment lines, close_indent=, close_lead=)")
         container.items = tuple(items)
         t = container.trivia
         if t.__class__ is list:
@@ -181,6 +193,7 @@ class Recorder:
             trailing = nl.join(lines) + (nl if self.final_newline and lines else "")
         else:
             trailing = self.tail + "".join([nl + l for l in lines]) + (nl if self.final_newline else "")
+        check_trivia(trailing, "the text at the end of the module", before_token=False)
         return Module(tuple(self.module_items), trailing)
 
 

@@ -26,73 +26,15 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
 
 from __future__ import annotations
 
-import os
-
 from ptxgrammar.tree import IntLiteral, SectionData
 
-from ..style import flatten
-from . import recorder
+from . import control, recorder
 from .directives import ptx
 from .errors import DSLError
-
-
-# --- shared helpers -------------------------------------------------------------------
-
-
-def line_text(stmt) -> str:
-    """The text of a recorded statement's own line (from its indent to its last token)."""
-    flat = flatten(stmt, [])
-    node, i, _, tok = flat[0]
-    parts = [node.trivia[i].rsplit("\n", 1)[-1], tok]
-    for node, i, _, tok in flat[1:]:
-        parts.append(node.trivia[i])
-        parts.append(tok)
-    return "".join(parts)
-
-
-def pad_to(line: str, column: int) -> str:
-    """The spaces LLVM puts between a statement and its `//` comment."""
-    return " " * (column - len(line)) if len(line) < column else " "
-
-
-def _state(rec) -> dict:
-    st = rec.__dict__.get("_sugar")
-    if st is None:
-        st = rec.__dict__["_sugar"] = {"srccol": None, "files": None}
-    return st
-
-
-def source_name(path: str) -> str:
-    """What LLVM writes for a `.file` path in `// name:line:col`: its base name."""
-    return os.path.basename(path)
-
-
-# --- source locations ---------------------------------------------------------------------
-
-
-def srcmap(column: int, files: dict) -> None:
-    """From here on, `at(...)` also writes LLVM's `// name:line:col` comment at `column`
-    (`files`: `.file` index -> the name LLVM writes; the `.file` table comes last)."""
-    st = _state(recorder.current())
-    st["srccol"] = column
-    st["files"] = {str(k): v for k, v in files.items()}
-
-
-def loc_comment(file: str, line: str, column: str, files: dict):
-    name = files.get(str(file))
-    return None if name is None else f" {name}:{line}:{column}"
-
-
-def _record_loc(args, kw):
-    stmt = ptx.loc(*args, **kw)
-    rec = recorder.current()
-    st = _state(rec)
-    col = st["srccol"]
-    if col is not None:
-        text = loc_comment(stmt.file, stmt.line, stmt.column, st["files"])
-        if text is None:
-            raise DSLError(f"at(): no .file {stmt.file} for the source comment")
-        rec.tail += pad_to(line_text(stmt), col) + "//" + text
+from .locs import loc, loc_calls, loc_chain, loc_comment, record_loc, source_name, srcmap  # noqa: F401
+from .notes import line_text, note_after, pad_to  # noqa: F401  (also used from here by sugar/)
+from .ops import reg
+from .typed import TYPED
 
 
 def _asm_begin():
@@ -164,11 +106,8 @@ class Prefix:
 
     def at(self, file, line=None, column=None, *rest, **kw):
         """`.loc file line column ...` (and its derived comment under `srcmap`) here;
-        `at("1:53:3 2:477:5@0 3:151:9@1")` is a chain of inlined `.loc`s (see `loc_chain`)."""
-        if file.__class__ is str and line is None:
-            chain = loc_chain(file)
-            return Prefix(self.before + tuple((lambda a=a: _record_loc(a, {})) for a in chain), self.after)
-        return Prefix(self.before + ((lambda: _record_loc((file, line, column, *rest), kw)),), self.after)
+        `at("1:53:3 2:477:5@0 3:151:9@1")` is a chain of inlined `.loc`s (see `locs.loc_chain`)."""
+        return Prefix(self.before + loc_calls(file, line, column, *rest, **kw), self.after)
 
     def inline_asm(self, blank: bool = True, block: bool = False, end_indent: str | None = None, **block_kw):
         """`with at(...).inline_asm():` the prefix's `.loc` before the inline asm bracket."""
@@ -177,56 +116,19 @@ class Prefix:
     def __getattr__(self, ident):
         if ident.startswith("__"):
             raise AttributeError(ident)
-        f = _prefixable().get(ident)
+        f = PREFIXABLE.get(ident)
         return _Bound(self, f if f is not None else getattr(ptx, ident))
 
 
 # calls that are not instructions but go inside a prefix's brackets like one (`asm.mbarrier_wait(...)`)
 STATEMENT_CALLS = ("mbarrier_wait",)
-_PREFIXABLE: dict = {}
-
-
-def _prefixable() -> dict:
-    """The typed families and STATEMENT_CALLS by name (imported once: they import this module)."""
-    if not _PREFIXABLE:
-        from . import control
-        from .typed import TYPED
-
-        _PREFIXABLE.update(TYPED)
-        _PREFIXABLE.update({n: getattr(control, n) for n in STATEMENT_CALLS})
-    return _PREFIXABLE
+# what a prefix's attribute names besides `ptx.<opcode>`: the typed families and STATEMENT_CALLS
+PREFIXABLE = {**TYPED, **{name: getattr(control, name) for name in STATEMENT_CALLS}}
 
 
 def at(file, line=None, column=None, *rest, **kw) -> Prefix:
     """`.loc file line column ...` (and its derived comment under `srcmap`) before the instruction."""
     return Prefix().at(file, line, column, *rest, **kw)
-
-
-def loc(file, line=None, column=None, *rest, **kw) -> None:
-    """A `.loc` line on its own (before a label, say) with its `srcmap` comment;
-    `loc("1:53:3 2:477:5@0")` for a chain, as in `at(...)`."""
-    for f in at(file, line, column, *rest, **kw).before:
-        f()
-
-
-def loc_chain(chain: str) -> list:
-    """The `.loc` argument tuples of an inline chain, one frame per space-separated item:
-    `F:L:C` is `.loc F L C`; `F:L:C@N` adds `function_name $L__info_stringN, inlined_at`
-    the previous frame; `F:L:C@N^f:l:c` names the `inlined_at` location itself."""
-    out, prev = [], None
-    for frame in chain.split(" "):
-        here, _, fn = frame.partition("@")
-        loc = tuple(int(x) for x in here.split(":"))
-        if not fn:
-            out.append(loc)
-        else:
-            n, _, via = fn.partition("^")
-            inl = tuple(int(x) for x in via.split(":")) if via else prev
-            if inl is None:
-                raise DSLError(f"at({chain!r}): {frame} is inlined at nothing")
-            out.append(loc + (f"$L__info_string{int(n)}", inl))
-        prev = loc
-    return out
 
 
 asm = Prefix().asm
@@ -260,8 +162,6 @@ class inline_asm:
             ptx.block_open(*self.open_kw)
         if not self.decls:
             return self
-        from .ops import reg
-
         bound = []
         for kind, names in self.decls.items():
             bound.append(getattr(reg, kind)(*((names,) if names.__class__ is str else names)))
@@ -340,7 +240,7 @@ def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
         stmt = rec.record(SectionData(".b8", tuple([IntLiteral(str(b)) for b in data])))
         text = note.get(k)
         if text is not None:
-            rec.tail += pad_to(line_text(stmt), col) + "//" + text
+            note_after(stmt, col, text)
 
 
 def debug_str(label, text: bytes, row: int = 40) -> None:

@@ -1,0 +1,49 @@
+"""Defect 6: the DSL's trivia arguments hold whitespace, comments and line markers
+only; anything else is a DSLError at the calling line (never PTX outside the tree)."""
+
+from __future__ import annotations
+
+import pytest
+
+from transpile import DSLError, python_to_ptx
+
+HEAD = 'from transpile.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
+
+
+def run(body: str) -> str:
+    return python_to_ptx(HEAD + 'with ptx.entry("k", params=[], visible=True):\n' + body + "    ptx.ret()\n",
+                         "k.py")
+
+
+@pytest.mark.parametrize("call", [
+    'ptx.text("\\tadd.s32 %r1, %r2, 99;")',
+    'ptx.tail(" trap;")',
+    'ptx.comment("two\\nlines")',
+    'ptx.comment("x", indent="\\tret;")',
+    'ptx.blank("ret;")',
+    'ptx.ret(fmt={1: " trap; "})',
+    'ptx.ret(lead="trap; ")',
+    'ptx.ret(indent="\\tbar.sync 0; ")',
+    'ptx.ret(fmt={1: " // swallows the semicolon"})',
+    'ptx.text("# not a line marker")',
+    'ptx.text("/* never closed")',
+])
+def test_non_trivia_in_a_trivia_argument_is_refused_at_its_line(call):
+    with pytest.raises(DSLError) as info:
+        run(f"    {call}\n")
+    assert info.value.line in (6, 7)
+    assert "trivia" in info.value.message or "one line" in info.value.message or "spaces" in info.value.message
+
+
+@pytest.mark.parametrize("call", [
+    'ptx.text(\'# 12 "k.cu"\')',
+    'ptx.comment(" note")', 'ptx.blank("  ")', 'ptx.tail("  /* t */")',
+])
+def test_trivia_arguments_are_accepted(call):
+    text = run(f"    {call}\n")
+    assert text.startswith(".version 9.0")
+
+
+def test_a_block_comment_across_text_lines_round_trips():
+    text = run('    ptx.text("/* a block")\n    ptx.text("   comment */")\n')
+    assert "/* a block\n   comment */" in text

@@ -1,0 +1,126 @@
+"""The long fuzz run: generated trees (roundtrip_tests/strategies.py, with and without
+trivia) and mutated corpus files (roundtrip/mutations.py) through the whole pipeline
+(parse -> emit, PTX -> Python -> PTX plain and --sugar, roundtrip/pipeline.py).
+
+    nice -n 19 python scripts/fuzz_pipeline.py --inputs 100000 --jobs 2 --json /tmp/fuzz.json
+
+Every input must give the same bytes back or a located error; the run counts the rest
+(unlocated exceptions, wrong output, hangs past --timeout seconds) and exits 1 if any."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import multiprocessing
+import os
+import random
+import signal
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "roundtrip_tests")]
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Hang
+
+
+def seeds(limit: int) -> list[str]:
+    folders = [ROOT / "corpus" / "ptx", ROOT.parent / "shared" / "ptx-syntax-probes" / "accepted",
+               ROOT.parent.parent / "shared" / "ptx-syntax-probes" / "accepted"]
+    files = sorted(p for f in folders if f.is_dir() for p in f.rglob("*.ptx") if p.stat().st_size <= limit)
+    return [p.read_text() for p in files]
+
+
+PROGRESS: list = [None]   # a file this worker rewrites with its tally every 250 inputs
+
+
+def check(text: str, timeout: int, tally, bad: list, label: str) -> None:
+    from roundtrip.pipeline import outcome
+
+    signal.alarm(timeout)
+    try:
+        kind, detail = outcome(text)
+    except Hang:
+        kind, detail = "hang", f"no answer within {timeout} s"
+    finally:
+        signal.alarm(0)
+    tally[kind] += 1
+    tally[label] += 1
+    if kind in ("unlocated", "differs", "hang") and len(bad) < 50:
+        bad.append({"kind": kind, "detail": detail, "input": text[:20000]})
+    if PROGRESS[0] and sum(tally[k] for k in ("identical", "located", "differs", "unlocated", "hang")) % 250 == 0:
+        Path(PROGRESS[0]).write_text(json.dumps({"tally": dict(tally), "bad": bad}))
+
+
+def worker(args) -> dict:
+    index, jobs, inputs, share_generated, seed, timeout, size, progress = args
+    signal.signal(signal.SIGALRM, _alarm)
+    PROGRESS[0] = progress and f"{progress}.{index}"
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    import ptxgrammar
+    from roundtrip.mutations import mutate
+    from strategies import any_modules
+
+    rng = random.Random(seed * 1000 + index)
+    pool = seeds(size)
+    tally, bad = collections.Counter(), []
+    mine = len(range(index, inputs, jobs))
+    generated = int(mine * share_generated)
+
+    @settings(max_examples=max(generated, 1), database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(any_modules(), st.integers(0, 3))
+    def drawn(module, mutations):
+        text = ptxgrammar.emit(module)
+        check(mutate(text, rng, mutations) if mutations else text, timeout, tally,
+              bad, "generated+mutated" if mutations else "generated")
+
+    if generated:
+        drawn()
+    while sum(tally[k] for k in ("generated", "generated+mutated", "mutated")) < mine:
+        check(mutate(rng.choice(pool), rng), timeout, tally, bad, "mutated")
+    return {"tally": dict(tally), "bad": bad}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--inputs", type=int, default=100_000, help="inputs in all (default 100000)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    p.add_argument("--generated", type=float, default=0.1, help="share of generated trees (default 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--timeout", type=int, default=60, help="seconds before an input counts as a hang")
+    p.add_argument("--seed-size", type=int, default=2500, help="largest corpus file mutated, bytes (default 2500)")
+    p.add_argument("--json", help="write the tally and the failing inputs here")
+    p.add_argument("--progress", help="each worker rewrites PROGRESS.<i> with its tally as it goes")
+    a = p.parse_args(argv)
+    start = time.time()
+    jobs = [(i, a.jobs, a.inputs, a.generated, a.seed, a.timeout, a.seed_size, a.progress) for i in range(a.jobs)]
+    with multiprocessing.get_context("fork").Pool(a.jobs) as pool:
+        parts = pool.map(worker, jobs)
+    tally = collections.Counter()
+    bad = []
+    for part in parts:
+        tally.update(part["tally"])
+        bad += part["bad"]
+    total = sum(tally[k] for k in ("identical", "located", "differs", "unlocated", "hang"))
+    summary = {"inputs": total, "seconds": round(time.time() - start), **{k: tally[k] for k in sorted(tally)}}
+    print(json.dumps(summary))
+    for b in bad[:5]:
+        print(f"--- {b['kind']}: {b['detail'][-1500:]}")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"summary": summary, "failures": bad}, indent=1))
+    return 1 if tally["differs"] or tally["unlocated"] or tally["hang"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

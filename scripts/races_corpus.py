@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""`ptx2py verify --races` over corpus kernels: each original's SentryWard verdict, and broken
+edits of each (a removed `bar.sync`, a removed mbarrier wait, a removed MMA-completion wait:
+the wait that follows a `tcgen05.commit`), each reported with its witnesses and the edited line.
+
+    pip install -e '.[races]'
+    python scripts/races_corpus.py [--kernels a.ptx,b.ptx] [--timeout 300] [--no-edits] [--json out.json]
+
+A removed wait is the `mbarrier.try_wait` turned into `mov.pred P, 1;` (the wait succeeds at
+once); a removed barrier is the `bar.sync` line deleted (the first one between a shared-memory
+write and a read of shared memory, else the first one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT = [
+    "triton/matmul_tma_fp16_sm100.ptx", "triton/matmul_tma_bf16_sm100.ptx", "triton/matmul_fp16_64x64x32_w4s4_sm100.ptx",
+    "triton/add_fp32_sm100.ptx", "triton/add_bf16_sm120.ptx", "triton/softmax_fp32_b1024_w4_sm100.ptx",
+    "triton/transpose_fp32_64x64_sm100.ptx", "triton/row_reduce_fp32_sm120.ptx", "triton/histogram_i32_sm100.ptx",
+    "triton/layernorm_fp16_b1024_w4_sm120.ptx", "triton/matmul_tma_fp16_sm120.ptx",
+]
+TRY_WAIT = re.compile(r"^(\s*)mbarrier\.try_wait[\w.:]*\s+(\w+|%\w+),.*;\s*$")
+BAR_SYNC = re.compile(r"^\s*(bar\.sync|barrier\.sync)\b[^;]*;\s*$")
+
+
+SHARED_WRITE = re.compile(r"\b(st\.shared|stmatrix|atom\.shared|red\.shared)")
+SHARED_READ = re.compile(r"\b(ld\.shared|ldmatrix|cp\.async\.bulk\.tensor\.\w+\.global\.shared|atom\.shared)")
+
+
+def _guards_shared(lines: list[str], i: int, span: int = 40) -> bool:
+    """A barrier between a shared-memory write shortly before and a read shortly after."""
+    before = any(SHARED_WRITE.search(x) for x in lines[max(0, i - span):i])
+    after = any(SHARED_READ.search(x) for x in lines[i + 1:i + 1 + span])
+    return before and after
+
+
+def edits(text: str) -> list[tuple[str, int, str]]:
+    """(kind, 1-based line, edited text) for each broken edit this kernel admits."""
+    lines = text.splitlines(keepends=True)
+    out = []
+    waits = [i for i, ln in enumerate(lines) if TRY_WAIT.match(ln)]
+    bars = [i for i, ln in enumerate(lines) if BAR_SYNC.match(ln)]
+    if bars:
+        i = next((b for b in bars if _guards_shared(lines, b)), bars[0])
+        out.append(("removed bar.sync", i + 1, "".join(lines[:i] + lines[i + 1:])))
+
+    def without_wait(i):
+        m = TRY_WAIT.match(lines[i])
+        return "".join(lines[:i] + [f"{m.group(1)}mov.pred {m.group(2)}, 1;\n"] + lines[i + 1:])
+
+    def follows_commit(i):
+        events = [j for j in range(i) if "tcgen05.commit" in lines[j] or TRY_WAIT.match(lines[j])]
+        return bool(events) and "tcgen05.commit" in lines[events[-1]]
+
+    mma = [i for i in waits if follows_commit(i)]
+    load = [i for i in waits if not follows_commit(i)]
+    if load:
+        out.append(("removed mbarrier wait", load[0] + 1, without_wait(load[0])))
+    if mma:
+        out.append(("removed MMA-completion wait", mma[0] + 1, without_wait(mma[0])))
+    return out
+
+
+def main() -> int:
+    from ptxgrammar import read_ptx
+    from verify.races import launch_spec, race_one, sentryward_available
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", default=",".join(DEFAULT))
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--no-edits", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    if sentryward_available():
+        print(sentryward_available())
+        return 2
+    results = []
+    for rel in args.kernels.split(","):
+        path = str(ROOT / "corpus" / "ptx" / rel)
+        text = read_ptx(path)
+        spec = launch_spec(path)
+        cases = [("original", None, text)] + ([] if args.no_edits else edits(text))
+        for kind, line, edited in cases:
+            t = time.time()
+            e = race_one(spec, edited, rel, timeout=args.timeout)
+            wit = sorted({w["ptx_line"] for w in e.get("witnesses", [])})
+            # a removed line L: the edited text's lines from L on are the original's L+1...
+            brackets = bool(line) and any(w < line for w in wit) and any(w >= line for w in wit)
+            row = {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"], "witness_lines": wit,
+                   "witnesses_bracket_edit": brackets,
+                   "seconds": round(time.time() - t, 1), "shrunk": e.get("shrunk"), "lines": e["lines"]}
+            results.append(row)
+            at = f" at line {line}" if line else ""
+            around = "; the witness pair brackets the edited line" if brackets else ""
+            print(f"{rel}: {kind}{at}: {e['verdict']} (witness PTX lines {wit or '-'}{around}; {row['seconds']} s)",
+                  flush=True)
+            if e["verdict"] not in ("race_free", "verified"):
+                print("    " + "\n    ".join(e["lines"][1:8]), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Source locations: the `.loc` directive, inline `.loc` chains and, under `srcmap`, LLVM's
+`// name:line:col` comment after each one. Instructions (`at=`), `ptx.loc` and the `--sugar`
+prefixes (`at(...)`, `loc(...)`) all record through here.
+
+    srcmap(38, {1: "k.py"})   # from here on, .loc lines carry `// k.py:L:C` at column 38
+    loc(1, 223, 0)            # one .loc line (and its comment)
+    loc("1:53:3 2:477:5@0")   # a chain of inlined .loc lines (see loc_chain)
+"""
+
+from __future__ import annotations
+
+import os
+
+from ptxgrammar.tree import Loc
+
+from . import recorder
+from .errors import DSLError
+from .notes import note_after
+
+
+def spelled(v) -> str:
+    """A directive argument as PTX spells it (ints are written as Python prints them)."""
+    return v if v.__class__ is str else str(v)
+
+
+def loc_directive(file, line, column, function_name=None, inlined_at=None, offset=None,
+                  fmt=None, indent=None, lead=None):
+    """Record `.loc file line column[, function_name F, inlined_at f l c]` and return it."""
+    inl = None if inlined_at is None else tuple(spelled(x) for x in inlined_at)
+    off = None if offset is None else spelled(offset)
+    stmt = Loc(spelled(file), spelled(line), spelled(column), function_name, off, inl)
+    return recorder.current().record(stmt, fmt, indent, lead)
+
+
+def _state(rec) -> dict:
+    st = rec.__dict__.get("_sugar")
+    if st is None:
+        st = rec.__dict__["_sugar"] = {"srccol": None, "files": None}
+    return st
+
+
+def source_name(path: str) -> str:
+    """What LLVM writes for a `.file` path in `// name:line:col`: its base name."""
+    return os.path.basename(path)
+
+
+def srcmap(column: int, files: dict) -> None:
+    """From here on, `at(...)` also writes LLVM's `// name:line:col` comment at `column`
+    (`files`: `.file` index -> the name LLVM writes; the `.file` table comes last)."""
+    st = _state(recorder.current())
+    st["srccol"] = column
+    st["files"] = {str(k): v for k, v in files.items()}
+
+
+def loc_comment(file: str, line: str, column: str, files: dict):
+    name = files.get(str(file))
+    return None if name is None else f" {name}:{line}:{column}"
+
+
+def record_loc(args, kw) -> None:
+    """One `.loc` line, with its `srcmap` comment when a source map is on."""
+    stmt = loc_directive(*args, **kw)
+    st = _state(recorder.current())
+    col = st["srccol"]
+    if col is not None:
+        text = loc_comment(stmt.file, stmt.line, stmt.column, st["files"])
+        if text is None:
+            raise DSLError(f"at(): no .file {stmt.file} for the source comment")
+        note_after(stmt, col, text)
+
+
+def loc_chain(chain: str) -> list:
+    """The `.loc` argument tuples of an inline chain, one frame per space-separated item:
+    `F:L:C` is `.loc F L C`; `F:L:C@N` adds `function_name $L__info_stringN, inlined_at`
+    the previous frame; `F:L:C@N^f:l:c` names the `inlined_at` location itself."""
+    out, prev = [], None
+    for frame in chain.split(" "):
+        here, _, fn = frame.partition("@")
+        loc = tuple(int(x) for x in here.split(":"))
+        if not fn:
+            out.append(loc)
+        else:
+            n, _, via = fn.partition("^")
+            inl = tuple(int(x) for x in via.split(":")) if via else prev
+            if inl is None:
+                raise DSLError(f"at({chain!r}): {frame} is inlined at nothing")
+            out.append(loc + (f"$L__info_string{int(n)}", inl))
+        prev = loc
+    return out
+
+
+def loc_calls(file, line=None, column=None, *rest, **kw) -> tuple:
+    """What `at(...)` records, as zero-argument calls, one per `.loc` line: `at(1, 5, 0)`
+    is one; `at("1:53:3 2:477:5@0")` is the chain's."""
+    if file.__class__ is str and line is None:
+        return tuple((lambda a=a: record_loc(a, {})) for a in loc_chain(file))
+    return ((lambda: record_loc((file, line, column, *rest), kw)),)
+
+
+def loc(file, line=None, column=None, *rest, **kw) -> None:
+    """A `.loc` line on its own (before a label, say) with its `srcmap` comment;
+    `loc("1:53:3 2:477:5@0")` for a chain, as in `at(...)`."""
+    for record in loc_calls(file, line, column, *rest, **kw):
+        record()

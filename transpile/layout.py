@@ -1,0 +1,109 @@
+"""Where a module's trivia differs from its Style, for every statement, computed once, up front.
+
+`ptx_to_python` walks the data one way: parse -> infer the Style (style.infer_style, counting
+trivia over the whole tree) -> place every statement against that Style (here) -> generate the
+Python (generator.py, which reads the placements and never consults the Style itself) -> render.
+
+A statement's placement says what the generator writes around its call: the trivia before it
+(the rest of the previous line, then whole blank, comment or other lines), the explicit
+`indent=`/`lead=` keyword when the Style predicts another lead, and the `fmt=` entries for the
+tokens whose trivia the Style does not predict. A container's closing `}` gets a placement too
+(`close_indent=`/`close_lead=`), after the placements of the statements inside it: placements
+come in the order the generator asks for them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ptxgrammar.tree import Module
+
+from .style import (
+    SAME_LINE, Style, asm_context, flatten, inner_container, lead_value, position_keys,
+    predicted_blank_lines, prev_tag, shape_trivia, split_lead,
+)
+
+
+class Lead(NamedTuple):
+    """The trivia before a statement's first token (or before a `}`), as the generator writes it."""
+
+    tail: str            # what follows the previous token on its line
+    lines: tuple         # whole lines written as calls (blank, `//` comment, other text)
+    indent: str          # the token's own indent (a comment line at another indent says so)
+    keyword: str | None  # `indent`/`lead` (`close_indent`/`close_lead`) when the Style predicts otherwise
+    value: str = ""      # that keyword's value
+
+
+class Placement(NamedTuple):
+    lead: Lead
+    fmt: tuple  # ((token index, trivia), ...) for the tokens the Style does not predict
+
+
+def place(module: Module, style: Style, memo: dict | None = None) -> list[Placement]:
+    """The placements of every statement and every closing `}`, in generation order.
+    `memo`: id(statement) -> (shape, trivia) from `infer_style`, reused when present."""
+    return _Placer(style, memo or {}).run(module)
+
+
+class _Placer:
+    def __init__(self, style: Style, memo: dict):
+        self.style, self.memo = style, memo
+        self.nl = style.newline
+        self.preds: dict = {}  # shape -> predicted trivia per token
+        self.at_start = True
+        self.asm = False       # inside `// begin inline asm` ... `// end inline asm`
+        self.prev_lead = ""    # the previous statement's L value (see style.position_keys)
+        self.out: list[Placement] = []
+
+    def run(self, module: Module) -> list[Placement]:
+        self.items(module.items, 0)
+        return self.out
+
+    def items(self, items, depth: int) -> None:
+        for item in items:
+            self.statement(item, depth)
+            inner = inner_container(item)
+            if inner is not None:
+                self.items(inner.items, depth + 1)
+                self.close(inner, depth)
+
+    def statement(self, stmt, depth: int) -> None:
+        hit = self.memo.get(id(stmt))
+        if hit is None:
+            tv = []
+            sig = [depth, None]
+            shape_trivia(stmt, sig, tv)
+            self.asm = asm_context(tv[0], self.asm)
+            sig[1] = (self.asm, self.prev_lead)
+            sig = tuple(sig)
+        else:
+            sig, tv = hit
+            self.asm = sig[1][0]
+        preds = self.preds.get(sig)
+        if preds is None:
+            predict = self.style.predict
+            preds = self.preds[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])]
+        lead, lvalue = self.lead(tv[0], preds[0], "indent", "lead", self.at_start)
+        self.at_start = False
+        self.prev_lead = prev_tag(stmt, self.asm, lvalue)
+        fmt = tuple((k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k])
+        self.out.append(Placement(lead, fmt))
+
+    def close(self, container, depth: int) -> None:
+        text = container.trivia[-1]
+        self.asm = asm_context(text, self.asm)
+        pred = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
+        self.out.append(Placement(self.lead(text, pred, "close_indent", "close_lead", False)[0], ()))
+
+    def lead(self, text: str, predicted: str, indent_kw: str, lead_kw: str, at_start: bool):
+        """(the lines before a token, less the empty lines its predicted L value supplies, and
+        the explicit keyword when the prediction differs; the token's own L value)."""
+        parts = split_lead(text, self.nl, at_start)
+        if parts is None:
+            return Lead("", (), "", None if predicted == SAME_LINE + text else lead_kw, text), SAME_LINE + text
+        tail, lines, indent = parts
+        k = predicted_blank_lines(predicted)
+        if indent == predicted[k:] and predicted_blank_lines(lead_value(lines, "")) >= k:
+            return Lead(tail, tuple(lines[:len(lines) - k]), indent, None), indent
+        keyword = None if indent == predicted and not k else indent_kw
+        return Lead(tail, tuple(lines), indent, keyword, indent), indent

@@ -22,7 +22,7 @@ from outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
-SUBCOMMANDS = ("check", "lint", "verify", "compile-ir")
+SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton")
 
 # One example per subcommand, shown in its --help and in `ptx2py --help`.
 EXAMPLES = {
@@ -30,6 +30,9 @@ EXAMPLES = {
     "lint": "ptx2py lint kernel.ptx",
     "verify": "ptx2py verify base.ptx edited.py --context 3 --html report.html",
     "compile-ir": "ptx2py compile-ir kernel.json --target sm_90a -o kernel.ptx",
+    "from-triton": "ptx2py from-triton kernels.py::add_kernel --signature '*fp32,*fp32,*fp32,i32' "
+                   "--constexprs BLOCK=1024 --sugar -o add.py",
+    "to-triton": "ptx2py to-triton add.py --out override",
 }
 
 
@@ -317,7 +320,7 @@ def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
     for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
-                         ("kernelir.cli", "add_parser")):
+                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

@@ -79,6 +79,9 @@ def dtype_bytes(dtype: str) -> int:
 # ----------------------------------------------------------------------------- sidecars
 def sidecar_for(ptx_path: str) -> Path | None:
     p = Path(ptx_path).resolve()
+    beside = p.with_suffix(".json")  # `ptx2py from-triton -o k.py` writes k.ptx and k.json together
+    if p.suffix == ".ptx" and beside.is_file() and not p.is_relative_to(ROOT / "corpus" / "ptx"):
+        return beside
     try:
         rel = p.relative_to(ROOT / "corpus" / "ptx")
     except ValueError:
@@ -280,6 +283,8 @@ def logical_slots(spec: dict) -> list[dict]:
 
 def plan_arguments(entry: EntryInfo | list[ParamDecl], spec: dict) -> list[ArgPlan]:
     """One ArgPlan per `.entry` parameter, matched against the sidecar's argument list."""
+    if spec.get("incomplete"):  # from-triton without launch values: sizes would be guesses
+        raise PlanError(f"{spec.get('kernel')}: the sidecar lacks {'; '.join(spec['incomplete'])}")
     params = list(entry.params if isinstance(entry, EntryInfo) else entry)
     slots = logical_slots(spec)
     if len(slots) != len(params):

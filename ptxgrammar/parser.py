@@ -383,3 +383,9 @@ def read_ptx(path, filename: str | None = None) -> str:
         text = data.decode("latin-1")
         raise error_at(text, e.start, f"non-ASCII byte 0x{data[e.start]:02x} is not allowed in PTX",
                        filename or str(path)) from None
+
+
+def grammar_terminals() -> list[tuple[str, str, int, bool]]:
+    """The grammar's terminals as (name, regex, priority, is_literal), named and anonymous
+    (`"@"` is `AT`): what a tokenizer for the same language (highlight/lexer.py) is built from."""
+    return [(t.name, t.pattern.to_regexp(), t.priority, t.pattern.type == "str") for t in _parser("full").lark.terminals]

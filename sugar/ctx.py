@@ -11,6 +11,7 @@ class Context:
         self.module = module
         self.generator = generator
         self.node: dict = {}
+        self.param_names: dict = {}  # kernel spelling -> Python parameter names (from its source)
         if module is None:
             return
         for cls, pred in ((Loc, lambda h: h == "ptx.loc"), (SectionData, lambda h: h.startswith("ptx.data."))):

@@ -175,7 +175,11 @@ def run(stmts, ctx):
             tables.setdefault(k, []).append(stmt("# " + dem, 0))
         if conventional:
             head = _compact_head(e, py)
-            if sig and len(sig[1]) == len(decls):
+            given = getattr(ctx, "param_names", {}).get(name)
+            if given is not None and len(given) == len(decls):  # named by the kernel's source
+                pn = list(given)
+                args.append(Kw("params", Display("[", "]", [q(n) for n in pn])))
+            elif sig and len(sig[1]) == len(decls):
                 pn = param_names(sig[1])
             else:
                 pn = [f"param_{i}" for i in range(len(decls))]

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import functools
+
 from . import aliases, arrays, banner, debugdata, demoted, debugstr, inline_asm, name_runs, names, ranges, registers, repeat, srcloc, structure, tensorcore
 
 PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, repeat, aliases]
 
 
-def apply(stmts, *, module=None, generator=None, passes=None):
+def passes(**options):
+    """The sugar passes as `transpile.ptx_to_python(text, passes=...)` takes them, with options
+    (`param_names`) bound."""
+    return functools.partial(apply, **options)
+
+
+def apply(stmts, *, module=None, generator=None, passes=None, param_names=None):
     from .ctx import Context
 
     ctx = Context(module, generator, stmts)
+    ctx.param_names = dict(param_names or {})
     for p in PASSES if passes is None else passes:
         stmts = p.run(stmts, ctx)
     return stmts

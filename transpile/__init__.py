@@ -33,12 +33,12 @@ def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
 
     with deep_trees():
         try:
-            return _generate(module, text, sugar, filename)
+            return _generate(module, passes)
         except _Unsupported as e:
             raise unsupported_error(e, module, text, filename) from None
 
 
-def _generate(module, text: str, sugar: bool, filename: str) -> str:
+def _generate(module, passes) -> str:
     from .generator import Generator, render
 
     gen = Generator(module)

@@ -1,0 +1,1 @@
+"""Syntax highlighting of PTX: a Pygments lexer built from the grammar's terminals."""

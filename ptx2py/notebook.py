@@ -1,0 +1,128 @@
+"""A kernel as a notebook object: its PTX, its Python, diffs, ptxas verification and a rich
+HTML view (highlighted PTX beside the Python).
+
+    k = ptx2py.open("k.ptx")                  # or k.py, a Triton cache folder, a CompiledKernel
+    k.python(sugar=True); k.ptx(); k.diff(other); k.verify(other); k      # (Jupyter shows k as HTML)
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import html
+import json
+from pathlib import Path
+
+
+class Kernel:
+    def __init__(self, ptx: str, *, name: str = "kernel", sidecar: dict | None = None, python: str | None = None):
+        self._ptx, self.name, self.sidecar, self._python = ptx, name, sidecar, python
+
+    def ptx(self) -> str:
+        return self._ptx
+
+    def python(self, sugar: bool = True) -> str:
+        """The Python that re-emits this PTX byte for byte (parameters named from the sidecar when there is one)."""
+        from . import ptx_to_python
+
+        names = (self.sidecar or {}).get("param_names")
+        table = {self.sidecar["kernel"]: names} if names else None
+        return ptx_to_python(self._ptx, sugar=sugar, filename=self.name, param_names=table)
+
+    def diff(self, other, context: int = 3) -> str:
+        """Unified diff of the two modules' PTX."""
+        o = _as_kernel(other)
+        return "".join(difflib.unified_diff(self._ptx.splitlines(True), o._ptx.splitlines(True),
+                                            self.name, o.name, n=context))
+
+    def verify(self, other) -> dict:
+        """Assemble both with ptxas and compare (verify/report.py's report: registers, spills, SASS)."""
+        from verify.report import verify_texts
+
+        o = _as_kernel(other)
+        return verify_texts(self._ptx, o._ptx, base_name=self.name, edited_name=o.name)
+
+    def run(self, *args, **kwargs):
+        """Run on the CPU engine: refused until a kernel runner exists under emulate/."""
+        import importlib.util
+        import pkgutil
+
+        spec = importlib.util.find_spec("emulate")
+        parts = {m.name for m in pkgutil.iter_modules(spec.submodule_search_locations)} if spec else set()
+        if not parts - {"numerics"}:
+            raise RuntimeError("Kernel.run needs the CPU engine (a kernel runner under emulate/); this installation has "
+                               f"{'only emulate/numerics (the ALU semantics)' if parts else 'no emulate package'}, "
+                               "which cannot run a kernel")
+        raise RuntimeError(f"Kernel.run: emulate/ has {', '.join(sorted(parts))}, but this API is not wired to a "
+                           "kernel runner yet")
+
+    def _repr_html_(self) -> str:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+
+        from highlight.lexer import highlight_html
+
+        py = highlight(self.python(sugar=True), PythonLexer(), HtmlFormatter(noclasses=True))
+        cell = '<td style="vertical-align:top;text-align:left;max-width:50%;overflow:auto">'
+        return (f"<table><tr><th>PTX: {html.escape(self.name)}</th><th>Python (--sugar)</th></tr>"
+                f"<tr>{cell}{highlight_html(self._ptx)}</td>{cell}{py}</td></tr></table>")
+
+    def __repr__(self):
+        return f"<ptx2py.Kernel {self.name}: {self._ptx.count(chr(10))} lines of PTX>"
+
+
+def _as_kernel(x) -> Kernel:
+    if isinstance(x, Kernel):
+        return x
+    if isinstance(x, str) and "\n" in x:  # PTX text
+        return Kernel(x, name="<ptx>")
+    return open(x)
+
+
+def _sidecar_beside(path: Path) -> dict | None:
+    side = path.with_suffix(".json")
+    if side.is_file():
+        try:
+            data = json.loads(side.read_text())
+        except json.JSONDecodeError:
+            return None
+        return data if "kernel" in data else None
+    return None
+
+
+def _from_build(build, name: str) -> Kernel:
+    from tritonbridge.outputs import kernel_param_names
+    from tritonbridge.sidecar import build_sidecar
+
+    sidecar = build_sidecar(build, ptx_file=f"{build.compiled.metadata.name}.ptx")
+    sidecar["param_names"] = kernel_param_names(build, sidecar)
+    return Kernel(build.ptx, name=name, sidecar=sidecar)
+
+
+def from_triton(compiled) -> Kernel:
+    """A Triton `CompiledKernel` (from `triton.compile(...)` or `kernel.warmup(...)`)."""
+    from tritonbridge.compile import from_compiled
+
+    build = from_compiled(compiled)
+    return _from_build(build, build.compiled.metadata.name)
+
+
+def open(source) -> Kernel:  # noqa: A001 - `ptx2py.open`
+    """A `.ptx` file, a `.py` file (run through py2ptx), a Triton cache folder, or a `CompiledKernel`."""
+    if hasattr(source, "asm") and hasattr(source, "metadata"):
+        return from_triton(source)
+    path = Path(source)
+    if path.is_dir():
+        from tritonbridge.compile import from_cache_dir
+
+        return _from_build(from_cache_dir(str(path)), path.name)
+    if path.suffix == ".py":
+        from transpile import python_to_ptx
+
+        ptx = python_to_ptx(path.read_text(), str(path))
+    else:
+        from ptxgrammar import read_ptx
+
+        ptx = read_ptx(str(path))
+    return Kernel(ptx, name=str(path), sidecar=_sidecar_beside(path))

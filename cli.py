@@ -22,7 +22,7 @@ from outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
-SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton")
+SUBCOMMANDS = ("check", "lint", "verify", "compile-ir", "from-triton", "to-triton", "run", "run-ir")
 
 # One example per subcommand, shown in its --help and in `ptx2py --help`.
 EXAMPLES = {
@@ -33,6 +33,8 @@ EXAMPLES = {
     "from-triton": "ptx2py from-triton kernels.py::add_kernel --signature '*fp32,*fp32,*fp32,i32' "
                    "--constexprs BLOCK=1024 --sugar -o add.py",
     "to-triton": "ptx2py to-triton add.py --out override",
+    "run": "ptx2py run kernel.ptx --launch launch.json --max-ctas 2 -o out.npz",
+    "run-ir": "ptx2py run-ir kernel.json --target sm_80 --params n=1000 -o out.npz",
 }
 
 
@@ -201,11 +203,14 @@ def cmd_transpile(args) -> int:
 
     try:
         text = read_input(args.input)
-        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input)
+        source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input,
+                               launch=getattr(args, "launch", None), source=getattr(args, "source", None))
     except ParseError as e:
         return report_error(e)
     except OSError as e:
-        return report_error(f"{args.input}: error: {e.strerror}")
+        return report_error(f"{e.filename or args.input}: error: {e.strerror}")
+    except ValueError as e:  # a --launch sidecar that is not JSON
+        return report_error(f"{args.launch}: error: {e}")
     return emit_output(source, args.output, inputs=[args.input])
 
 
@@ -273,6 +278,8 @@ def transpile_parser() -> argparse.ArgumentParser:
     parser.add_argument("input", metavar="FILE", help="PTX file, or - for stdin")
     parser.add_argument("-o", "--output", help="output .py (default: stdout); never the input itself")
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
+    parser.add_argument("--launch", help="launch sidecar JSON naming the kernel parameters (--sugar)")
+    parser.add_argument("--source", help="kernel source (Triton .py) naming the kernel parameters (--sugar)")
     parser.add_argument("--version", action="version", version=f"ptx2py {_version()}")
     return parser
 
@@ -320,7 +327,8 @@ def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
     for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
-                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser")):
+                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser"),
+                         ("emulate.cli", "add_parser"), ("kernelir.run_cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

@@ -23,7 +23,7 @@ class Kernel:
 
     def python(self, sugar: bool = True) -> str:
         """The Python that re-emits this PTX byte for byte (parameters named from the sidecar when there is one)."""
-        from . import ptx_to_python
+        from .compose import ptx_to_python
 
         names = (self.sidecar or {}).get("param_names")
         table = {self.sidecar["kernel"]: names} if names else None

@@ -32,7 +32,8 @@ def check_file(path: Path, *, python_stage: bool = True, sugar: bool = False) ->
         for stage, wanted in (("python", python_stage), ("sugar", sugar)):
             if not wanted:
                 continue
-            source = ptx_to_python(text, passes=pipeline.apply if stage == "sugar" else None, filename=str(path))
+            source = ptx_to_python(text, passes=pipeline.passes(filename=str(path)) if stage == "sugar" else None,
+                                   filename=str(path))
             result[stage] = python_to_ptx(source) == text
             if not result[stage]:
                 return _failed(result, stage, f"PTX -> Python{' --sugar' if stage == 'sugar' else ''} -> PTX "

@@ -116,6 +116,10 @@ def test_triton_spin_waits_collapse():
 def test_a_region_with_a_label_inside_is_not_raised():
     text = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
                       "\t.reg .pred \t%p<3>;", "\t@%p1 bra \t$L__BB0_3;", "$L__BB0_2:", "\tbar.sync \t0;",
-                      "\tbra.uni \t$L__BB0_9;", "$L__BB0_3:", "\tret;", "$L__BB0_9:", "\tret;", "}", ""])
+                      "\tbra.uni \t$L__BB0_9;", "$L__BB0_3:", "\tret;", "$L__BB0_9:", "\t@%p2 bra \t$L__BB0_2;",
+                      "\tret;", "}", ""])
     src = roundtrips(text, [structure])
     assert "skip_if" not in src
+    # a label nothing branches to is no entry: the region is raised
+    src = roundtrips(text.replace("\t@%p2 bra \t$L__BB0_2;\n", ""), [structure])
+    assert "skip_if" in src

@@ -65,13 +65,20 @@ markers (`nvasm.<insn>` / `inline_asm(blank=False)`: NVVM's, without the blank
 line; `with at(...).inline_asm():` puts the `.loc` first);
 `with inline_asm(block=True, pred="p") as p_2:` is nvcc's `{{ .reg .pred p; ... }}`
 inside the markers (`end_indent="\\t"`: the end comment at its own indent);
+`with loop(L.top, while_=p):` is a natural loop found on the control-flow graph
+(`analysis/`): `enter=L.test` a rotated loop entered at its test by `bra.uni` (or
+`enter=L.top`: entered by a branch to its own top), `back=False` one whose last
+statement is not the branch back; inside, `break_if(p, to=L.exit)` / `break_to(...)`
+leave it and `continue_if(p, to=L.top)` repeats it (a loop exit is never a `skip_if`);
+`with skip_if(p, to=L.x):` a region the guarded forward branch skips;
 `mbarrier_wait(addr, phase)` a whole spin wait on an mbarrier phase (Triton's, or
 `form="cutlass"`: nvcc/CUTLASS inline asm's `LAB_WAIT:`/`DONE:` loop);
 `data_b8("hex rows", notes=...)` is a run of DWARF `.b8` rows; `debug_strings(b"...", ...)`
 nvcc's `.debug_str` table (`$L__info_string0`, 1, ... in order); `init=b"..."` /
 `bytes.fromhex(...)` a byte array's initializer; `banner("nvvm", ...)` the
 producer's header comments; `k = kernel_name(...)` names a function, its
-parameters (`k.param_0`, or from the demangled signature `k.a0_float_ptr`) and
+parameters (`params="a_desc ... M N K"` from the launch sidecar or the kernel's
+source, `--launch`/`--source`; else `k.param_0`, or from the demangled signature `k.a0_float_ptr`) and
 `with k.entry(param.u64 * 2, param.align(128).b8[128], globl=True):` declares it
 (with nvcc's `// .globl` line; a `# void f<2>(...)` comment above a mangled name is
 its demangling, for the reader); `p, r, rd = regs(pred=4, b32=9, b64=6)` are nvcc's
@@ -82,7 +89,9 @@ calls use (`at=` then carries the `.loc` lines);
 `r[125:189]` is a register range (a `{{...}}` vector), `f[8:4:-1]` a descending one
 and `(f[64],) * 8` one register repeated; `wgmma_mma(shape=...,
 d=acc, a=desc_a, b=desc_b, ...)` is a typed `wgmma.mma_async` and
-`WGMMA_DESC_BITS` the descriptor constant OR-ed into its operands;
+`WGMMA_DESC_BITS = wgmma_desc(sbo=1024, swizzle="128B")` the descriptor constant
+OR-ed into its operands, decoded (`IDESC = tcgen05_idesc("f16", d="f32", m=128, ...)`:
+a tcgen05.mma instruction descriptor); each re-encodes to the same bits;
 `for i in range(n):` is an unrolled run (3 or more repetitions, also of whole
 inline-asm blocks) whose integers step affinely, and
 `for i, x in enumerate((r[14], r[23], ...)):` one that also walks a column of registers.

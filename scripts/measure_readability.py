@@ -7,6 +7,9 @@ median per producer and the file count. `--plain` measures without sugar.
 black, and prints the byte-identical and black-stable counts. `--floor` counts
 only the lines of instruction statements (calls with their continuation lines,
 `for`/`skip_if`/`loop` headers): the figure a sugar without any other line would reach.
+`--loops` also counts the back edges raised as `with loop(...)` and checks every raised
+block against the control-flow graph (`sugar.loopcheck`). Files are converted with their
+path, as `ptx2py FILE --sugar` does (so launch sidecars and sources name parameters).
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def instruction_lines(src: str) -> int:
 
 
 def one(job):
-    path, sugar, check, min_insns, floor = job
+    path, sugar, check, min_insns, floor, loops = job
     import ptx2py
     import transpile
     from ptxgrammar import parse
@@ -79,23 +82,29 @@ def one(job):
 
     text = Path(path).read_bytes().decode("latin-1")
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
-    if n < min_insns and not check:
-        return path, n, None, None, None
+    if n < min_insns and not check and not loops:
+        return path, n, None, None, None, None
     try:
-        src = ptx2py.ptx_to_python(text, sugar=sugar)
+        src = ptx2py.ptx_to_python(text, sugar=sugar, filename=path)
     except Exception as e:  # noqa: BLE001
-        return path, n, None, False, f"generate: {e}"
+        return path, n, None, False, f"generate: {e}", None
+    loop_report = None
+    if loops:
+        from sugar.loopcheck import check as check_loops
+
+        rep = check_loops(text, src)
+        loop_report = (rep.back_edges, rep.raised, rep.errors)
     r = (instruction_lines(src) if floor else code_lines(src)) / max(n, 1)
     ok = black_ok = None
     if check:
         try:
             ok = transpile.python_to_ptx(src) == text
         except Exception as e:  # noqa: BLE001
-            return path, n, r, False, f"run: {e}"
+            return path, n, r, False, f"run: {e}", loop_report
         import black
 
         black_ok = black.format_str(src, mode=black.Mode()) == src
-    return path, n, r, ok, black_ok
+    return path, n, r, ok, black_ok, loop_report
 
 
 def main(argv=None) -> int:
@@ -103,6 +112,8 @@ def main(argv=None) -> int:
     ap.add_argument("--plain", action="store_true", help="measure the output without sugar")
     ap.add_argument("--check", action="store_true", help="also check byte identity and black on all files")
     ap.add_argument("--floor", action="store_true", help="count only instruction statement lines")
+    ap.add_argument("--loops", action="store_true",
+                    help="also count the back edges raised as loops and check them against the CFG (sugar.loopcheck)")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
     ap.add_argument("-j", type=int, default=None)
     ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx")])
@@ -111,9 +122,15 @@ def main(argv=None) -> int:
     per = defaultdict(list)
     total = same = black_same = 0
     bad = []
+    edges = raised = 0
+    disagree = []
     with ProcessPoolExecutor(args.j) as ex:
-        for path, n, r, ok, black_ok in ex.map(one, [(f, not args.plain, args.check, args.min, args.floor) for f in files],
-                                               chunksize=2):
+        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops) for f in files]
+        for path, n, r, ok, black_ok, lr in ex.map(one, jobs, chunksize=2):
+            if lr is not None:
+                edges += lr[0]
+                raised += lr[1]
+                disagree += [f"{path}: {e}" for e in lr[2]]
             if args.check:
                 total += 1
                 same += ok is True
@@ -130,7 +147,12 @@ def main(argv=None) -> int:
         print(f"byte-identical: {same}/{total}  black-stable: {black_same}/{total}")
         for b in bad[:20]:
             print("  FAIL", *b)
-    return 0 if not bad else 1
+    if args.loops:
+        share = 100.0 * raised / edges if edges else 100.0
+        print(f"back edges raised as loops: {raised}/{edges} ({share:.1f}%)  disagreements with the CFG: {len(disagree)}")
+        for d in disagree[:20]:
+            print("  CFG", d)
+    return 0 if not bad and not disagree else 1
 
 
 if __name__ == "__main__":

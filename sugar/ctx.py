@@ -7,7 +7,8 @@ from ptxgrammar.tree import Loc, SectionData
 
 
 class Context:
-    def __init__(self, module, generator, stmts=()):
+    def __init__(self, module, generator, stmts=(), options=None):
+        self.options = dict(options or {})  # filename, launch (sidecar path), source (kernel source path)
         self.module = module
         self.generator = generator
         self.node: dict = {}

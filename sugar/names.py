@@ -24,13 +24,14 @@ from transpile.generator import q
 from transpile.names import is_local_label, label_names, rule_label_name
 
 from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
+from .sources import param_names as source_param_names
 
 LABELS = "L"
 _RESERVED = frozenset({
     "ptx", "reg", "regs", "banner", "spelling", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
     "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg", "field", "secref",
     "DSLError", "srcmap", "at", "loc", "asm", "inline_asm", "data_b8", "debug_str", "debug_strings", "PtxName", "kernel_name", "labels", "loop",
-    "skip_if", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",
+    "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",
     "type", "object", "list", "dict", "tuple", "set", "id", "min", "max", "sum", "all", "any", "iter", "next",
     "True", "False", "None", LABELS,
     # typed calls (transpile/dsl/families.py) and sugar/tensorcore.py's constant
@@ -39,7 +40,7 @@ _RESERVED = frozenset({
     "mbarrier_arrive", "mbarrier_arrive_drop", "mbarrier_expect_tx", "mbarrier_complete_tx",
     "mbarrier_test_wait", "mbarrier_try_wait", "mbarrier_pending_count", "tcgen05_mma", "tcgen05_ld",
     "tcgen05_st", "tcgen05_cp", "tcgen05_shift", "tcgen05_commit", "tcgen05_alloc", "tcgen05_dealloc",
-    "WGMMA_DESC_BITS",
+    "WGMMA_DESC_BITS", "IDESC", "wgmma_desc", "tcgen05_idesc", "break_to",
 }) | frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
 # Every name the generated module may read (keywords, builtins, the DSL) is never bound to a PTX name.
 RESERVED = _RESERVED
@@ -150,6 +151,7 @@ def run(stmts, ctx):
     if taken_names(stmts) & {LABELS, "kernel_name", "labels"}:
         return stmts
     names = _Names(taken_names(stmts))
+    options = getattr(ctx, "options", None) or {}
     rename: dict = {}  # PTX spelling -> Python expression (atom)
     tables: dict = {}  # stmt index -> [statements to insert before it]
     drop: set = set()  # `// .globl` comments folded into `k.entry(..., globl=True)`
@@ -175,10 +177,14 @@ def run(stmts, ctx):
             tables.setdefault(k, []).append(stmt("# " + dem, 0))
         if conventional:
             head = _compact_head(e, py)
-            given = getattr(ctx, "param_names", {}).get(name)
-            if given is not None and len(given) == len(decls):  # named by the kernel's source
-                pn = list(given)
-                args.append(Kw("params", Display("[", "]", [q(n) for n in pn])))
+            given = (options.get("param_names") or {}).get(name)
+            if given is not None and len(given) == len(decls):  # named by the caller (the Triton bridge)
+                named = list(given)
+            else:
+                named = source_param_names(name, len(decls), options, ctx.module if ctx is not None else None)
+            if named is not None:
+                pn = named
+                args.append(Kw("params", q(" ".join(named))))
             elif sig and len(sig[1]) == len(decls):
                 pn = param_names(sig[1])
             else:

@@ -10,16 +10,17 @@ PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs,
 
 
 def passes(**options):
-    """The sugar passes as `transpile.ptx_to_python(text, passes=...)` takes them, with options
-    (`param_names`) bound."""
-    return functools.partial(apply, **options)
+    """The sugar passes as `transpile.ptx_to_python(text, passes=...)` takes them, with `options`
+    bound: what the passes may read besides the tree (`filename`, `launch`, `source`: paths;
+    `param_names`: {kernel spelling: [Python name per .param]})."""
+    return functools.partial(apply, options=options)
 
 
-def apply(stmts, *, module=None, generator=None, passes=None, param_names=None):
+def apply(stmts, *, module=None, generator=None, passes=None, options=None):
+    """`options`: what the passes may read besides the tree (`filename`, `launch`, `source`: paths)."""
     from .ctx import Context
 
-    ctx = Context(module, generator, stmts)
-    ctx.param_names = dict(param_names or {})
+    ctx = Context(module, generator, stmts, options)
     for p in PASSES if passes is None else passes:
         stmts = p.run(stmts, ctx)
     return stmts

@@ -1,14 +1,14 @@
 """Branches -> Python blocks (`transpile.dsl.control`), emitting the same statements:
 
-    L: <body> @p bra L;            -> with loop(L, while_=p): <body>
-    @p bra L; <body> L:            -> with skip_if(p, to=L): <body>
+    natural loops (sugar/loops.py, from the control-flow graph) -> with loop(...): ...
+    @p bra L; <body> L:            -> with skip_if(p, to=L): <body>  (never a loop exit)
     { .reg .pred complete; waitLoop: mbarrier.try_wait... complete, a, ph;
       @!complete bra.uni waitLoop; }   -> mbarrier_wait(a, ph)
     { .reg .pred P1; LAB_WAIT: mbarrier.try_wait... P1, a, ph; @P1 bra DONE;
       bra LAB_WAIT; DONE: }            -> mbarrier_wait(a, ph, form="cutlass")
 
-A body is a single-entry region: no label at its own level (nested blocks are
-fine) and no block_open/block_close. Statements are only grouped, never moved,
+A body is a single-entry region: no label a branch targets at its own level (nested
+blocks and labels nothing branches to are fine) and no block_open/block_close. Statements are only grouped, never moved,
 so no instruction crosses a barrier, fence or mbarrier operation.
 """
 
@@ -21,36 +21,17 @@ from transpile.dsl.control import SPIN_WAITS
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 from transpile.generator import q
 
+from . import loops
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
+from .loops import any_branch, any_label, branch, label_atom
 
-NAMES = ("loop", "skip_if", "mbarrier_wait", "srcmap")
+NAMES = ("loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "srcmap")
 MAX_DEPTH = 17  # Python allows 20 statically nested blocks
 LINE = 88
 
 
-def _label(s):
-    """The label argument atom of a plain `ptx.label(x)` statement, else None."""
-    if is_call(s, "ptx.label", 1) and s.expr.items[0].__class__ is str:
-        return s.expr.items[0]
-    return None
-
-
-def _branch(s):
-    """(target atom, pred or None, uni) of a plain `ptx.bra[.uni](sym(x), pred=?)`, else None."""
-    e = s.expr
-    if e.__class__ is not Call or s.prefix or s.trailer or e.head not in ("ptx.bra", "ptx.bra.uni"):
-        return None
-    items = e.items
-    if not items or items[0].__class__ is not Call or items[0].head != "sym" or len(items[0].items) != 1:
-        return None
-    pred = None
-    for it in items[1:]:
-        if it.__class__ is not Kw or it.name != "pred":
-            return None
-        pred = it.value
-    if len(items) > 2:
-        return None
-    return items[0].items[0], pred, e.head == "ptx.bra.uni"
+_label = label_atom
+_branch = branch
 
 
 def _head_room(stmts, k):
@@ -74,15 +55,17 @@ def _head_room(stmts, k):
     return 4 * s.depth + len(e.head) + extra + 1
 
 
-def _body_ok(stmts, a, b, d):
-    """stmts[a:b] is a single-entry region at depth d (deeper statements allowed)."""
+def _body_ok(stmts, a, b, d, referenced):
+    """stmts[a:b] is a single-entry region at depth d (deeper statements allowed; labels
+    nothing branches to are fine)."""
     for k in range(a, b):
         s = stmts[k]
         if _head_room(stmts, k) + 4 > LINE >= _head_room(stmts, k):
             return False
         if s.depth < d:
             return False
-        if s.depth == d and (_label(s) is not None or is_call(s, "ptx.block_open") or is_call(s, "ptx.block_close")):
+        if s.depth == d and ((any_label(s) is not None and any_label(s) in referenced)
+                             or is_call(s, "ptx.block_open") or is_call(s, "ptx.block_close")):
             return False
         if s.depth + 1 > MAX_DEPTH:
             return False
@@ -98,42 +81,23 @@ def _wrap(out, head, stmts, a, b, d):
         out.append(s)
 
 
-def _raise_once(stmts):
-    """One sweep: raise every loop/conditional whose body is already single-entry."""
+def _raise_once(stmts, referenced, exits):
+    """One sweep: raise every conditional whose body is already single-entry (never a loop exit:
+    `exits` are the ids of the branches that leave a natural loop)."""
     out = []
     changed = False
     i, n = 0, len(stmts)
     while i < n:
         s = stmts[i]
         d = s.depth
-        lab = _label(s)
-        if lab is not None:
-            j = i + 1
-            while j < n and stmts[j].depth >= d and not (stmts[j].depth == d and _label(stmts[j]) is not None):
-                br = _branch(stmts[j]) if stmts[j].depth == d else None
-                if br is not None and br[0] == lab:
-                    break
-                j += 1
-            if j < n and stmts[j].depth == d and _branch(stmts[j]) is not None and _branch(stmts[j])[0] == lab \
-                    and _body_ok(stmts, i + 1, j, d):
-                _, pred, uni = _branch(stmts[j])
-                args = [lab]
-                if pred is not None:
-                    args.append(Kw("while_", pred))
-                if uni:
-                    args.append(Kw("uni", "True"))
-                _wrap(out, stmt(Call("loop", args), d, "with ", ":"), stmts, i + 1, j, d)
-                i = j + 1
-                changed = True
-                continue
         br = _branch(s)
-        if br is not None and br[1] is not None:
+        if br is not None and br[1] is not None and id(s) not in exits:
             target = br[0]
             j = i + 1
-            while j < n and stmts[j].depth >= d and not (stmts[j].depth == d and _label(stmts[j]) is not None):
+            while j < n and stmts[j].depth >= d and not (stmts[j].depth == d and _label(stmts[j]) == target):
                 j += 1
             if j < n and j > i + 1 and stmts[j].depth == d and _label(stmts[j]) == target \
-                    and _body_ok(stmts, i + 1, j, d):
+                    and _body_ok(stmts, i + 1, j, d, referenced):
                 args = [br[1], Kw("to", target)]
                 if br[2]:
                     args.append(Kw("uni", "True"))
@@ -281,8 +245,9 @@ def run(stmts, ctx):
     if with_loc and src.column is not None and not any(is_call(s, "srcmap") for s in out[:2]):
         table = Display("{", "}", [f"{f}: {q(src.files[f])}" for f in src.srcfiles])
         out.insert(0, stmt(Call("srcmap", [str(src.column), table]), 0))
-    stmts = out
+    referenced = {b[0] for b in map(any_branch, out) if b is not None}
+    stmts, exits = loops.run(out, _head_room)
     changed = True
     while changed:
-        stmts, changed = _raise_once(stmts)
+        stmts, changed = _raise_once(stmts, referenced, exits)
     return stmts

@@ -2,8 +2,9 @@
 instructions: `ptx.mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32(d, a, b, d)`
 -> `mma_sync.m16n8k16.row.col.f32.f16.f16.f32(d=..., a=..., b=...)`, and the
 matrix-descriptor constant OR-ed into the registers a `wgmma` reads
-(`or.b64 %rd5, %rd17, 4611686293305294848`) shown as a named value,
-`WGMMA_DESC_BITS = 4611686293305294848`, defined once at the top.
+(`or.b64 %rd5, %rd17, 4611686293305294848`) shown as a named value, decoded,
+`WGMMA_DESC_BITS = wgmma_desc(sbo=1024, swizzle="128B")`, defined once at the top, and
+a tcgen05.mma instruction descriptor set by `mov.b32` as `IDESC = tcgen05_idesc("f16", ...)`.
 
 A call is rewritten only when the typed call's operands, rebuilt by
 `typed.operands` from its keywords and defaults, are the original ones, and
@@ -17,7 +18,9 @@ import re
 from collections import Counter
 from itertools import product
 
+from transpile.dsl.descriptors import TCGEN05_IDESC, WGMMA_DESC, decode
 from transpile.dsl.errors import DSLError
+from transpile.generator import q
 from transpile.dsl.typed import FAMILIES, applicable, operands
 from transpile.format import LINE, flat, layout
 from transpile.names import from_python, to_python
@@ -131,9 +134,65 @@ def run(stmts, ctx):
             descs.update(kw[k] for k in ("a", "b") if kw[k].__class__ is str and _REG.match(kw[k]))
         if call is not None:
             s.expr = call
+    if "IDESC" not in taken:
+        stmts = _idescs(stmts)
     if not descs or "WGMMA_DESC_BITS" in taken:
         return stmts
     return _desc_bits(stmts, descs)
+
+
+def _decoded(call_name, layout, value: int, lead=()):
+    """`call_name(*lead, field=...)` spelling `value` exactly, else None."""
+    got = decode(layout, value)
+    if got is None:
+        return None
+    fields, rest = got
+    items = list(lead) + [Kw(k, q(v) if v.__class__ is str else str(v)) for k, v in fields.items()]
+    if rest:
+        items.append(Kw("other", hex(rest)))
+    return Call(call_name, items)
+
+
+def _const(c) -> bool:
+    return c.__class__ is str and c.isdigit() and (c == "0" or c[0] != "0")
+
+
+def _idescs(stmts):
+    """`mov.b32 %r, <int>` into the instruction-descriptor register of a `tcgen05.mma` (set once)
+    -> `IDESC = tcgen05_idesc("f16", d="f32", a="f16", b="f16", m=128, n=128, ...)` at the top."""
+    kinds = {}
+    for s in stmts:
+        h = s.expr.head if s.expr.__class__ is Call else ""
+        if "tcgen05.mma" not in h and "tcgen05_mma" not in h:
+            continue
+        kind = next((w[6:] for w in h.split(".") if w.startswith("kind__")), None)
+        if kind not in TCGEN05_IDESC or ".sp" in h or "ws" in h.split("."):
+            continue
+        kw = {i.name: i.value for i in s.expr.items if i.__class__ is Kw}
+        pos = positional(s.expr)
+        reg = kw.get("idesc", pos[3] if len(pos) > 3 and not kw.keys() - {"pred"} else None)
+        if reg.__class__ is str and _REG.match(reg):
+            kinds.setdefault(reg, set()).add(kind)
+    if not kinds:
+        return stmts
+    sets = Counter(s.expr.items[0] for s in stmts if is_insn(s) and s.expr.head.startswith("ptx.mov.") and s.expr.items)
+    consts, order = {}, []
+    for s in stmts:
+        if not (is_insn(s) and s.expr.head == "ptx.mov.b32" and len(s.expr.items) == 2):
+            continue
+        d, c = s.expr.items
+        if len(kinds.get(d, ())) != 1 or sets[d] != 1 or not _const(c):
+            continue
+        kind = next(iter(kinds[d]))
+        if (c, kind) not in consts:
+            call = _decoded("tcgen05_idesc", TCGEN05_IDESC[kind], int(c), [q(kind)])
+            if call is None:
+                continue
+            consts[(c, kind)] = ("IDESC" if not consts else f"IDESC_{len(consts)}", call)
+            order.append((c, kind))
+        s.expr.items[1] = consts[(c, kind)][0]
+        s.expr._flat = None
+    return [stmt(consts[k][1], 0, consts[k][0] + " = ") for k in order] + stmts
 
 
 def _desc_bits(stmts, descs):
@@ -153,4 +212,4 @@ def _desc_bits(stmts, descs):
         if s.expr.items[2] == c:
             s.expr.items[2] = "WGMMA_DESC_BITS"
             s.expr._flat = None
-    return [stmt(c, 0, "WGMMA_DESC_BITS = ")] + stmts
+    return [stmt(_decoded("wgmma_desc", WGMMA_DESC, int(c)) or c, 0, "WGMMA_DESC_BITS = ")] + stmts

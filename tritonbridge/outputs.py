@@ -30,7 +30,8 @@ def python_of(build, names: list[str] | None, sugar: bool, filename: str = "<tri
     from transpile import ptx_to_python
 
     table = {build.compiled.metadata.name: names} if names else None
-    return ptx_to_python(build.ptx, passes=pipeline.passes(param_names=table) if sugar else None, filename=filename)
+    return ptx_to_python(build.ptx, passes=pipeline.passes(filename=filename, param_names=table) if sugar else None,
+                         filename=filename)
 
 
 def outputs(build, out_py: str, *, sugar: bool, values=None, inits=None, grid=None, like=None) -> dict:

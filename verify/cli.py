@@ -44,10 +44,12 @@ def run_verify(args) -> int:
         print(format_races(report["races"]))
         if report["races"].get("finding"):
             code = EXIT_FAIL
-    if args.run and report.get("ok"):
-        from .gpu_run import run_pair
+    from emulate.compare_run import verify_on_cpu
 
-        from .gpu_run import format_table
+    if args.run and report.get("ok") and cpu_run_wanted(args.run):
+        code = verify_on_cpu(args, report, report["edited_ptx"], code)
+    elif args.run and report.get("ok"):
+        from .gpu_run import format_table, run_pair
 
         run = run_pair(args.base, report["edited_ptx"], repeat=args.repeat,
                        warmup=args.warmup, rtol=args.rtol, atol=args.atol)
@@ -69,11 +71,23 @@ def run_verify(args) -> int:
     return code
 
 
+def cpu_run_wanted(choice: str) -> bool:
+    """`--run cpu`, or `--run`/`--run auto` on a machine without a usable GPU."""
+    if choice == "cpu":
+        return True
+    if choice == "gpu":
+        return False
+    from .gpu_run import skip_reason
+
+    return bool(skip_reason())
+
+
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("verify", help="assemble base and edited PTX with ptxas and compare SASS")
     p.add_argument("base", help="the original .ptx")
     p.add_argument("edited", help="the edited .ptx or DSL .py")
-    p.add_argument("--run", action="store_true", help="also launch both on a GPU (sidecar JSON in corpus/launch)")
+    p.add_argument("--run", nargs="?", const="auto", choices=("auto", "gpu", "cpu"),
+                   help="also run both (sidecar in corpus/launch): gpu, cpu (the emulate engine), auto (default)")
     p.add_argument("--repeat", type=int, default=50, help="with --run: timed launches per kernel (median; default 50)")
     p.add_argument("--warmup", type=int, default=5, help="with --run: untimed launches first (default 5)")
     p.add_argument("--rtol", type=float, help="with --run: compare outputs within this relative tolerance "

@@ -29,3 +29,6 @@ from .typed import *; from .typed import __all__ as _typed_all; __all__ += _type
 from .control import *  # noqa: E402,F401,F403  (--sugar names and control flow)
 from .control import __all__ as _control_all  # noqa: E402
 __all__ += _control_all
+from .descriptors import *  # noqa: E402,F401,F403  (--sugar's decoded bit patterns)
+from .descriptors import __all__ as _descriptors_all  # noqa: E402
+__all__ += _descriptors_all

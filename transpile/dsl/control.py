@@ -10,6 +10,8 @@ are the same:
     L = labels(bb3="$L__BB0_3", tmp0="$L__tmp0")  # Python name -> PTX spelling: ptx.label(L.bb3)
     with loop(L.bb2, while_=p[38]):     # $L__BB0_2: ... @%p38 bra $L__BB0_2;
     with skip_if(p[14], to=L.bb3):      # @%p14 bra $L__BB0_3; ... $L__BB0_3:
+    with loop(L.bb6, uni=True, enter=L.bb4):  # bra.uni $L__BB0_4; $L__BB0_6: ... bra.uni $L__BB0_6;
+    break_if(p[3], to=L.bb7)            # @%p3 bra $L__BB0_7; (a loop exit)
     mbarrier_wait([r[27]], r[122])      # Triton's { .reg .pred complete; waitLoop: try_wait; @!complete bra.uni waitLoop; }
 
 Names are a table inside the Python; the PTX keeps the original spellings.
@@ -74,7 +76,8 @@ def _demangle(spelling: str):
 
 def kernel_name(spelling: str, demangled: str | None = None, params=None) -> KernelName:
     """The function `spelling` (checked against `demangled` when given); `params` names its
-    parameters `<spelling>_param_<i>`: a count (`param_0`...) or a tuple of Python names
+    parameters `<spelling>_param_<i>`: a count (`param_0`...), a tuple of Python names or one
+    string of them (`params="a_desc M N K"`, from a source or launch sidecar)
     (by default, with `demangled`, `a<i>_<type>` from its signature: `k.a0_float_ptr`)."""
     if demangled is None and params is None and spelling.startswith("_Z"):
         demangled = _demangle(spelling)  # the sugar's `# <demangled>` comment line is for the reader
@@ -87,7 +90,8 @@ def kernel_name(spelling: str, demangled: str | None = None, params=None) -> Ker
         sig = signature(demangled)
         params = None if sig is None or not sig[1] else tuple(param_names(sig[1]))
     if params is not None:
-        names = [f"param_{i}" for i in range(params)] if params.__class__ is int else list(params)
+        names = ([f"param_{i}" for i in range(params)] if params.__class__ is int
+                 else params.split() if params.__class__ is str else list(params))
         for i, n in enumerate(names):
             if not n.isidentifier() or n.startswith("_") or n in ("name", "demangled") or n in table:
                 raise DSLError(f"kernel_name: {n!r} is not a parameter name")
@@ -124,14 +128,17 @@ def labels(*spellings: str, **table) -> _Labels:
 
 class _RuleLabels:
     """`L.bb0_3` is `"$L__BB0_3"`, `L.tmp0` is `"$L__tmp0"`: nvcc's and LLVM's numbered local
-    labels by rule (`transpile.names.rule_label_name`), without a `labels(...)` table."""
+    labels by rule (`transpile.names.rule_label_name`), without a `labels(...)` table;
+    a name of the reader's own (`L.skip_last`, for a new guard) is `"$L__skip_last"`."""
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
         spelling = rule_label_spelling(name)
         if rule_label_name(spelling) != name:
-            raise DSLError(f"L.{name} is not a local label name (L.bb0_3, L.tmp0, L.func_begin0)")
+            if name.startswith("bb") or not name.isidentifier():
+                raise DSLError(f"L.{name} is not a local label name (L.bb0_3, L.tmp0, L.func_begin0, L.skip_last)")
+            spelling = "$L__" + name  # a label of the reader's own: no producer numbers one so
         setattr(self, name, spelling)
         return spelling
 
@@ -148,17 +155,23 @@ def _target(label):
 
 class loop:
     """`with loop(label, while_=p):` the label, the body, then `@p bra label;`
-    (`while_=~p` for `@!p`, `None` for an unguarded branch; `uni=True` for `bra.uni`)."""
+    (`while_=~p` for `@!p`, `None` for an unguarded branch; `uni=True` for `bra.uni`).
+    `enter=H`: a rotated loop, entered at the label `H` in its body (its test): first
+    `bra.uni H;` (`enter_uni=False`: `bra H;`), then the label, the body, the branch.
+    `back=False`: no branch at the end (the body's `continue_if`/`continue_to` repeat it)."""
 
-    def __init__(self, label, while_=None, uni=False):
+    def __init__(self, label, while_=None, uni=False, enter=None, enter_uni=True, back=True):
         self.label, self.pred, self.uni = label, while_, uni
+        self.enter, self.enter_uni, self.back = enter, enter_uni, back
 
     def __enter__(self):
+        if self.enter is not None:
+            (ptx.bra.uni if self.enter_uni else ptx.bra)(_target(self.enter))
         ptx.label(str(self.label))
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
+        if exc_type is None and self.back:
             (ptx.bra.uni if self.uni else ptx.bra)(_target(self.label), pred=self.pred)
         return False
 
@@ -177,6 +190,30 @@ class skip_if:
         if exc_type is None:
             ptx.label(str(self.label))
         return False
+
+
+def _jump(pred, label, uni):
+    (ptx.bra.uni if uni else ptx.bra)(_target(label), pred=pred)
+
+
+def break_if(pred, to, uni=False):
+    """`@pred bra to;` leaving the enclosing loop for the label `to` after it."""
+    _jump(pred, to, uni)
+
+
+def break_to(to, uni=False):
+    """`bra to;` (`uni=True`: `bra.uni`): leave the enclosing loop for the label `to`."""
+    _jump(None, to, uni)
+
+
+def continue_if(pred, to, uni=False):
+    """`@pred bra to;` back to the top label `to` of the enclosing loop."""
+    _jump(pred, to, uni)
+
+
+def continue_to(to, uni=False):
+    """`bra to;` (`uni=True`: `bra.uni`) back to the top label `to` of the enclosing loop."""
+    _jump(None, to, uni)
 
 
 # spin waits on an mbarrier phase as producers write them: the predicate, the loop
@@ -227,4 +264,4 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
             ptx.label(done)
 
 
-__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "mbarrier_wait"]
+__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait"]

@@ -1,0 +1,113 @@
+"""`ptx2py run KERNEL.ptx --launch LAUNCH.json ...` and `ptx2py run-ir KERNEL.json ...`: run a
+kernel on the CPU engine. Exit 0: the run completed with no sanitizer report; 1: a report;
+2: bad input (or an instruction the engine does not emulate)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+EXIT_OK, EXIT_REPORT, EXIT_INPUT = 0, 1, 2
+
+
+def _err(msg: str) -> int:
+    print(msg, file=sys.stderr)
+    return EXIT_INPUT
+
+
+def _load_inputs(path):
+    import numpy as np
+
+    if path is None:
+        return {}
+    with np.load(path) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _save_npz(path, arrays: dict) -> None:
+    """Atomic: a temp file in the same folder, then os.replace (no partial output)."""
+    import numpy as np
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+    os.close(fd)
+    try:
+        np.savez(tmp, **arrays)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _finish(result, args) -> int:
+    for r in result.reports:
+        print(r.render(), file=sys.stderr)
+    if args.output:
+        _save_npz(args.output, result.outputs)
+    if getattr(args, "json", None):
+        stats = {k: v for k, v in result.stats.items() if k != "ptx"}
+        from outfile import write_atomic
+
+        write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
+                                            "stats": stats}, indent=1, default=_plain) + "\n")
+    return EXIT_REPORT if result.reports else EXIT_OK
+
+
+def _plain(value):
+    """numpy scalars and arrays in reports, as JSON values."""
+    return value.tolist() if hasattr(value, "tolist") else str(value)
+
+
+def _options(args) -> dict:
+    return {"schedule": args.schedule, "sanitize": not args.no_sanitize}
+
+
+def cmd_run(args) -> int:
+    import ptxgrammar
+
+    from .errors import EmulationError
+    from .frontend import run
+
+    try:
+        text = ptxgrammar.read_ptx(args.kernel) if hasattr(ptxgrammar, "read_ptx") else open(args.kernel).read()
+        with open(args.launch, encoding="utf-8") as f:
+            launch = json.load(f)
+        inputs = _load_inputs(args.inputs)
+        module = ptxgrammar.parse(text, filename=args.kernel)
+        if args.max_ctas or args.max_elements:
+            from .frontend import reduced_launch, select_spec
+
+            launch = reduced_launch(select_spec(launch, args.kernel_name), args.max_ctas or 1 << 62,
+                                    args.max_elements)
+        result = run(module, launch, inputs, kernel=args.kernel_name, filename=args.kernel, **_options(args))
+    except ptxgrammar.ParseError as e:
+        return _err(str(e))
+    except EmulationError as e:
+        return _err(str(e) if ": error:" in str(e) else f"{args.kernel}: error: {e}")
+    except (OSError, ValueError) as e:
+        return _err(f"{args.kernel}: error: {e}")
+    return _finish(result, args)
+
+
+def _common(p):
+    p.add_argument("--inputs", metavar="IN.npz", help="input buffers by parameter name (missing: seeded init)")
+    p.add_argument("-o", "--output", metavar="OUT.npz", help="every buffer after the run, by name")
+    p.add_argument("--schedule", default="inorder", help="warp order: inorder, reverse or random:SEED")
+    p.add_argument("--no-sanitize", action="store_true", help="run without the sanitizer checks")
+    p.add_argument("--json", metavar="REPORT", help="write the reports and run statistics as JSON")
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("run", help="run a kernel on the CPU engine (with sanitizer checks)",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("kernel", metavar="KERNEL.ptx")
+    p.add_argument("--launch", required=True, metavar="LAUNCH.json", help="launch sidecar (corpus/launch format)")
+    p.add_argument("--kernel", dest="kernel_name", metavar="NAME", help="the .entry to run")
+    p.add_argument("--max-ctas", type=int, metavar="N", help="reduced launch: run at most N CTAs")
+    p.add_argument("--max-elements", type=int, metavar="N",
+                   help="reduced launch: lower problem-size scalars (equal to a buffer's length) to N")
+    _common(p)
+    p.set_defaults(func=cmd_run)
+    return p

@@ -1,0 +1,83 @@
+"""`ptx2py verify BASE EDITED --run cpu`: both kernels on the CPU engine with the same seeded
+inputs (the launch sidecar of BASE, at a reduced launch of a few CTAs), every buffer compared
+bit for bit or within rtol/atol, with a per-buffer summary. Sanitizer reports of either run
+count as a failure. Returns the same shape of result as verify.gpu_run.run_pair."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
+
+from .errors import EmulationError
+from .frontend import reduced_launch, run
+
+MAX_CTAS = 4
+
+
+def _first_diff(a, b) -> int | None:
+    ints = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize]
+    diff = np.flatnonzero(a.view(ints) != b.view(ints))
+    return int(diff[0]) if diff.size else None
+
+
+def compare_outputs(base: dict, edited: dict, dtypes: dict, rtol=None, atol=None) -> list[dict]:
+    rows = []
+    for name, a in base.items():
+        b = edited[name]
+        c = compare(b, a, dtypes[name], rtol, atol)
+        rows.append({"buffer": name, "ok": c["ok"], "bitwise": c["bitwise"], "max_abs": c["max_abs"],
+                     "max_rel": c["max_rel"], "n_diff": c["n_diff"], "first_diff": _first_diff(a, b)})
+    return rows
+
+
+def format_rows(kernel: str, rows: list[dict]) -> str:
+    lines = [f"{kernel}: {'buffer':>16} {'ok':>4} {'max abs':>10} {'max rel':>10} {'first diff':>10}"]
+    for r in rows:
+        first = "-" if r["first_diff"] is None else str(r["first_diff"])
+        lines.append(f"{'':{len(kernel)}}  {r['buffer']:>16} {'yes' if r['ok'] else 'NO':>4} "
+                     f"{r['max_abs']:10.3g} {r['max_rel']:10.3g} {first:>10}")
+    return "\n".join(lines)
+
+
+def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, kernel=None,
+                 max_ctas: int = MAX_CTAS) -> dict:
+    side = sidecar_for(base_ptx_path)
+    if side is None:
+        return {"status": "error", "message": f"--run cpu: no launch sidecar JSON for {base_ptx_path}"}
+    base_text = Path(base_ptx_path).read_text()
+    specs = [s for s in kernel_specs(json.loads(side.read_text())) if kernel is None or s["kernel"] == kernel]
+    results, lines = [], []
+    for spec in specs:
+        small = reduced_launch(spec, max_ctas)
+        dtypes = {a["name"]: canon_dtype(a["dtype"]) for a in spec["args"] if a["kind"] != "scalar"}
+        try:
+            a = run(base_text, small, filename=base_ptx_path)
+            b = run(edited_ptx, small, filename="<edited>")
+        except EmulationError as e:
+            results.append({"kernel": spec["kernel"], "status": "error", "error": str(e)})
+            lines.append(f"{spec['kernel']}: {e}")
+            continue
+        rows = compare_outputs(a.outputs, b.outputs, dtypes, rtol, atol)
+        reports = [r.render() for r in a.reports + b.reports]
+        status = "report" if reports else "match" if all(r["ok"] for r in rows) else "mismatch"
+        results.append({"kernel": spec["kernel"], "status": status, "buffers": rows, "reports": reports,
+                        "grid": small["grid"], "full_grid": spec["grid"]})
+        lines.append(format_rows(spec["kernel"], rows))
+        lines += reports
+    statuses = {r["status"] for r in results}
+    status = next((s for s in ("error", "report", "mismatch") if s in statuses), "match")
+    lines.append(f"CPU engine ({status}): {len(results)} kernel(s) at reduced launches of at most "
+                 f"{max_ctas} CTAs, same seeded inputs")
+    return {"status": status, "kernels": results, "message": "\n".join(lines), "device": "cpu"}
+
+
+def verify_on_cpu(args, report: dict, edited_ptx: str, code: int) -> int:
+    """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
+    run_result = run_pair_cpu(args.base, edited_ptx, rtol=args.rtol, atol=args.atol)
+    report["run"] = run_result
+    print(run_result["message"])
+    return code if run_result["status"] == "match" else 1

@@ -1,0 +1,78 @@
+"""Corpus kernels with launch sidecars on the engine: a reduced launch, three schedules, the same
+outputs under all three and no report (scripts/emulate_corpus.py, roundtrip_tests)."""
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from launch.plan import kernel_specs
+
+from .errors import EmulationError
+from .frontend import reduced_launch, run
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEDULES = ("inorder", "reverse", "random:1")
+# loop extents lowered in reduced launches: a matmul's K, attention's sequence length, a persistent
+# kernel's row count
+LOOP_EXTENTS = {"K": 64, "N_CTX": 128, "n_rows": 8}
+
+
+def _target_of(sidecar: dict, path: Path) -> str:
+    t = sidecar.get("target")
+    if isinstance(t, dict):
+        cap = int(t.get("capability", 0))
+        return "sm_90a" if cap == 90 else f"sm_{cap}"
+    if isinstance(t, str):
+        return t
+    m = re.search(r"sm_?(\d+a?)", path.name)
+    return f"sm_{m.group(1)}" if m else "?"
+
+
+def cases(targets, only):
+    for side in sorted((ROOT / "corpus" / "launch").rglob("*.json")):
+        data = json.loads(side.read_text())
+        target = _target_of(data, side)
+        if target not in targets or (only and not any(o in str(side) for o in only.split(","))):
+            continue
+        ptx = ROOT / "corpus" / data["ptx"] if "ptx" in data else None
+        if ptx is None or not ptx.is_file():
+            ptx = ROOT / "corpus" / "ptx" / side.relative_to(ROOT / "corpus" / "launch").with_suffix(".ptx")
+        for spec in kernel_specs(data):
+            yield side.parent.name, ptx, spec
+
+
+def small_launch(spec: dict, ctas: int) -> dict:
+    """The reduced launch of the sweep: `ctas` CTAs, problem sizes cut to 4 elements a thread,
+    loop extents to LOOP_EXTENTS."""
+    block = int(np.prod(spec.get("block", [1])))
+    return reduced_launch(spec, ctas, max_elements=4 * ctas * block, scalars=LOOP_EXTENTS)
+
+
+def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
+    text = ptx.read_text()
+    small = small_launch(spec, ctas)
+    outs, t0 = [], time.perf_counter()
+    steps = 0
+    for sched in SCHEDULES:
+        try:
+            r = run(text, small, schedule=sched, filename=str(ptx.relative_to(ROOT)), max_steps=max_steps)
+        except EmulationError as e:
+            return {"status": "refused", "why": str(e).splitlines()[0]}
+        except Exception as e:  # noqa: BLE001 - report every kernel
+            return {"status": "crash", "why": f"{type(e).__name__}: {e}"}
+        if any(x.kind == "trap" and "step limit" in x.message for x in r.reports):
+            return {"status": "too-long", "why": r.reports[-1].render(), "schedule": sched}
+        if r.reports:
+            return {"status": "report", "why": r.reports[0].render(), "schedule": sched,
+                    "kinds": sorted({x.kind for x in r.reports})}
+        outs.append(r.outputs)
+        steps += r.stats["thread_instructions"]
+    same = all(np.array_equal(outs[0][k].view(np.uint8), o[k].view(np.uint8)) for o in outs[1:] for k in outs[0])
+    return {"status": "pass" if same else "schedule-dependent", "seconds": time.perf_counter() - t0,
+            "thread_instructions": steps, "grid": small["grid"]}
+
+

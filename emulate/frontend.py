@@ -1,0 +1,145 @@
+"""The launch front end: a module (or its text), a launch sidecar (corpus/launch format, see
+docs/launch_sidecar.schema.json) and inputs by parameter name -> Result(outputs, reports, stats).
+
+Inputs missing from ``inputs`` are made from the sidecar's `init` with the same seeded generator,
+in the same order, as the GPU runner (verify/gpu_run.py), so CPU and GPU runs see the same data.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from launch.plan import (PlanError, entry_info, host_array, kernel_specs, launch_request,
+                         plan_arguments, scalar_bytes)
+
+from .errors import EmulationError, NotEmulated
+from .machine import Machine
+from .program import Program
+from .sanitizer import Sanitizer
+
+
+@dataclass
+class Result:
+    outputs: dict            # parameter name -> numpy array (storage dtype), every buffer after the run
+    reports: list            # sanitizer Reports
+    stats: dict = field(default_factory=dict)
+    executed: set = field(default_factory=set, repr=False)   # id() of every instruction that ran
+
+    @property
+    def clean(self) -> bool:
+        return not self.reports
+
+
+def _module(module_or_text, filename):
+    import ptxgrammar
+
+    if isinstance(module_or_text, str):
+        return ptxgrammar.parse(module_or_text, filename=filename), module_or_text
+    return module_or_text, ptxgrammar.emit(module_or_text)
+
+
+def select_spec(launch: dict, kernel: str | None) -> dict:
+    specs = kernel_specs(launch)
+    if kernel is None:
+        if len(specs) != 1:
+            raise EmulationError("the launch describes several kernels "
+                                 f"({', '.join(s.get('kernel', '?') for s in specs)}): name one with --kernel")
+        return specs[0]
+    for s in specs:
+        if s.get("kernel") == kernel:
+            return s
+    raise EmulationError(f"the launch has no kernel {kernel} ({', '.join(s.get('kernel', '?') for s in specs)})")
+
+
+def _scalar_raw(plan) -> bytes:
+    if plan.role == "scalar":
+        return scalar_bytes(plan)
+    dt = {"i64": np.int64, "i32": np.int32, "i1": np.uint8}[plan.dtype]
+    raw = np.array([int(plan.value or 0)], dt).tobytes()
+    return raw[: plan.size].ljust(plan.size, b"\0")
+
+
+def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str | None = None,
+        schedule: str = "inorder", sanitize: bool = True, disabled=(), filename: str = "<ptx>",
+        max_steps: int = 50_000_000) -> Result:
+    """Run one kernel of a module on the CPU engine."""
+    module, text = _module(module_or_text, filename)
+    spec = select_spec(launch, kernel)
+    name = spec.get("kernel")
+    try:
+        entry = entry_info(text, name)
+        plans = plan_arguments(entry, spec)
+        req = launch_request(spec, entry)
+    except PlanError as e:
+        raise EmulationError(str(e)) from None
+    program = Program(module, filename)
+    sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
+    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps)
+    rng = np.random.default_rng(int(spec.get("seed", 0) or 0))
+    inputs = dict(inputs or {})
+    buffers = {}
+    for p in plans:
+        pname = p.param.name
+        if p.role in ("buffer", "tensormap"):
+            host = inputs.pop(p.arg, None)
+            made = host_array(p, rng)              # always drawn: keeps the seeded stream aligned
+            data = made if host is None else np.ascontiguousarray(host).reshape(-1).view(made.dtype)
+            if p.role == "tensormap":
+                raise NotEmulated(f"TMA descriptor parameter {pname} (tensor maps are the next issue)",
+                                  filename)
+            base = machine.add_buffer(p.arg, data)
+            buffers[p.arg] = data.dtype
+            machine.set_param(pname, np.array([base], np.uint64).tobytes())
+        elif p.role == "scratch":
+            base = machine.add_buffer(p.arg, np.zeros(max(p.nbytes, 1), np.uint8)) if p.nbytes else 0
+            machine.set_param(pname, np.array([base], np.uint64).tobytes())
+        else:
+            machine.set_param(pname, _scalar_raw(p))
+    if inputs:
+        raise EmulationError(f"inputs for unknown parameters: {', '.join(sorted(inputs))}")
+    t0 = time.perf_counter()
+    reports = machine.run()
+    seconds = time.perf_counter() - t0
+    outputs = {arg: machine.buffer(arg).view(dt).copy() for arg, dt in buffers.items()}
+    stats = {"kernel": name, "grid": list(machine.grid), "block": list(machine.block),
+             "warp_instructions": machine.steps, "thread_instructions": machine.thread_steps,
+             "seconds": seconds, "schedule": schedule,
+             "thread_instructions_per_second": machine.thread_steps / seconds if seconds > 0 else 0.0}
+    executed = {id(s.code.instructions[i]) for s in machine.scopes.values()
+                for i, op in enumerate(s.ops) if op is not None}
+    return Result(outputs, reports, stats, executed)
+
+
+# ------------------------------------------------------------------------------- reduced launches
+_SIZE_NAMES = {"n", "N", "n_elements", "numel", "size", "count", "len", "length"}
+
+
+def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = None,
+                   scalars: dict | None = None) -> dict:
+    """A smaller launch for testing: at most `max_ctas` CTAs, the grid cut x first, then y, z.
+    Buffers keep their sizes (every access stays in bounds); the CTAs that run compute exactly
+    what they compute in the full launch. With `max_elements`, an integer scalar argument equal
+    to a buffer's element count (a problem size `n`) is lowered to it, so grid-stride loops stay
+    short. ``scalars`` lowers named integer scalars (a loop extent such as a matmul's `K`) to at
+    most the given value."""
+    spec = copy.deepcopy(spec)
+    for a in spec["args"]:
+        limit = (scalars or {}).get(a["name"])
+        if limit is not None and a["kind"] == "scalar" and isinstance(a.get("value"), int):
+            a["value"] = min(a["value"], limit)
+    if max_elements is not None:
+        counts = {int(a["count"]) for a in spec["args"] if a["kind"] == "pointer" and "count" in a}
+        for a in spec["args"]:
+            v = a.get("value")
+            if a["kind"] == "scalar" and isinstance(v, int) and v in counts and v > max_elements:
+                a["value"] = max_elements
+    grid = [int(g) for g in spec.get("grid", [1, 1, 1])] + [1] * (3 - len(spec.get("grid", [1])))
+    x = min(grid[0], max_ctas)
+    y = min(grid[1], max(1, max_ctas // x))
+    z = min(grid[2], max(1, max_ctas // (x * y)))
+    spec["grid"] = [x, y, z]
+    return spec

@@ -1,0 +1,443 @@
+"""The machine: a grid of CTAs run one after another, each CTA's warps scheduled between
+barriers in a selectable order, memory accesses routed to their state space and checked.
+
+Scheduling: a warp runs until it blocks (barrier, exit) or has run QUANTUM instructions, then
+the next ready warp in the schedule's order runs: `inorder` (warp 0 first), `reverse`, or
+`random:SEED` (a fresh seeded permutation every round). CTAs run in the same order. Atomics of
+one instruction apply lane by lane in the same order.
+"""
+
+from __future__ import annotations
+
+import random as _random
+
+import numpy as np
+
+from . import memory as M
+from .errors import EmulationError, NotEmulated, Report, Trap
+from .layout import FrameLayout, SharedLayout, decl_size, init_bytes, kernel_param_layout
+from .operands import OperandDecoder
+from .sanitizer import SharedShadow, thread_name
+from .warp import BLOCKED, DONE, READY, WARP, Frame, Warp
+
+QUANTUM = 4096
+
+
+class Schedule:
+    def __init__(self, spec: str = "inorder"):
+        self.spec = spec
+        if spec in ("inorder", "reverse"):
+            self.rng = None
+        elif spec.startswith("random:") and spec[7:].lstrip("-").isdigit():
+            self.rng = _random.Random(int(spec[7:]))
+        else:
+            raise EmulationError(f"unknown schedule {spec!r} (inorder, reverse, random:SEED)")
+
+    def order(self, items: list) -> list:
+        if self.spec == "inorder":
+            return list(items)
+        if self.spec == "reverse":
+            return list(reversed(items))
+        out = list(items)
+        self.rng.shuffle(out)
+        return out
+
+
+class Scope:
+    """One function's decoded instructions and names (what operands resolve against)."""
+
+    def __init__(self, machine, code):
+        self.machine = machine
+        self.code = code
+        self.layout = FrameLayout(code, kernel_params=code.is_entry)
+        self.param_size = self.layout.param_size
+        self.ops = [None] * len(code.instructions)
+        self.decoder = OperandDecoder(code, self)
+
+    # --- names ---------------------------------------------------------------------------------
+    def symbol_space(self, name: str) -> str | None:
+        if name in self.layout.params:
+            return "fparam"
+        if self.code.is_entry and name in self.machine.kparam_offsets:
+            return "kparam"
+        if name in self.layout.locals:
+            return "local"
+        if name in self.machine.shared_layout.offsets:
+            return "shared"
+        region = self.machine.globals.by_name(name)
+        if region is not None:
+            return "global"
+        if self.machine.consts.by_name(name) is not None:
+            return "const"
+        return None
+
+    def symbol_value(self, name: str) -> int | None:
+        space = self.symbol_space(name)
+        if space == "fparam":
+            return self.layout.params[name]
+        if space == "kparam":
+            return self.machine.kparam_offsets[name]
+        if space == "local":
+            return self.layout.locals[name]
+        if space == "shared":
+            return self.machine.shared_layout.offsets[name]
+        if space == "global":
+            return self.machine.globals.by_name(name).base
+        if space == "const":
+            return self.machine.consts.by_name(name).base
+        return None
+
+    def special_register(self, node):
+        from .specials import special_register
+
+        return special_register(self.machine, node)
+
+    def op(self, pc: int):
+        op = self.ops[pc]
+        if op is None:
+            from .semantics import decode
+
+            instr = self.code.instructions[pc]
+            try:
+                op = self.ops[pc] = decode(instr, self)
+            except NotEmulated as e:
+                raise NotEmulated(e.what, self.machine.where_instr(self.code, pc)) from None
+        return op
+
+
+class CTA:
+    def __init__(self, machine, ctaid):
+        self.machine = machine
+        self.ctaid = ctaid
+        size = machine.shared_size
+        self.shared = np.zeros(size, np.uint8)
+        self.shadow = SharedShadow(size)
+        self.epoch = 0
+        self.barriers: dict[int, dict] = {}
+        nthreads = int(np.prod(machine.block))
+        nwarps = (nthreads + WARP - 1) // WARP
+        self.warps = [Warp(self, i, nthreads, machine.entry_frame) for i in range(nwarps)]
+        local = machine.entry_scope.layout.local_size + machine.func_local_size
+        for w in self.warps:
+            w.local = np.zeros((WARP, max(local, 8)), np.uint8)
+
+    def live_threads(self) -> int:
+        return int(sum(int(w.live.sum()) for w in self.warps))
+
+
+class Machine:
+    def __init__(self, program, kernel: str, grid, block, dynamic_shared: int = 0, sanitizer=None,
+                 schedule: str = "inorder", max_steps: int = 50_000_000):
+        from .asyncops import AsyncRegistry
+        from .sanitizer import Sanitizer
+
+        if kernel not in program.functions or not program.functions[kernel].is_entry:
+            raise EmulationError(f"no .entry {kernel} (entries: {', '.join(program.entries()) or 'none'})")
+        self.program = program
+        self.grid = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
+        self.block = tuple(int(x) for x in block) + (1,) * (3 - len(block))
+        self.sanitizer = sanitizer or Sanitizer()
+        self.schedule = Schedule(schedule)
+        self.max_steps = max_steps
+        self.steps = 0
+        self.thread_steps = 0
+        self.asyncs = AsyncRegistry(self)
+        self.code = program.functions[kernel]
+        self.globals = M.RegionSet("global", M.GLOBAL_BASE)
+        self.consts = M.RegionSet("const", M.GLOBAL_BASE + (1 << 44))
+        self._module_data()
+        self.shared_layout = SharedLayout(program)
+        self.dynamic_shared = int(dynamic_shared)
+        self.shared_size = max(self.shared_layout.dynamic_offset + self.dynamic_shared,
+                               self.shared_layout.static_size, 1)
+        self.kparam_offsets, self.kparam_kinds, size = kernel_param_layout(self.code)
+        self.kparams = np.zeros(max(size, 8), np.uint8)
+        self.scopes = {}
+        self.entry_scope = self.scope(self.code)
+        self.func_local_size = 0
+        self.local_base = {self.code.name: 0}
+        off = self.entry_scope.layout.local_size
+        for name, code in program.functions.items():     # each function's locals, side by side
+            if name != self.code.name:
+                off = (off + 15) // 16 * 16
+                self.local_base[name] = off
+                off += self.scope(code).layout.local_size
+        self.func_local_size = off - self.entry_scope.layout.local_size
+        self.current = None       # the warp running now
+        self.in_atomic = False    # atomics are not race-tracked
+        self._site_ids: dict = {}
+        self._sites: list = []
+
+    def _module_data(self):
+        for decl in self.program.module_vars:
+            if decl.space not in (".global", ".const"):
+                continue
+            target = self.globals if decl.space == ".global" else self.consts
+            for dd in decl.declarators:
+                size, align = decl_size(decl, dd)
+                target.add(dd.name, init_bytes(decl, dd, size), max(align, 16), readonly=decl.space == ".const")
+
+    def scope(self, code) -> Scope:
+        s = self.scopes.get(code.name)
+        if s is None:
+            s = self.scopes[code.name] = Scope(self, code)
+        return s
+
+    def entry_frame(self, warp) -> Frame:
+        return Frame(self.code, self.entry_scope)
+
+    # --- locations ------------------------------------------------------------------------------
+    def where_instr(self, code, pc: int) -> str:
+        line, col = code.where[pc] if 0 <= pc < len(code.where) else (0, 0)
+        return f"{self.program.filename}:{line}:{col}"
+
+    def pc_now(self, warp) -> int:
+        """A launch-wide id of the instruction the warp runs now (its function and index)."""
+        if not warp.stack:
+            return -1
+        top = warp.stack[-1]
+        key = (top[3].code.name, top[0])
+        site = self._site_ids.get(key)
+        if site is None:
+            site = self._site_ids[key] = len(self._sites)
+            self._sites.append((top[3].code, top[0]))
+        return site
+
+    def where_now(self, warp) -> str:
+        top = warp.stack[-1] if warp.stack else None
+        if top is None:
+            return f"{self.program.filename}:0:0"
+        return self.where_instr(top[3].code, top[0])
+
+    def where_of(self, warp, site: int) -> str:
+        code, pc = self._sites[site]
+        return self.where_instr(code, pc)
+
+    def async_op(self, ident: int):
+        return self.asyncs.get(ident)
+
+    # --- kernel parameters and buffers ---------------------------------------------------------------
+    def set_param(self, name: str, raw: bytes) -> None:
+        off = self.kparam_offsets[name]
+        self.kparams[off: off + len(raw)] = np.frombuffer(raw, np.uint8)
+
+    def add_buffer(self, name: str, data: np.ndarray) -> int:
+        return self.globals.add(name, data).base
+
+    # --- running ------------------------------------------------------------------------------------
+    def run(self) -> list[Report]:
+        gx, gy, gz = self.grid
+        ctaids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+        try:
+            for ctaid in self.schedule.order(ctaids):
+                if not self._run_cta(CTA(self, ctaid)):
+                    break
+        except Trap as t:
+            self.sanitizer.reports.append(Report("trap", str(t), self.where_now(self.current)
+                                                 if self.current else self.program.filename))
+        return self.sanitizer.reports
+
+    def _run_cta(self, cta) -> bool:
+        from .semantics.control import check_barriers
+
+        warps = cta.warps
+        while True:
+            ran = False
+            for w in self.schedule.order(warps):
+                if w.state == READY:
+                    self._run_warp(w)
+                    ran = True
+                    check_barriers(cta)
+            if all(w.state == DONE for w in warps):
+                self.asyncs.finish_cta(cta)
+                return True
+            if not ran:
+                self._deadlock(cta)
+                return False
+
+    def _deadlock(self, cta):
+        waits = []
+        for w in cta.warps:
+            if w.state == BLOCKED:
+                what, pc, frame = w.waiting
+                waits.append(f"warp {w.index} waits at {self.where_instr(frame.code, pc)} ({what})")
+        first = cta.warps[next(i for i, w in enumerate(cta.warps) if w.state == BLOCKED)]
+        self.sanitizer.report("deadlock", f"every warp of block {cta.ctaid} is blocked: " + "; ".join(waits),
+                              self.where_instr(first.waiting[2].code, first.waiting[1]),
+                              waits=waits)
+
+    def _run_warp(self, w) -> None:
+        self.current = w
+        budget = QUANTUM
+        stack = w.stack
+        count_nonzero = np.count_nonzero
+        while budget:
+            top = stack[-1]
+            if top[0] == top[1]:
+                stack.pop()
+                if not stack:
+                    w.state = DONE
+                    return
+                continue
+            if w.dirty:                      # masks changed (exit, ret): drop empty entries
+                w.dirty = False
+                stack[:] = [e for e in stack if e[2].any()]
+                if not stack:
+                    w.state = DONE
+                    return
+                continue
+            frame = top[3]
+            pc = top[0]
+            if pc >= len(frame.ops) or pc < 0:
+                from .semantics.control import implicit_return
+                implicit_return(w, top)
+                continue
+            op = frame.ops[pc] or frame.scope.op(pc)
+            mask = top[2]
+            self.steps += 1
+            if op.guard is not None:
+                g = op.guard(w, mask)
+                exec_mask = mask.copy()
+                exec_mask[mask] = g
+                n = count_nonzero(exec_mask)
+            else:
+                exec_mask = mask
+                n = -1
+            if op.control:
+                self.thread_steps += count_nonzero(exec_mask) if n < 0 else n
+                op.run(w, exec_mask, top)
+                if w.state != READY:
+                    return
+            else:
+                if n:
+                    self.thread_steps += count_nonzero(exec_mask) if n < 0 else n
+                    op.run(w, exec_mask)
+                top[0] = pc + 1
+            budget -= 1
+            if self.steps > self.max_steps:
+                raise Trap(f"step limit of {self.max_steps} warp-instructions reached (a spin wait that "
+                           "never ends on the CPU schedule?)")
+
+    # --- memory ---------------------------------------------------------------------------------------
+    def _split_generic(self, addrs):
+        win = M.window_of(addrs)
+        for space in ("global", "shared", "local", "param"):
+            sel = win == space
+            if sel.any():
+                base = np.uint64(M.WINDOW_BASE[space])
+                yield ("kparam" if space == "param" else space), sel, addrs[sel] - base
+
+    def load(self, w, mask, space: str, addrs, nbytes: int):
+        """Bytes (n active lanes, nbytes) read from `space` at addrs."""
+        lanes = np.flatnonzero(mask)
+        if space == "generic":
+            out = np.zeros((len(lanes), nbytes), np.uint8)
+            for sp, sel, a in self._split_generic(addrs):
+                out[sel] = self._load(w, lanes[sel], sp, a, nbytes)
+            return out
+        return self._load(w, lanes, space, addrs, nbytes)
+
+    def store(self, w, mask, space: str, addrs, rows) -> None:
+        lanes = np.flatnonzero(mask)
+        if space == "generic":
+            for sp, sel, a in self._split_generic(addrs):
+                self._store(w, lanes[sel], sp, a, rows[sel])
+            return
+        self._store(w, lanes, space, addrs, rows)
+
+    def _check_align(self, w, lanes, addrs, nbytes, space, write):
+        if nbytes > 1:
+            bad = (addrs % np.uint64(nbytes)) != 0
+            if bad.any():
+                self.sanitizer.bad_access("misaligned", w, lanes[bad], addrs[bad], nbytes, space,
+                                          f"not aligned to {nbytes} bytes", write)
+
+    def _flat(self, w, space):
+        """(1-D data, size) of a flat per-CTA or per-launch space."""
+        if space == "shared":
+            return w.cta.shared
+        if space == "kparam":
+            return self.kparams
+        raise AssertionError(space)
+
+    def _load(self, w, lanes, space, addrs, nbytes):
+        addrs = addrs.astype(np.uint64)
+        self._check_align(w, lanes, addrs, nbytes, space, False)
+        if space in ("global", "const"):
+            regions = self.globals if space == "global" else self.consts
+            idx, offs = regions.locate(addrs, nbytes)
+            out = np.zeros((len(lanes), nbytes), np.uint8)
+            bad = idx < 0
+            if bad.any():
+                self.sanitizer.bad_access("oob", w, lanes[bad], addrs[bad], nbytes, space,
+                                          "outside every buffer", False)
+            for r in np.unique(idx[~bad]):
+                sel = idx == r
+                out[sel] = M.gather(regions.regions[r].data, offs[sel], nbytes)
+            return out
+        if space in ("local", "fparam"):
+            data = w.local if space == "local" else w.stack[-1][3].params
+            offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
+            ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
+            if not ok.all():
+                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
+            out = np.zeros((len(lanes), nbytes), np.uint8)
+            out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
+            return out
+        data = self._flat(w, space)
+        offs = addrs.astype(np.int64)
+        ok = (offs >= 0) & (offs + nbytes <= data.size)
+        if not ok.all():
+            self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space,
+                                      f"outside the {data.size}-byte {space} space", False)
+        out = np.zeros((len(lanes), nbytes), np.uint8)
+        if space == "shared" and ok.any():
+            self.sanitizer.shared_read(w.cta, w, lanes[ok], offs[ok], nbytes)
+        out[ok] = M.gather(data, offs[ok], nbytes)
+        return out
+
+    def _store(self, w, lanes, space, addrs, rows, atomic=False):
+        addrs = addrs.astype(np.uint64)
+        self._check_align(w, lanes, addrs, rows.shape[1], space, True)
+        nbytes = rows.shape[1]
+        if space in ("global", "const"):
+            if space == "const":
+                raise NotEmulated("st to .const space")
+            idx, offs = self.globals.locate(addrs, nbytes)
+            bad = idx < 0
+            if bad.any():
+                self.sanitizer.bad_access("oob", w, lanes[bad], addrs[bad], nbytes, space,
+                                          "outside every buffer", True)
+            for r in np.unique(idx[~bad]):
+                sel = idx == r
+                M.scatter(self.globals.regions[r].data, offs[sel], rows[sel])
+            return
+        if space in ("local", "fparam"):
+            data = w.local if space == "local" else w.stack[-1][3].params
+            offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
+            ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
+            if not ok.all():
+                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", True)
+            M.scatter_lanes(data, lanes[ok], offs[ok], rows[ok])
+            return
+        if space == "kparam":
+            raise NotEmulated("st to kernel .param space")
+        data = w.cta.shared
+        offs = addrs.astype(np.int64)
+        ok = (offs >= 0) & (offs + nbytes <= data.size)
+        if not ok.all():
+            self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space,
+                                      f"outside the {data.size}-byte shared space", True)
+        if ok.any():
+            self.sanitizer.shared_write(w.cta, w, lanes[ok], offs[ok], nbytes, atomic, rows=rows[ok])
+        M.scatter(data, offs[ok], rows[ok])
+
+    def _local_base(self, w) -> int:
+        return self.local_base[w.stack[-1][3].code.name]
+
+    # --- results ---------------------------------------------------------------------------------------
+    def buffer(self, name: str) -> np.ndarray:
+        return self.globals.by_name(name).data
+
+
+__all__ = ["Machine", "CTA", "Scope", "Schedule", "thread_name"]

@@ -1,0 +1,114 @@
+"""State spaces as byte arrays, and generic addressing.
+
+Address map (64-bit generic space, one per launch):
+  global/const regions  from GLOBAL_BASE, each 256-byte aligned, with a 256-byte gap between
+                        regions so that an access just past a buffer hits no other buffer;
+  shared window         SHARED_WINDOW + shared offset (the CTA's own shared memory);
+  local window          LOCAL_WINDOW + local offset (the thread's own local memory);
+  param window          PARAM_WINDOW + kernel-param offset (`cvta.param`).
+State-space addresses (`ld.shared [%r]`, `ld.local`, `ld.param`) are offsets from 0 in their space.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+GLOBAL_BASE = 0x0000_7F00_0000_0000
+SHARED_WINDOW = 0x0000_0100_0000_0000
+LOCAL_WINDOW = 0x0000_0200_0000_0000
+PARAM_WINDOW = 0x0000_0300_0000_0000
+WINDOW_SIZE = 1 << 32
+GAP = 256
+
+
+@dataclass
+class Region:
+    """A contiguous byte range of one state space."""
+
+    name: str
+    base: int
+    data: np.ndarray          # uint8
+    space: str = "global"
+    readonly: bool = False
+
+    @property
+    def size(self) -> int:
+        return int(self.data.shape[-1])
+
+
+class RegionSet:
+    """Global or const memory: named regions at fixed addresses."""
+
+    def __init__(self, space: str, base: int = GLOBAL_BASE):
+        self.space = space
+        self.regions: list[Region] = []
+        self._next = base
+        self._bases = np.zeros(0, np.uint64)
+
+    def add(self, name: str, data: np.ndarray, align: int = 256, readonly: bool = False) -> Region:
+        base = (self._next + align - 1) // align * align
+        region = Region(name, base, np.ascontiguousarray(data).view(np.uint8).reshape(-1).copy(),
+                        self.space, readonly)
+        self.regions.append(region)
+        self._next = base + max(region.size, 1) + GAP
+        self._bases = np.array([r.base for r in self.regions], np.uint64)
+        return region
+
+    def by_name(self, name: str) -> Region | None:
+        return next((r for r in self.regions if r.name == name), None)
+
+    def locate(self, addrs: np.ndarray, nbytes: int):
+        """(region index per address, -1 where none holds [addr, addr+nbytes); offsets)."""
+        idx = np.searchsorted(self._bases, addrs, side="right").astype(np.int64) - 1
+        ok = idx >= 0
+        safe = np.where(ok, idx, 0)
+        bases = self._bases[safe] if len(self.regions) else np.zeros_like(addrs)
+        sizes = np.array([r.size for r in self.regions], np.uint64)[safe] if self.regions else np.zeros_like(addrs)
+        offs = addrs - bases
+        ok &= (addrs >= bases) & (offs + np.uint64(nbytes) <= sizes)
+        return np.where(ok, idx, -1), offs.astype(np.int64)
+
+    def contains(self, addr: int) -> bool:
+        return bool(self.regions) and self.regions[0].base <= addr < self._next + WINDOW_SIZE
+
+
+def window_of(addrs: np.ndarray) -> np.ndarray:
+    """Which space each generic address falls in: 'shared', 'local', 'param' or 'global'."""
+    out = np.full(addrs.shape, "global", dtype=object)
+    for name, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW), ("param", PARAM_WINDOW)):
+        hit = (addrs >= np.uint64(base)) & (addrs < np.uint64(base + WINDOW_SIZE))
+        out[hit] = name
+    return out
+
+
+WINDOW_BASE = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW, "global": 0, "const": 0}
+
+
+def gather(data: np.ndarray, offsets: np.ndarray, nbytes: int) -> np.ndarray:
+    """Bytes [offset, offset+nbytes) for each offset: shape (n, nbytes)."""
+    return data[offsets[:, None] + np.arange(nbytes)]
+
+
+def scatter(data: np.ndarray, offsets: np.ndarray, values: np.ndarray) -> None:
+    """Store rows of bytes; for the same address the last row (the last lane) wins."""
+    data[offsets[:, None] + np.arange(values.shape[1])] = values
+
+
+def gather_lanes(data2d: np.ndarray, lanes: np.ndarray, offsets: np.ndarray, nbytes: int) -> np.ndarray:
+    """Per-lane memory (local, call params): data2d[lane, offset + k]."""
+    return data2d[lanes[:, None], offsets[:, None] + np.arange(nbytes)]
+
+
+def scatter_lanes(data2d: np.ndarray, lanes: np.ndarray, offsets: np.ndarray, values: np.ndarray) -> None:
+    data2d[lanes[:, None], offsets[:, None] + np.arange(values.shape[1])] = values
+
+
+def bytes_of(values: np.ndarray, nbytes: int) -> np.ndarray:
+    """Raw bits (uint array, one per lane) as little-endian bytes: shape (n, nbytes)."""
+    return np.ascontiguousarray(values).view(np.uint8).reshape(len(values), -1)[:, :nbytes]
+
+
+def from_bytes(rows: np.ndarray, container) -> np.ndarray:
+    return np.ascontiguousarray(rows).view(container).reshape(-1)

@@ -1,0 +1,166 @@
+"""Warp-level matrix instructions of sm_80: ldmatrix (shared -> fragments) and mma.sync.
+
+Fragment layouts follow the PTX ISA, "Matrix fragments for mma.m16n8k*" (9.7.14.5) and
+"ldmatrix" (9.7.14.5.15): lane l has groupID g = l >> 2 and thread-in-group t = l & 3.
+
+mma.sync accumulation (documented choice): every product is exact (f16/bf16/tf32/e4m3 inputs
+are exact in float64), D = C + sum_k A[m,k]·B[k,n] is summed in float64 in k order and rounded
+once to f32 (round to nearest even). Hardware accumulates with at least f32 precision in an
+unspecified order, so results can differ from a GPU's in the last bits; compare with a
+tolerance of a few f32 ulps times K.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptxgrammar.tree import Address, Vector
+
+from ..errors import NotEmulated
+from ..types import TYPES
+from .common import space_of
+
+LANE = np.arange(32)
+G, T = LANE >> 2, LANE & 3
+B32 = TYPES[".b32"]
+
+
+# --- ldmatrix ---------------------------------------------------------------------------------------
+def _ldmatrix(instr, scope):
+    mods = set(instr.modifiers)
+    num = next((n for m, n in ((".x1", 1), (".x2", 2), (".x4", 4)) if m in mods), None)
+    if ".m8n8" not in mods or ".b16" not in mods or num is None:
+        raise NotEmulated(instr.name)
+    trans = ".trans" in mods
+    dest, addr_node = instr.operands
+    items = dest.items if isinstance(dest, Vector) else (dest,)
+    if len(items) != num or not isinstance(addr_node, Address):
+        raise NotEmulated(instr.name)
+    dec = scope.decoder
+    writers = [dec.writer(item, B32) for item in items]
+    address = dec.address(addr_node)
+    space = space_of(instr.modifiers)
+    space = "shared" if space == "generic" else space
+    machine = scope.machine
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        addrs, _ = address(w, m)
+        providers = np.zeros(32, bool)
+        providers[: 8 * num] = True
+        rows = machine.load(w, providers, space, addrs[: 8 * num], 16).reshape(num, 8, 16)
+        for i, wr in enumerate(writers):
+            mat = rows[i]                                       # 8 rows x 16 bytes (8 b16 each)
+            if not trans:                                       # row g, elements 2t, 2t+1
+                word = mat[G[:, None], 4 * T[:, None] + np.arange(4)]
+            else:                                               # column g, rows 2t, 2t+1
+                word = np.stack([mat[2 * T, 2 * G], mat[2 * T, 2 * G + 1],
+                                 mat[2 * T + 1, 2 * G], mat[2 * T + 1, 2 * G + 1]], axis=1)
+            wr(w, m, np.ascontiguousarray(word).view(np.uint32).reshape(-1))
+    return run
+
+
+# --- mma.sync ---------------------------------------------------------------------------------------
+def _layout_m16n8k16():
+    """(A (row, col) per element, B (k, n), elements per register) for 16-bit inputs."""
+    ia, ib = np.arange(8), np.arange(4)
+    a = (G[:, None] + 8 * ((ia >> 1) & 1), 2 * T[:, None] + (ia & 1) + 8 * (ia >> 2))
+    b = (2 * T[:, None] + (ib & 1) + 8 * (ib >> 1), np.broadcast_to(G[:, None], (32, 4)))
+    return a, b
+
+
+def _layout_m16n8k8_16():
+    ia, ib = np.arange(4), np.arange(2)
+    a = (G[:, None] + 8 * (ia >> 1), 2 * T[:, None] + (ia & 1))
+    b = (2 * T[:, None] + ib, np.broadcast_to(G[:, None], (32, 2)))
+    return a, b
+
+
+def _layout_m16n8k8_tf32():
+    ia, ib = np.arange(4), np.arange(2)
+    a = (G[:, None] + 8 * (ia & 1), T[:, None] + 4 * (ia >> 1))
+    b = (T[:, None] + 4 * ib, np.broadcast_to(G[:, None], (32, 2)))
+    return a, b
+
+
+def _layout_m16n8k32_8():
+    ia, ib = np.arange(16), np.arange(8)
+    a = (G[:, None] + 8 * ((ia >> 2) & 1), 4 * T[:, None] + (ia & 3) + 16 * (ia >> 3))
+    b = (4 * T[:, None] + (ib & 3) + 16 * (ib >> 2), np.broadcast_to(G[:, None], (32, 8)))
+    return a, b
+
+
+# (shape, input type) -> (K, layout)
+LAYOUTS = {
+    (".m16n8k16", ".f16"): (16, _layout_m16n8k16()), (".m16n8k16", ".bf16"): (16, _layout_m16n8k16()),
+    (".m16n8k8", ".f16"): (8, _layout_m16n8k8_16()), (".m16n8k8", ".bf16"): (8, _layout_m16n8k8_16()),
+    (".m16n8k8", ".tf32"): (8, _layout_m16n8k8_tf32()),
+    (".m16n8k32", ".e4m3"): (32, _layout_m16n8k32_8()), (".m16n8k32", ".e5m2"): (32, _layout_m16n8k32_8()),
+}
+_IC = np.arange(4)
+C_ROW, C_COL = G[:, None] + 8 * (_IC >> 1), 2 * T[:, None] + (_IC & 1)
+
+
+def _decode(words, ty):
+    """Registers (32, nregs) of packed inputs -> float64 elements (32, nregs * per)."""
+    if ty in (".f16", ".bf16"):
+        halves = words.astype(np.uint32)[:, :, None] >> np.array([0, 16], np.uint32)
+        halves = (halves & 0xFFFF).astype(np.uint16).reshape(len(words), -1)
+        if ty == ".f16":
+            return halves.view(np.float16).astype(np.float64)
+        return (halves.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if ty == ".tf32":
+        return (words.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    from .alu import _numerics
+
+    alu, _ = _numerics()
+    pairs = (words.astype(np.uint32)[:, :, None] >> np.array([0, 16], np.uint32)) & 0xFFFF
+    pairs = pairs.astype(np.uint16).reshape(-1)
+    f16x2 = alu["cvt"](frozenset({".rn", ".f16x2", ty + "x2"}), (".f16x2", ty + "x2"), pairs)
+    halves = np.asarray(f16x2, np.uint32)[:, None] >> np.array([0, 16], np.uint32)
+    return (halves & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float64).reshape(len(words), -1)
+
+
+def _mma(instr, scope):
+    mods = instr.modifiers
+    shape = next((m for m in mods if m.startswith(".m") and "n" in m and "k" in m), None)
+    types = [m for m in mods if m in TYPES]
+    if ".sp" in mods or ".row" not in mods or ".col" not in mods or len(types) != 4:
+        raise NotEmulated(instr.name)
+    dtype, atype, btype, ctype = types
+    if dtype != ".f32" or ctype != ".f32" or atype != btype or (shape, atype) not in LAYOUTS:
+        raise NotEmulated(instr.name)
+    k, ((a_row, a_col), (b_k, b_n)) = LAYOUTS[(shape, atype)]
+    d, a, b, c = instr.operands
+    if not all(isinstance(x, Vector) for x in (d, a, b)):
+        raise NotEmulated(instr.name)
+    dec = scope.decoder
+    ra = [dec.reader(x, B32) for x in a.items]
+    rb = [dec.reader(x, B32) for x in b.items]
+    rc = [dec.reader(x, TYPES[".f32"]) for x in (c.items if isinstance(c, Vector) else ())]
+    wd = [dec.writer(x, TYPES[".f32"]) for x in d.items]
+    if len(rc) != 4 or len(wd) != 4:
+        raise NotEmulated(instr.name)
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        with np.errstate(all="ignore"):         # inf/NaN inputs and f32 overflow follow IEEE
+            compute(w, m)
+
+    def compute(w, m):
+        A = np.zeros((16, k))
+        B = np.zeros((k, 8))
+        A[a_row, a_col] = _decode(np.stack([r(w, m) for r in ra], 1), atype)
+        B[b_k, b_n] = _decode(np.stack([r(w, m) for r in rb], 1), btype)
+        C = np.zeros((16, 8))
+        C[C_ROW, C_COL] = np.stack([r(w, m) for r in rc], 1).view(np.float32).astype(np.float64)
+        D = (C + A @ B).astype(np.float32)
+        out = D[C_ROW, C_COL]
+        for i, wr in enumerate(wd):
+            wr(w, m, np.ascontiguousarray(out[:, i]).view(np.uint32))
+    return run
+
+
+HANDLERS = {"ldmatrix": _ldmatrix, "mma": _mma}

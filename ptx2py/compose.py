@@ -1,0 +1,16 @@
+"""The composition: transpile's generator with the sugar passes."""
+
+from __future__ import annotations
+
+from sugar import pipeline
+from transpile import ptx_to_python as _plain_python
+
+
+def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>", param_names=None,
+                  launch: str | None = None, source: str | None = None) -> str:
+    """Parse PTX and write the DSL Python that rebuilds it exactly; `sugar=True`: readable
+    Python (the `sugar/` passes), still rebuilding the same bytes. `param_names` (with `sugar`):
+    {kernel spelling: [Python name per .param]} names Triton's `<kernel>_param_<i>` parameters;
+    `launch`, `source`: a launch sidecar and a kernel source the sugar may name parameters from."""
+    passes = pipeline.passes(filename=filename, param_names=param_names, launch=launch, source=source)
+    return _plain_python(text, passes=passes if sugar else None, filename=filename)

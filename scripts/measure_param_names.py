@@ -1,0 +1,69 @@
+"""Share of kernels whose parameters all get source names from `--sugar` (`sugar.sources`),
+per producer, over the PTX files that have a launch sidecar (corpus/launch) or a source
+(corpus/src/<producer>/<stem>.cu|.py). Runs only the names pass.
+
+    python scripts/measure_param_names.py [folders...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def kernels(path: Path):
+    """(kernel, parameter count, named from a source) for every function with parameters."""
+    import ptxgrammar
+    from sugar import names
+    from sugar.ctx import Context
+    from transpile.generator import Generator
+
+    text = ptxgrammar.read_ptx(path)
+    module = ptxgrammar.parse(text)
+    gen = Generator(module)
+    stmts = gen.run()
+    ctx = Context(module, gen, stmts, {"filename": str(path)})
+    out = names.run(stmts, ctx)
+    named = {}
+    for s in out:
+        e = s.expr
+        if getattr(e, "head", None) == "kernel_name":
+            kw = {i.name: i.value for i in e.items if i.__class__.__name__ == "Kw"}
+            named[e.items[0][1:-1]] = "params" in kw and kw["params"].startswith('"')
+    for f in module.functions:
+        n = len(f.head.params.params) if f.head.params is not None else 0
+        if n and f.head.kind == ".entry":
+            yield f.name, n, named.get(f.name, False)
+
+
+def main(argv=None) -> int:
+    from launch.plan import sidecar_for
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("-v", action="store_true", help="list the kernels left without source names")
+    ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx" / p) for p in ("triton", "nvcc", "pallas")])
+    a = ap.parse_args(argv)
+    have, named = Counter(), Counter()
+    for folder in a.folders:
+        for path in sorted(Path(folder).rglob("*.ptx")):
+            src = ROOT / "corpus" / "src" / path.parent.name / path.name.split(".")[0]
+            if sidecar_for(str(path)) is None and not any(src.with_suffix(x).is_file() for x in (".cu", ".py")):
+                continue
+            producer = path.parent.name
+            for k, n, ok in kernels(path):
+                have[producer] += 1
+                named[producer] += ok
+                if a.v and not ok:
+                    print(f"{path}: {k} ({n} parameters) has no source names")
+    for p in sorted(have):
+        print(f"{p}: {named[p]}/{have[p]} kernels with source parameter names ({100.0 * named[p] / have[p]:.1f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

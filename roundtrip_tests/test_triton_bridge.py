@@ -194,8 +194,6 @@ def test_notebook_api_on_a_compiled_kernel(tmp_path, monkeypatch):
     assert "-\twgmma.wait_group.sync.aligned 1;" in d and "+\twgmma.wait_group.sync.aligned 0;" in d
     html = k._repr_html_()
     assert "<table>" in html and "wgmma" in html and "a_desc_shape0" in html
-    with pytest.raises(RuntimeError, match="emulate"):
-        k.run()
     # the cache folder Triton wrote: the same kernel, parameters named from its TTIR
     folder = next(p for p in (tmp_path / "cache").iterdir() if list(p.glob("*.ptx")))
     c = ptx2py.open(folder)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ptxgrammar.isa.special_registers import is_special_register
+from ptxgrammar.isa.special_registers import is_special_register, special_register_type
 from ptxgrammar.tree import operands as O
 
 # --- register types ---------------------------------------------------------------------------
@@ -102,6 +102,11 @@ class Declarations:
             cache["_n"] = len(self.prefixes)
         cache[name] = found
         return found
+
+    def names_variable_or_label(self, name: str) -> bool:
+        """True where `name` is no register but a variable or label in scope: identifiers may begin
+        with `%` (`.global .b32 %g;`, `%L1:`), so the spelling alone does not say what a name is."""
+        return (name in self.symbols or name in self.labels) and self.register_type(name) is None
 
     def _prefix_type(self, name: str) -> str | None:
         for prefix, count, rtype in self.prefixes:
@@ -213,7 +218,7 @@ def _classify(op) -> str:
 
 _WANT = {"dv": "a destination register or {vector}", "sv": "a register, an immediate or a {vector}",
          "vv": "a {vector} of registers", "vp": "a {vector} of 1, 2, 4 or 8 registers",
-         "ta": "`[handle, {coordinates}]`",
+         "ta": "`[handle, {coordinates}]`", "ts": "`[texref, {coordinates}]` or `[texref, samplerref, {coordinates}]`",
          "d": "a destination register", "r": "a register", "s": "a register or an immediate",
          "i": "an immediate", "p": "a predicate register", "pp": "a predicate (or a `p|q` pair)",
          "a": "an [address]", "l": "a label", "dp": "a destination register (or a `d|p` pair)"}
@@ -223,8 +228,12 @@ _OK_KINDS = {
     "p": {"register", "negation", "symbol", "sink", "int"}, "pp": {"register", "pair", "symbol", "sink"},
     "a": {"address", "symbol", "expr"}, "l": {"symbol"}, "dp": {"register", "sink", "pair", "symbol"},
     "dv": {"register", "sink", "symbol", "vector"}, "vv": {"vector"}, "vp": {"vector"}, "ta": {"address"},
+    "ts": {"address"},
     "sv": {"register", "special", "int", "float", "symbol", "expr", "vector"},
 }
+
+# handles before the {coordinates} of a texture/surface address (a texture may name its sampler)
+_ADDRESS_HANDLES = {"ta": (1,), "ts": (1, 2)}
 
 
 def _shown(op) -> str:
@@ -269,6 +278,8 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     what = _What(index, op)
     want_type = _type_ref(arg.type, types, modifiers)
     kind = _classify(op)
+    if kind == "register" and decl is not None and decl.names_variable_or_label(op.name):
+        kind = "symbol"
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
         kind = "register"  # `.reg .b32 r1;` names a register without a %
     elif (kind == "symbol" and decl is not None and op.name in decl.symbols
@@ -306,9 +317,9 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     if kind not in _OK_KINDS[arg.kind]:
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
         return
-    if arg.kind == "ta":
-        if len(op.items) != 2 or not isinstance(op.items[1], O.Vector):
-            yield "operand-kind", f"{what} must be [handle, {{coordinates}}]"
+    if arg.kind in _ADDRESS_HANDLES:
+        if len(op.items) - 1 not in _ADDRESS_HANDLES[arg.kind] or not isinstance(op.items[-1], O.Vector):
+            yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
         return
     if kind == "vector" and arg.kind == "vp" and len(op.items) not in (1, 2, 4, 8):
         yield "register-count", f"{what} has {len(op.items)} registers; a vector holds 1, 2, 4 or 8"
@@ -365,7 +376,8 @@ def _address_space(form, op, index, modifiers, what, decl):
     """ld/st of a variable: the instruction's state space is the variable's (generic reaches
     .global, .shared and .local variables only); a kernel's parameters are read-only."""
     base = op.base
-    if decl is None or not isinstance(base, O.Symbol) or base.name not in decl.symbols:
+    if (decl is None or not isinstance(base, (O.Symbol, O.Register)) or base.name not in decl.symbols
+            or decl.register_type(base.name) is not None):
         return
     space = decl.symbols[base.name]
     written = [m for m in modifiers if m in form.groups["space"]]
@@ -389,7 +401,10 @@ def _immediate(op, kind, want_type, what, plain=True):
         family = _family(want_type)
         text = _shown(op)
         hexfloat = re.match(r"^[-+]?0[fFdD]", text) is not None
-        if hexfloat and _SIZE[want_type] in (32, 64) and (text.lstrip("+-")[1] in "fF") != (_SIZE[want_type] == 32):
+        # .f32/.f64 operands convert a 0f or 0d literal to their own width (ptxas 13); bit and
+        # integer operands take the literal's bits, so its width must match
+        if (hexfloat and family != "f" and _SIZE[want_type] in (32, 64)
+                and (text.lstrip("+-")[1] in "fF") != (_SIZE[want_type] == 32)):
             yield "immediate", (f"{what}: `{text}` is a {'32' if text.lstrip('+-')[1] in 'fF' else '64'}-bit"
                                 f" float immediate for a .{want_type} operand"
                                 f" (write {'0f' if _SIZE[want_type] == 32 else '0d'}<hex>)")
@@ -406,16 +421,11 @@ def _immediate(op, kind, want_type, what, plain=True):
             yield "immediate", f"{what}: a 32/64-bit float immediate for a .{want_type} operand"
 
 
-# special registers (PTX ISA 10): 32-bit unless listed
-_SPECIAL_TYPE = {"%clock64": "u64", "%globaltimer": "u64", "%gridid": "u64", "%current_graph_exec": "u64",
-                 "%is_explicit_cluster": "pred"}
-
-
 def _register_class(op, kind, want_type, wider, what, decl):
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
         kind = "register"
     if kind == "special" and want_type in _SIZE:
-        stype = _SPECIAL_TYPE.get(op.name, "u32")
+        stype = special_register_type(op.name)
         if _family(want_type) == "f":
             yield "register-class", f"{what}: special register `{op.name}` is .{stype}; move it with an integer type"
             return
@@ -445,7 +455,8 @@ def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, in
                         index))
             continue
         for name in _register_names(op):
-            if not is_special_register(name) and decl.register_type(name) is None:
+            if (not is_special_register(name) and decl.register_type(name) is None
+                    and not decl.names_variable_or_label(name)):
                 out.append(("undeclared", f"operand {index + 1}: register `{name}` is not declared in"
                                           f" this function", index))
     return out

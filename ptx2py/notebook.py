@@ -3,6 +3,7 @@ HTML view (highlighted PTX beside the Python).
 
     k = ptx2py.open("k.ptx")                  # or k.py, a Triton cache folder, a CompiledKernel
     k.python(sugar=True); k.ptx(); k.diff(other); k.verify(other); k      # (Jupyter shows k as HTML)
+    k.run(max_ctas=2).outputs                 # the CPU engine, on the sidecar's launch
 """
 
 from __future__ import annotations
@@ -42,19 +43,20 @@ class Kernel:
         o = _as_kernel(other)
         return verify_texts(self._ptx, o._ptx, base_name=self.name, edited_name=o.name)
 
-    def run(self, *args, **kwargs):
-        """Run on the CPU engine: refused until a kernel runner exists under emulate/."""
-        import importlib.util
-        import pkgutil
+    def run(self, inputs: dict | None = None, *, launch: dict | None = None, kernel: str | None = None,
+            max_ctas: int | None = None, max_elements: int | None = None, schedule: str = "inorder",
+            sanitize: bool = True):
+        """Run on the CPU engine (emulate.run): the launch is the sidecar's unless given; `max_ctas`,
+        `max_elements` reduce it as `ptx2py run` does. Returns emulate's Result(outputs, reports, stats)."""
+        from emulate.frontend import reduced_launch, run, select_spec
 
-        spec = importlib.util.find_spec("emulate")
-        parts = {m.name for m in pkgutil.iter_modules(spec.submodule_search_locations)} if spec else set()
-        if not parts - {"numerics"}:
-            raise RuntimeError("Kernel.run needs the CPU engine (a kernel runner under emulate/); this installation has "
-                               f"{'only emulate/numerics (the ALU semantics)' if parts else 'no emulate package'}, "
-                               "which cannot run a kernel")
-        raise RuntimeError(f"Kernel.run: emulate/ has {', '.join(sorted(parts))}, but this API is not wired to a "
-                           "kernel runner yet")
+        launch = launch if launch is not None else self.sidecar
+        if launch is None:
+            raise ValueError(f"{self.name}: no launch sidecar: pass launch= (the corpus/launch format)")
+        if max_ctas or max_elements:
+            launch = reduced_launch(select_spec(launch, kernel), max_ctas or 1 << 62, max_elements)
+        return run(self._ptx, launch, inputs, kernel=kernel, schedule=schedule, sanitize=sanitize,
+                   filename=self.name)
 
     def _repr_html_(self) -> str:
         from pygments import highlight
@@ -81,14 +83,17 @@ def _as_kernel(x) -> Kernel:
 
 
 def _sidecar_beside(path: Path) -> dict | None:
-    side = path.with_suffix(".json")
-    if side.is_file():
-        try:
-            data = json.loads(side.read_text())
-        except json.JSONDecodeError:
-            return None
-        return data if "kernel" in data else None
-    return None
+    """The launch sidecar of a .ptx: beside it (from-triton's k.json) or the corpus's own."""
+    from launch.plan import sidecar_for
+
+    side = sidecar_for(str(path)) if path.suffix == ".ptx" else path.with_suffix(".json")
+    if side is None or not side.is_file():
+        return None
+    try:
+        data = json.loads(side.read_text())
+    except json.JSONDecodeError:
+        return None
+    return data if "kernel" in data or "kernels" in data else None
 
 
 def _from_build(build, name: str) -> Kernel:

@@ -81,3 +81,15 @@ def test_not_emulated_instruction_exits_2_with_a_location(tmp_path, capsys):
     err = capsys.readouterr().err
     line = next(i for i, s in enumerate(text.splitlines(), 1) if s.strip() == "brkpt;")
     assert f"k.ptx:{line}:2: error: not emulated: brkpt" in err and not out.exists()
+
+
+def test_the_notebook_kernel_runs_on_the_cpu_engine_from_its_corpus_sidecar():
+    import ptx2py
+
+    k = ptx2py.open(str(ROOT / "corpus" / "ptx" / "triton" / "add_fp32_sm80.ptx"))
+    result = k.run(max_ctas=2)
+    assert not result.reports
+    x, y, out = (result.outputs[n] for n in ("x_ptr", "y_ptr", "out_ptr"))
+    done = 2 * 1024   # two CTAs of BLOCK_SIZE 1024
+    assert np.array_equal(out[:done], (x[:done] + y[:done]).astype(np.float32))
+    assert not out[done:].any()

@@ -118,6 +118,16 @@ def test_same_instructions_are_fine_where_supported():
         assert lint_text(text, "ok.ptx") == [], instruction
 
 
+def test_percent_names_resolve_to_their_declarations():
+    # identifiers may begin with `%`: a `.global` variable and a label so named are no registers,
+    # and a variable so named still cannot stand where a register is written
+    text = (".version 9.0\n.target sm_90a\n.address_size 64\n.global .b32 %g;\n.visible .entry k()\n{\n"
+            "\t.reg .b32 %r<2>;\n\t.reg .pred %p<2>;\n\tld.global.u32 %r1, [%g];\n%L:\n\t@%p1 bra %L;\n"
+            "\tmov.u32 %g, 1;\n\tret;\n}\n")
+    (v,) = lint_text(text, "pct.ptx")
+    assert (v.rule, v.line) == ("operand-kind", 12) and "`%g` is a .global variable" in v.message
+
+
 def test_unknown_opcode_is_reported_with_a_suggestion_unless_allowed():
     text = MODULE.format(version="9.0", target="sm_100a", instruction="frobnicate.sync.b32 %r1, %r2;")
     (v,) = lint_text(text, "f.ptx")

@@ -45,11 +45,14 @@ def test_files_found_by_fuzzing(path):
     assert outcome(path.read_bytes().decode("latin-1"), path.name)[0] == "identical"
 
 
-@pytest.mark.xfail(strict=True, reason="open bug found by the drawn trees: a blank first line ending in LF in a "
-                                       "module whose other lines end in CRLF comes back as CRLF (split_lead uses the "
-                                       "module's newline for the lines before .version)")
-def test_mixed_line_ends_before_the_version_round_trip():
-    assert outcome("\n.version 8.0\r\n  .target sm_90a , sm_80\r\n  .address_size 64") == ("identical", None)
+@pytest.mark.parametrize("text", [
+    "\n.version 8.0\r\n  .target sm_90a , sm_80\r\n  .address_size 64",   # found by the drawn trees
+    ".version 8.0\r\n\n  .target sm_90a\r\n.address_size 64\r\n",
+    ".version 8.0\r\n.target sm_90a\r\n.address_size 64\r\n\n.global .u32 x;\r\n",
+])
+def test_a_lone_line_feed_in_a_crlf_module_round_trips(text):
+    """An indent that starts with LF (not the module's newline) is not read as a blank line."""
+    assert outcome(text) == ("identical", None)
 
 
 def assert_sound(text):

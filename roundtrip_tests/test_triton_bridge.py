@@ -187,19 +187,17 @@ def test_notebook_api_on_a_compiled_kernel(tmp_path, monkeypatch):
     k = ptx2py.from_triton(compiled)
     assert k.ptx() == compiled.asm["ptx"]
     src = k.python(sugar=True)
-    assert python_to_ptx(src) == k.ptx() and '"a_desc_shape0"' in src and '"profile_scratch"' in src
+    assert python_to_ptx(src) == k.ptx() and re.search(r'params="[^"]*\ba_desc_shape0\b[^"]*\bprofile_scratch"', src)
     edited = k.ptx().replace("wgmma.wait_group.sync.aligned 1;", "wgmma.wait_group.sync.aligned 0;")
     assert edited != k.ptx()
     d = k.diff(edited)
     assert "-\twgmma.wait_group.sync.aligned 1;" in d and "+\twgmma.wait_group.sync.aligned 0;" in d
     html = k._repr_html_()
     assert "<table>" in html and "wgmma" in html and "a_desc_shape0" in html
-    with pytest.raises(RuntimeError, match="emulate"):
-        k.run()
     # the cache folder Triton wrote: the same kernel, parameters named from its TTIR
     folder = next(p for p in (tmp_path / "cache").iterdir() if list(p.glob("*.ptx")))
     c = ptx2py.open(folder)
-    assert c.ptx() == k.ptx() and '"a_desc_shape0"' in c.python()
+    assert c.ptx() == k.ptx() and re.search(r'params="[^"]*\ba_desc_shape0\b', c.python())
 
 
 def test_from_triton_accepts_a_cache_folder(tmp_path, monkeypatch):
@@ -209,7 +207,7 @@ def test_from_triton_accepts_a_cache_folder(tmp_path, monkeypatch):
     out = tmp_path / "k.py"
     assert cli.ptx2py_main(["from-triton", str(folder), "--sugar", "-o", str(out)]) == 0
     assert out.with_suffix(".ptx").read_text() == compiled.asm["ptx"]
-    assert '"n_elements"' in out.read_text()
+    assert re.search(r'params="[^"]*\bn_elements\b', out.read_text())
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["triton"]["override"] is None  # a cache folder does not carry the override key
     assert cli.ptx2py_main(["to-triton", str(out), "--out", str(tmp_path / "o")]) == 2

@@ -102,6 +102,8 @@ class _Placer:
         if parts is None:
             return Lead("", (), "", None if predicted == SAME_LINE + text else lead_kw, text), SAME_LINE + text
         tail, lines, indent = parts
+        if indent[:1] in ("\n", SAME_LINE):  # a lone LF in a CRLF module reads as an L value's marker
+            return Lead("", (), "", lead_kw, text), SAME_LINE + text
         k = predicted_blank_lines(predicted)
         if indent == predicted[k:] and predicted_blank_lines(lead_value(lines, "")) >= k:
             return Lead(tail, tuple(lines[:len(lines) - k]), indent, None), indent

@@ -184,6 +184,8 @@ FORMS = [
                    ".bf16x2": dict(since="7.0", sm=80), ".bf16": dict(since="7.0", sm=80),
                    ".f16x2": dict(sm=80)},
          when=[dict(ntypes=2, args="d:T+ s:T1+ s:T1? s?"),
+               # the x4 conversions take their four .f32 sources as one {vector}, then rbits
+               dict(types=".e4m3x4 .e5m2x4 .e2m3x4 .e3m2x4 .e2m1x4", ntypes=2, args="d:T+ vp s:b32"),
                dict(types=_BITS, reject=("type", "cvt converts typed values (.u/.s/.f/.bf16 ...), not .b types")),
                dict(types=".e4m3 .e5m2 .e2m3 .e3m2 .e2m1", reject=("type", "8/6/4-bit floats convert in pairs:"
                                                                            " .e4m3x2, .e5m2x2 ...")),

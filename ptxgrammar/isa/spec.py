@@ -38,6 +38,7 @@ ending in ``?`` may be left out (only trailing ones), ``...`` ends the list unch
     vv a {vector} of any length (matrix fragments)    dv destination register or {vector} (mov unpack)
     vp a {vector} of 1, 2, 4 or 8 registers (wmma fragments, texture results)
     ta a texture/surface/tensor address: `[handle, {coordinates}]`
+    ts a texture address: `[texref, {coordinates}]` or, independent mode, `[texref, samplerref, {coordinates}]`
     sv source: register, immediate, symbol or {vector} (mov pack), never an [address]
 
 TYPE names the register class: ``T`` (the first type modifier), ``T1`` (the second), ``Tw`` (T
@@ -68,7 +69,7 @@ _KEYS = {"op", "select", "groups", "max", "required", "operands", "addr", "vecto
          "arch", "features", "count", "shape", "doc", "args", "when", "ranges", "rule"}
 _WHEN_KEYS = {"types", "has", "lacks", "ntypes", "need", "forbid", "only", "msg", "pairs", "operands", "args",
               "ranges", "since", "sm", "arch", "reject", "rule"}
-_ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv", "vp", "ta"}
+_ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv", "vp", "ta", "ts"}
 _ARG = re.compile(r"^(?P<kind>[a-z]+)(?::(?P<type>[A-Za-z0-9]+)(?P<wide>\+)?)?(?P<opt>\?)?$")
 _FEATURE_KEYS = {"since", "sm", "arch"}
 _VERSION = re.compile(r"^\d+\.\d+$")

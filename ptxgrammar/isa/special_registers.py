@@ -18,9 +18,24 @@ SPECIAL_REGISTER_SKELETONS = frozenset(
     """.split()
 )
 
+# the value types that are not .u32, by skeleton (`%clock#` is %clock64, `%pm#_#` is %pm0_64..%pm7_64)
+SPECIAL_REGISTER_TYPES = {
+    "%clock#": "u64", "%globaltimer": "u64", "%gridid": "u64", "%current_graph_exec": "u64",
+    "%pm#_#": "u64", "%is_explicit_cluster": "pred",
+}
+
 _DIGITS = re.compile(r"[0-9]+")
+
+
+def _skeleton(name: str) -> str:
+    return _DIGITS.sub("#", name)
 
 
 @lru_cache(maxsize=4096)
 def is_special_register(name: str) -> bool:
-    return _DIGITS.sub("#", name) in SPECIAL_REGISTER_SKELETONS
+    return _skeleton(name) in SPECIAL_REGISTER_SKELETONS
+
+
+def special_register_type(name: str) -> str:
+    """The value type of a special register, without its dot."""
+    return SPECIAL_REGISTER_TYPES.get(_skeleton(name), "u32")

@@ -8,11 +8,11 @@ _CLAMP = ".trap .clamp .zero"
 FORMS = [
     dict(op="tex", groups={"mode": ".base .level .grad", "geom": _TEX_GEOM, "vec": ".v2 .v4",
                            "type": ".u32 .s32 .f16 .f32 .f16x2", "nodep": ".nodep"},
-         max={"type": 2}, required=("geom", "vec", "type"), args="v ta x? x? x?", rule="texture_coordinates",
+         max={"type": 2}, required=("geom", "vec", "type"), args="v ts x? x? x?", rule="texture_coordinates",
          when=[dict(ntypes=1, reject=("type", "tex names the result and the coordinate types"))]),
     dict(op="tld4", groups={"comp": ".r .g .b .a", "geom": ".2d .a2d .cube .acube", "vec": ".v4",
                             "type": ".u32 .s32 .f32"},
-         max={"type": 2}, required=("comp", "geom", "vec", "type"), args="v ta x? x?", rule="texture_coordinates"),
+         max={"type": 2}, required=("comp", "geom", "vec", "type"), args="v ts x? x?", rule="texture_coordinates"),
     dict(op="txq", groups={"level": ".level",
                            "what": ".width .height .depth .channel_data_type .channel_order .normalized_coords"
                                    " .array_size .num_mipmap_levels .num_samples .filter_mode .addr_mode_0"
@@ -50,8 +50,8 @@ def texture_coordinates(form, modifiers, operands=()):
         return []
     want = GEOMETRY_COORDS[geom]
     for pos, op in enumerate(operands):
-        if isinstance(op, Address) and len(op.items) == 2 and isinstance(op.items[1], Vector):
-            got = len(op.items[1].items)
+        if isinstance(op, Address) and len(op.items) in (2, 3) and isinstance(op.items[-1], Vector):
+            got = len(op.items[-1].items)
             if got < want:  # ptxas lets a .1d/.2d texture take a longer vector
                 return [("register-count", f"{geom} takes {want} coordinates, operand {pos + 1} has {got}", geom)]
     return []

@@ -100,14 +100,21 @@ SECTION_DATA_DIRECTIVES = frozenset((".b8", ".b16", ".b32", ".b64"))
 
 
 def _is_constant(node) -> bool:
-    """True for an expression without names: literals, operators, casts."""
-    if isinstance(node, (IntLiteral, FloatLiteral)):
-        return True
-    if isinstance(node, (Register, Symbol)):
-        return node.name == "WARP_SZ"
-    if isinstance(node, (BinaryExpr, UnaryExpr, Cast, Paren, Conditional)):
-        return all(_is_constant(ch) for ch in node.children())
-    return False
+    """True for an expression without names: literals, operators, casts (walked with a stack:
+    a long flat sum is as deep as it is long)."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (IntLiteral, FloatLiteral)):
+            continue
+        if isinstance(node, (Register, Symbol)):
+            if node.name != "WARP_SZ":
+                return False
+        elif isinstance(node, (BinaryExpr, UnaryExpr, Cast, Paren, Conditional)):
+            todo.extend(node.children())
+        else:
+            return False
+    return True
 
 
 def check_address(token, item) -> None:

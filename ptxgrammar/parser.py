@@ -10,6 +10,7 @@ positions. Both paths build the same tree (a test checks this on the corpus).
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -326,6 +327,8 @@ def parse_fast(text: str) -> Module:
 def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:
     """The last module-level chunk: items without terminators, then trailing trivia."""
     if not m.group("body"):
+        if not _only_trivia(text[pos:]):
+            raise Unsure    # the full grammar reports what is not trivia, located
         return asm.module(text[pos:])
     p = _parser("plain")
     try:
@@ -383,6 +386,18 @@ def read_ptx(path, filename: str | None = None) -> str:
         text = data.decode("latin-1")
         raise error_at(text, e.start, f"non-ASCII byte 0x{data[e.start]:02x} is not allowed in PTX",
                        filename or str(path)) from None
+
+
+@functools.lru_cache(maxsize=1)
+def _trivia_pattern():
+    """The grammar's %ignore'd terminals (whitespace, comments, line markers), repeated."""
+    lark = _parser("full").lark
+    ignored = [t.pattern.to_regexp() for t in lark.terminals if t.name in lark.ignore_tokens]
+    return re.compile("(?:" + "|".join(f"(?:{r})" for r in ignored) + r")*\Z")
+
+
+def _only_trivia(text: str) -> bool:
+    return not text.strip() or _trivia_pattern().match(text) is not None
 
 
 def grammar_terminals() -> list[tuple[str, str, int, bool]]:

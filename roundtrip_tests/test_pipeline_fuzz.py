@@ -5,6 +5,7 @@ PTX (plain and --sugar) or a located error, never another exception. The long ru
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 
@@ -92,3 +93,11 @@ def test_a_short_long_run_finds_nothing(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "fuzz_pipeline.py"), "--inputs", "2000",
                            "--jobs", "2"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+LONG_RUN = json.loads((CASES / "fuzz" / "long_run_finds.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", LONG_RUN, ids=[f"{c['expect']}-{i}" for i, c in enumerate(LONG_RUN)])
+def test_finds_of_the_long_run(case):
+    assert outcome(case["input"])[0] == case["expect"]

@@ -66,9 +66,9 @@ def opcode(ident: str) -> Op:
     return Op(name, ())
 
 
-def insn(opcode_: str, modifiers=(), *operands, pred=None, fmt=None, indent=None, lead=None):
+def insn(opcode_: str, modifiers=(), *operands, pred=None, fmt=None, indent=None, lead=None, at=None):
     """The generic form for spellings outside the table: `insn("foo", (".bar",), r[1])`."""
-    return Op(opcode_, tuple(modifiers))(*operands, pred=pred, fmt=fmt, indent=indent, lead=lead)
+    return Op(opcode_, tuple(modifiers))(*operands, pred=pred, fmt=fmt, indent=indent, lead=lead, at=at)
 
 
 # --- declarations -------------------------------------------------------------------

@@ -342,7 +342,20 @@ def main_guard(fn):
         return fn()
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`ptx2py verify ... | head`): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def ptx2py_command() -> int:
+    """The `ptx2py` console script."""
+    return main_guard(ptx2py_main)
+
+
+def py2ptx_command() -> int:
+    """The `py2ptx` console script."""
+    return main_guard(py2ptx_main)
 
 
 if __name__ == "__main__":
-    sys.exit(main_guard(ptx2py_main))
+    sys.exit(ptx2py_command())

@@ -161,3 +161,4 @@ def test_shards_split_the_files_without_overlap(tmp_path, capsys):
 def test_a_bad_shard_is_a_usage_error(value):
     proc = run("check", str(CORPUS), "--shard", value)
     assert proc.returncode == 2 and "shard" in proc.stderr
+

@@ -66,8 +66,9 @@ def run_verify(args) -> int:
 
         write_html(report, args.html)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=1, default=str)
+        from outfile import write_atomic
+
+        write_atomic(args.json, json.dumps(report, indent=1, default=str))
     return code
 
 

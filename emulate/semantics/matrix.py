@@ -26,21 +26,24 @@ B32 = TYPES[".b32"]
 
 
 # --- ldmatrix ---------------------------------------------------------------------------------------
-def _ldmatrix(instr, scope):
+def _m8n8_form(instr, scope, regs, addr_node):
+    """(matrices, .trans, the register items, the address reader, the state space) of an
+    ldmatrix/stmatrix `.m8n8.x1/.x2/.x4{.trans}.b16`; any other form is refused."""
     mods = set(instr.modifiers)
     num = next((n for m, n in ((".x1", 1), (".x2", 2), (".x4", 4)) if m in mods), None)
     if ".m8n8" not in mods or ".b16" not in mods or num is None:
         raise NotEmulated(instr.name)
-    trans = ".trans" in mods
-    dest, addr_node = instr.operands
-    items = dest.items if isinstance(dest, Vector) else (dest,)
+    items = regs.items if isinstance(regs, Vector) else (regs,)
     if len(items) != num or not isinstance(addr_node, Address):
         raise NotEmulated(instr.name)
-    dec = scope.decoder
-    writers = [dec.writer(item, B32) for item in items]
-    address = dec.address(addr_node)
     space = space_of(instr.modifiers)
-    space = "shared" if space == "generic" else space
+    return num, ".trans" in mods, items, scope.decoder.address(addr_node), "shared" if space == "generic" else space
+
+
+def _ldmatrix(instr, scope):
+    dest, addr_node = instr.operands
+    num, trans, items, address, space = _m8n8_form(instr, scope, dest, addr_node)
+    writers = [scope.decoder.writer(item, B32) for item in items]
     machine = scope.machine
 
     def run(w, m):
@@ -64,20 +67,9 @@ def _ldmatrix(instr, scope):
 def _stmatrix(instr, scope):
     """stmatrix.sync.aligned.m8n8.x1/x2/x4{.trans}.shared.b16 [addr], {r...}: the inverse of
     ldmatrix (PTX ISA, "stmatrix"): lanes 8i..8i+7 give the row addresses of matrix i."""
-    mods = set(instr.modifiers)
-    num = next((n for m, n in ((".x1", 1), (".x2", 2), (".x4", 4)) if m in mods), None)
-    if ".m8n8" not in mods or ".b16" not in mods or num is None:
-        raise NotEmulated(instr.name)
-    trans = ".trans" in mods
     addr_node, src = instr.operands
-    items = src.items if isinstance(src, Vector) else (src,)
-    if len(items) != num or not isinstance(addr_node, Address):
-        raise NotEmulated(instr.name)
-    dec = scope.decoder
-    readers = [dec.reader(item, B32) for item in items]
-    address = dec.address(addr_node)
-    space = space_of(instr.modifiers)
-    space = "shared" if space == "generic" else space
+    num, trans, items, address, space = _m8n8_form(instr, scope, src, addr_node)
+    readers = [scope.decoder.reader(item, B32) for item in items]
     machine = scope.machine
 
     def run(w, m):

@@ -166,13 +166,18 @@ def main(argv=None) -> int:
                          "why": reports[:1]})
             print(f"{how:7} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}", flush=True)
         del kernel
+    return summarize(kernels_with_sites, tally, rows, args.json)
+
+
+def summarize(kernels: int, tally, rows: list, json_path: str | None) -> int:
+    """The closing line of a mutation run (caught by a report / by outputs, missed, never run) and its JSON."""
     n = tally["report"] + tally["output"] + tally["missed"]
-    print(f"\n{kernels_with_sites} kernels, {n} mutants: caught {tally['report'] + tally['output']} "
+    print(f"\n{kernels} kernels, {n} mutants: caught {tally['report'] + tally['output']} "
           f"({tally['report']} by a report, {tally['output']} by different outputs), missed {tally['missed']}; "
           f"{tally['not executed']} more sites never run at this size; "
           f"unmutated kernels not clean: {tally['base not clean']}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    if json_path:
+        Path(json_path).write_text(json.dumps(rows, indent=1) + "\n")
     return 0
 
 

@@ -26,7 +26,7 @@ import ptxgrammar  # noqa: E402
 from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
 from emulate.corpus_check import small_launch  # noqa: E402
-from emulate_mutations import instruction_at, outcome, same  # noqa: E402
+from emulate_mutations import instruction_at, outcome, same, summarize  # noqa: E402
 
 PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05"}
 
@@ -161,14 +161,7 @@ def main(argv=None) -> int:
             tally[how] += 1
             rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": how, "why": reports[:1]})
             print(f"{how:7} {label} {kind} at {list(path)} {reports[0][:150] if reports else ''}", flush=True)
-    n = tally["report"] + tally["output"] + tally["missed"]
-    print(f"\n{nkernels} kernels, {n} mutants: caught {tally['report'] + tally['output']} "
-          f"({tally['report']} by a report, {tally['output']} by different outputs), missed {tally['missed']}; "
-          f"{tally['not executed']} sites never run at this size; unmutated kernels not clean: "
-          f"{tally['base not clean']}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
-    return 0
+    return summarize(nkernels, tally, rows, args.json)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ trivia, takes the generic walk.
 
 from __future__ import annotations
 
+import functools
+
 from .tree import (
-    Address, Block, FloatLiteral, Instruction, IntLiteral, Register, SectionData, SpecialRegister,
-    Symbol, Vector,
+    Address, Block, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, SectionData,
+    SpecialRegister, Symbol, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -26,11 +28,10 @@ def emit(node: Node) -> str:
     return "".join(out)
 
 
-def _emit_into(root, out: list) -> None:
+def _emit_into(root, out: list, fast: bool = True) -> None:
     """Write `root` after what `out` holds. An explicit stack, not recursion: a
     5000-term constant sum is a tree 5000 levels deep."""
-    from .style import DEFAULT_STYLE as style
-
+    style = _default_style()
     stack: list = [root]
     line_start = glue = False
     while stack:
@@ -48,9 +49,9 @@ def _emit_into(root, out: list) -> None:
             line_start = False
             glue = t is None and style.glues_next(node, i)
             continue
-        fast = _FAST.get(item.__class__)
-        if fast is not None and item.trivia is not None:
-            fast(item, out)
+        writer = _FAST.get(item.__class__) if fast or item is not root else None
+        if writer is not None and item.trivia is not None:
+            writer(item, out)
             line_start = glue = False
             continue
         if item.trivia is None and isinstance(item, Statement) and out:
@@ -63,6 +64,13 @@ def _emit_into(root, out: list) -> None:
                 stack.append((item, i, part))
             else:
                 stack.append(part)
+
+
+@functools.lru_cache(maxsize=1)
+def _default_style():
+    from .style import DEFAULT_STYLE     # style imports the tree; imported on first use
+
+    return DEFAULT_STYLE
 
 
 def _operand(o, out: list) -> None:
@@ -167,12 +175,40 @@ def _section_data(node, out: list) -> None:
         _operand(o, out)
 
 
+def _label(node, out: list) -> None:
+    t = node.trivia
+    out.append(t[0])
+    out.append(node.name)
+    out.append(t[1])
+    out.append(":")
+
+
+def _loc(node, out: list) -> None:
+    if node.function_name is not None:
+        _emit_into(node, out, fast=False)
+        return
+    t = node.trivia
+    out.append(t[0])
+    out.append(".loc")
+    out.append(t[1])
+    out.append(node.file)
+    out.append(t[2])
+    out.append(node.line)
+    out.append(t[3])
+    out.append(node.column)
+
+
 def _block(node, out: list) -> None:
     t = node.trivia
     out.append(t[0])
     out.append("{")
-    for item in node.items:
-        _emit_into(item, out)
+    fast_writers = _FAST
+    for item in node.items:         # the statements of a body, dispatched here directly
+        fast = fast_writers.get(item.__class__)
+        if fast is not None and item.trivia is not None:
+            fast(item, out)
+        else:
+            _emit_into(item, out)
     out.append(t[1])
     out.append("}")
 
@@ -180,7 +216,7 @@ def _block(node, out: list) -> None:
 _FAST = {
     Register: _name, SpecialRegister: _name, Symbol: _name, IntLiteral: _literal,
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
-    SectionData: _section_data, Block: _block,
+    SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
 }
 
 

@@ -11,6 +11,7 @@ positions. Both paths build the same tree (a test checks this on the corpus).
 from __future__ import annotations
 
 import functools
+import gc
 import re
 from pathlib import Path
 
@@ -92,8 +93,25 @@ def _parser(kind: str) -> GrammarParser:
     return _parsers[kind]
 
 
+def without_gc(fn):
+    """Run `fn` with the cyclic garbage collector paused. A parse allocates a tree of
+    hundreds of thousands of acyclic nodes; every collection on the way re-scans all
+    of it, which was most of the time of a large parse (docs/performance.md)."""
+    @functools.wraps(fn)
+    def paused(*args, **kwargs):
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return paused
+
+
 # --- the full grammar -------------------------------------------------------------
 
+@without_gc
 def parse_full(text: str, filename: str = "<string>") -> Module:
     """Parse with the whole grammar at once (the reference path)."""
     _check_characters(text, filename)
@@ -254,17 +272,17 @@ def _check_depth(text: str, base: int = 0) -> None:
 
 
 class _Assembler:
-    """Folds chunk results (nodes and open/close markers) into the nested tree."""
+    """Folds chunk results (nodes and open/close markers) into the nested tree.
+
+    ``items`` is the list of the innermost open scope and ``context`` its scanner
+    context, kept as plain attributes: they are read once per statement."""
+
+    MARKERS = frozenset((FunctionOpen, BlockOpen, SectionOpen, BlockClose))
 
     def __init__(self):
         self.stack: list[tuple[object, list]] = [(None, [])]
-
-    @property
-    def context(self) -> str:
-        opener = self.stack[-1][0]
-        if opener is None:
-            return scanner.MODULE
-        return scanner.SECTION if isinstance(opener, SectionOpen) else scanner.BODY
+        self.items: list = self.stack[0][1]
+        self.context = scanner.MODULE
 
     def add(self, item) -> None:
         cls = item.__class__
@@ -275,7 +293,11 @@ class _Assembler:
                 raise NestingTooDeep
             self.stack.append((item, []))
         else:
-            self.stack[-1][1].append(item)
+            self.items.append(item)
+            return
+        opener, self.items = self.stack[-1]
+        self.context = (scanner.MODULE if opener is None else
+                        scanner.SECTION if opener.__class__ is SectionOpen else scanner.BODY)
 
     def _close(self, brace: str) -> None:
         if len(self.stack) == 1:
@@ -300,15 +322,19 @@ def parse_fast(text: str) -> Module:
     """Scanner + shape cache; raises Unsure where the full grammar must decide."""
     asm = _Assembler()
     patterns = scanner.PATTERNS
+    markers = _Assembler.MARKERS
     build = SHAPES.build
+    module_context = scanner.MODULE
     pos, end = 0, len(text)
     while pos < end:
         context = asm.context
         m = patterns[context].match(text, pos)
-        if m is None or m.end() == pos:
+        if m is None:
             raise Unsure
         stop = m.end()
-        if context == scanner.MODULE and stop == end and not m.group("body").endswith((";", "{")):
+        if stop == pos:
+            raise Unsure
+        if stop == end and context == module_context and not m.group("body").endswith((";", "{")):
             return _finish(asm, text, pos, m)
         try:
             items = build(context, text[pos:stop])
@@ -319,7 +345,10 @@ def parse_fast(text: str) -> Module:
             e.pos += pos
             raise
         for item in items:
-            asm.add(item)
+            if item.__class__ in markers:
+                asm.add(item)
+            else:
+                asm.items.append(item)
         pos = stop
     return asm.module("")
 
@@ -340,6 +369,7 @@ def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:
     return asm.module(text[pos + p.post.last_end:])
 
 
+@without_gc
 def parse(text: str, filename: str = "<string>") -> Module:
     """Parse PTX text into a lossless Module (fast path, full grammar when unsure)."""
     _check_characters(text, filename)

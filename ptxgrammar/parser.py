@@ -21,7 +21,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
-from .shapes import DIGITS, ShapeMismatch, make_builder
+from . import shapecache
+from .shapes import DIGITS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
@@ -187,28 +188,65 @@ class StatementError(Exception):
 
 
 class ShapeCache:
-    """Builders by (context, shape), shared across files."""
+    """Builders by (context, shape), shared across files, backed by the on-disk
+    store of shapecache.py: a shape this process has not met is looked up there
+    before the grammar is asked."""
 
     LIMIT = 200_000
 
     def __init__(self):
         self.builders: dict[str, object] = {}
+        self.stored: dict[str, object] | None = None   # shape -> code or None; read on first need
+        self.learned: list[tuple[str, object]] = []    # met here first, not yet written
 
     def build(self, context: str, chunk: str) -> list:
         pieces = DIGITS.split(chunk)
         key = context + "\0".join(pieces[0::2])
         builder = self.builders.get(key)
         if builder is None:
-            if len(self.builders) > self.LIMIT:
-                self.builders.clear()
-            _check_depth(chunk)          # once per shape: chunks of one shape nest alike
-            builder = self.builders[key] = self._compile(context, chunk) or _parse_chunk
+            builder = self._builder(context, chunk, key)
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
         try:
             return builder(pieces[1::2])
         except ShapeMismatch:
             return _parse_chunk(context, chunk)
+
+    def _builder(self, context: str, chunk: str, key: str):
+        if len(self.builders) > self.LIMIT:
+            self.builders.clear()
+        if self.stored is None:
+            self.stored = self._read_store()
+        if key in self.stored:
+            code = self.stored[key]
+        else:
+            _check_depth(chunk)          # once per shape: chunks of one shape nest alike
+            code = self.stored[key] = self._compile(context, chunk)
+            self.learned.append((key, code))
+        builder = self.builders[key] = _parse_chunk if code is None else builder_from_code(code)
+        return builder
+
+    @staticmethod
+    def _read_store() -> dict:
+        stored: dict = {}
+        for patterns, shapes in shapecache.read_records(shapecache.store_path()):
+            add_pattern_sources(patterns)
+            stored.update(shapes)
+        return stored
+
+    def save(self) -> None:
+        """Append the shapes learned since the last save to the store."""
+        if self.learned:
+            shapecache.append_record(shapecache.store_path(), (pattern_sources(), self.learned))
+            self.learned = []
+
+    def forget(self, store: bool = True) -> None:
+        """Empty the in-memory cache (benchmarks: a cold start). With ``store`` the
+        on-disk store is read again on the next unknown shape; without, it is
+        ignored until the next forget."""
+        self.builders.clear()
+        self.learned = []
+        self.stored = None if store else {}
 
     @staticmethod
     def _compile(context: str, chunk: str):
@@ -221,7 +259,7 @@ class ShapeCache:
             raise Unsure from None
         if p.post.last_end != len(chunk):
             raise Unsure
-        return make_builder(chunk, tree, p.terminal_patterns)
+        return builder_code(chunk, tree, p.terminal_patterns)
 
 
 def _parse_chunk(context: str, chunk: str) -> list:
@@ -380,6 +418,8 @@ def parse(text: str, filename: str = "<string>") -> Module:
             return parse_full(text, filename)
         except StatementError as e:
             raise _chunk_error(text, e, filename) from None
+        finally:
+            SHAPES.save()               # shapes met first here, for later processes
     except NestingTooDeep as e:
         if e.what == "blocks":         # the assembler counts blocks, not positions
             try:

@@ -95,16 +95,23 @@ def _parser(kind: str) -> GrammarParser:
 
 
 def without_gc(fn):
-    """Run `fn` with the cyclic garbage collector paused. A parse allocates a tree of
-    hundreds of thousands of acyclic nodes; every collection on the way re-scans all
-    of it, which was most of the time of a large parse (docs/performance.md)."""
+    """Run `fn` with the cyclic garbage collector paused, then file what it made under
+    the oldest generation. A parse allocates hundreds of thousands of acyclic nodes;
+    with the collector running, every young collection on the way re-scanned all of
+    them (most of the time of a large parse), and the first one after it would scan
+    the whole new tree once more (docs/performance.md). freeze() + unfreeze() moves
+    every tracked object to the oldest generation without a scan: the tree is freed
+    by reference counting as usual, and only full collections look at it."""
     @functools.wraps(fn)
     def paused(*args, **kwargs):
         if not gc.isenabled():
             return fn(*args, **kwargs)
         gc.disable()
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            gc.freeze()
+            gc.unfreeze()
+            return result
         finally:
             gc.enable()
     return paused

@@ -205,6 +205,7 @@ class ShapeCache:
         self.builders: dict[str, object] = {}
         self.stored: dict[str, object] | None = None   # shape -> code or None; read on first need
         self.learned: list[tuple[str, object]] = []    # met here first, not yet written
+        self.damaged = False                            # the store ends in a torn record
 
     def build(self, context: str, chunk: str) -> list:
         pieces = DIGITS.split(chunk)
@@ -233,19 +234,26 @@ class ShapeCache:
         builder = self.builders[key] = _parse_chunk if code is None else builder_from_code(code)
         return builder
 
-    @staticmethod
-    def _read_store() -> dict:
+    def _read_store(self) -> dict:
         stored: dict = {}
-        for patterns, shapes in shapecache.read_records(shapecache.store_path()):
+        records, intact = shapecache.read_records(shapecache.store_path())
+        self.damaged = not intact
+        for patterns, shapes in records:
             add_pattern_sources(patterns)
             stored.update(shapes)
         return stored
 
     def save(self) -> None:
-        """Append the shapes learned since the last save to the store."""
-        if self.learned:
+        """Append the shapes learned since the last save to the store (or rewrite a
+        damaged store whole: what follows a torn record would never be read)."""
+        if not self.learned:
+            return
+        if self.damaged:
+            shapecache.rewrite(shapecache.store_path(), (pattern_sources(), list(self.stored.items())))
+            self.damaged = False
+        else:
             shapecache.append_record(shapecache.store_path(), (pattern_sources(), self.learned))
-            self.learned = []
+        self.learned = []
 
     def forget(self, store: bool = True) -> None:
         """Empty the in-memory cache (benchmarks: a cold start). With ``store`` the

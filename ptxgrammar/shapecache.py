@@ -60,14 +60,15 @@ def store_path() -> Path | None:
     return None if folder is None else folder / f"shapes-{code_key()}.bin"
 
 
-def read_records(path: Path | None) -> list:
-    """The intact records of a store, in order (none if it is missing or unreadable)."""
+def read_records(path: Path | None) -> tuple[list, bool]:
+    """(the intact records of a store in order, whether the whole file was intact).
+    A missing or unreadable store has no records and counts as intact."""
     if path is None:
-        return []
+        return [], True
     try:
         data = path.read_bytes()
     except OSError:
-        return []
+        return [], True
     records, pos = [], 0
     while pos + _FRAME.size <= len(data):
         length, crc = _FRAME.unpack_from(data, pos)
@@ -80,7 +81,26 @@ def read_records(path: Path | None) -> list:
         except (ValueError, EOFError, TypeError, zlib.error):
             break
         pos = start + length
-    return records
+    return records, pos == len(data)
+
+
+def _frame(record) -> bytes:
+    payload = zlib.compress(marshal.dumps(record), 1)     # code objects shrink ~5x
+    return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def rewrite(path: Path | None, record) -> bool:
+    """Replace a damaged store by one record (atomically: readers see old or new)."""
+    if path is None:
+        return False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(_frame(record))
+        os.replace(tmp, path)
+    except OSError:
+        return False
+    return True
 
 
 def append_record(path: Path | None, record) -> bool:
@@ -88,8 +108,7 @@ def append_record(path: Path | None, record) -> bool:
     (an unwritable cache folder only costs speed)."""
     if path is None:
         return False
-    payload = zlib.compress(marshal.dumps(record), 1)     # code objects shrink ~5x
-    frame = _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+    frame = _frame(record)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists() and path.stat().st_size > MAX_BYTES:

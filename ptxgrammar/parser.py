@@ -203,7 +203,7 @@ class ShapeCache:
 
     def __init__(self):
         self.builders: dict[str, object] = {}
-        self.stored: dict[str, object] | None = None   # shape -> code or None; read on first need
+        self.stored: dict[str, object] | None = None   # shape -> encoded code or None; read on first need
         self.learned: list[tuple[str, object]] = []    # met here first, not yet written
         self.damaged = False                            # the store ends in a torn record
 
@@ -226,11 +226,12 @@ class ShapeCache:
         if self.stored is None:
             self.stored = self._read_store()
         if key in self.stored:
-            code = self.stored[key]
+            code = shapecache.decode(self.stored[key])
         else:
             _check_depth(chunk)          # once per shape: chunks of one shape nest alike
-            code = self.stored[key] = self._compile(context, chunk)
-            self.learned.append((key, code))
+            code = self._compile(context, chunk)
+            blob = self.stored[key] = shapecache.encode(code)
+            self.learned.append((key, blob))
         builder = self.builders[key] = _parse_chunk if code is None else builder_from_code(code)
         return builder
 

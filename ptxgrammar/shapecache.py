@@ -46,6 +46,16 @@ def code_key() -> str:
     return h.hexdigest()[:24]
 
 
+def encode(code):
+    """A builder's code as stored: marshal bytes, decoded only when the shape is met
+    (reading a store of every corpus shape then costs a copy, not a parse of each)."""
+    return None if code is None else marshal.dumps(code)
+
+
+def decode(blob):
+    return None if blob is None else marshal.loads(blob)
+
+
 def cache_dir() -> Path | None:
     """Where stores live: $PTX2PY_SHAPE_CACHE, else the user cache folder; None when off."""
     value = os.environ.get(ENV)

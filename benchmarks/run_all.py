@@ -48,6 +48,14 @@ import ptxgrammar  # noqa: E402
 from ptxgrammar import parser as grammar_parser  # noqa: E402
 from ptxgrammar import shapecache  # noqa: E402
 
+SECTIONS = ("parse", "loop", "sugar_loop", "ir", "rss")
+EMPTY = {
+    "parse": {"rows": [], "geomean": {"cold": None, "cold_stored": None, "warm": None}},
+    "loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
+    "sugar_loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
+    "ir": {"rows": [], "summary": {"ptx2py_median_ms": None, "ratio_ptx_median": None, "ratio_cubin_median": None}},
+    "rss": {"file": "-", "mb": 0.0, "rows": []},
+}
 GOALS = {"parse_warm": 10, "parse_cold": 5, "loop": 4, "sugar_loop": 2, "ir_to_ptx": 150,
          "ir_median_ms": 2, "rss_loop": 15}
 CPU = time.process_time
@@ -374,7 +382,7 @@ def markdown(results) -> str:
         out.append(f"| {r['problem']} | {r['ptx2py_ms']:.2f} | {fmt(r['triton_ptx_ms'], '.1f', r['triton_failure'] or '-')} | "
                    f"{fmt(r['ratio_ptx'], '.0f')} | {fmt(r['ptx2py_cubin_ms'], '.1f')} | "
                    f"{fmt(r['triton_cubin_ms'], '.1f')} | {fmt(r['ratio_cubin'], '.1f')} |")
-    out.append(f"| **median** | **{irs['ptx2py_median_ms']:.2f}** | | **{fmt(irs['ratio_ptx_median'], '.0f')}** | | | "
+    out.append(f"| **median** | **{fmt(irs['ptx2py_median_ms'])}** | | **{fmt(irs['ratio_ptx_median'], '.0f')}** | | | "
                f"**{fmt(irs['ratio_cubin_median'], '.1f')}** |")
     rss = results["rss"]
     out += ["", f"## Peak RSS on the largest file ({rss['file']}, {rss['mb']:.2f} MB)", "",
@@ -418,6 +426,7 @@ def summary_table(results) -> list[dict]:
     loop_rss = next((r["per_input"] for r in results["rss"]["rows"] if r["what"].startswith("ptx2py PTX")), None)
 
     def row(figure, value, goal, spec, at_least=True, unit="×"):
+        value = None if value is None or value != value else value
         met = "-" if value is None or value != value else ("yes" if (value >= goal if at_least else value <= goal) else "no")
         bound = "≥" if at_least else "≤"
         return {"figure": figure, "value": value, "result": f"{fmt(value, spec)}{unit}", "goal": f"{bound} {goal}{unit}",
@@ -453,6 +462,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--target", default="sm_90a")
     ap.add_argument("--out", type=Path, default=HERE)
+    ap.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                    help="run only these (the sugar loop is the slowest: ~4 min a file on a loaded machine)")
+    ap.add_argument("--sugar-files", type=int, default=None, help="the sugar loop on the N smallest of the files")
     args = ap.parse_args(argv)
     from pyptx.codegen.codegen import ptx_to_python as pyptx_to_python
     from pyptx.parser import parse as pyptx_parse
@@ -482,31 +494,51 @@ def main(argv=None) -> int:
         "load_start": load_average(), "repeat": repeat, "loop_repeat": loop_repeat, "plot": "results.png",
     }}
     pyptx_parse(ptxgrammar.read_ptx(quick_files(1)[0]))        # the peer's own first-call costs, untimed
-    print("priming the held-out shape store ...", flush=True)
-    stores = ShapeStores(files, prime)
-    results["meta"].update(primed_files=stores.prime_count, prime_cpu_s=stores.prime_seconds,
-                           primed_store_bytes=stores.primed_bytes)
-    try:
-        print("parse+emit vs pyptx parse", flush=True)
-        rows = bench_parse_files(files, repeat, stores, pyptx_parse)
-        results["parse"] = {"rows": rows, "geomean": summarize(rows, ("cold", "cold_stored", "warm"))}
-        print("PTX->Python->PTX vs pyptx ptx_to_python", flush=True)
-        rows = bench_loops(files, loop_repeat, bench_transpile.ptx2py_loop,
-                           lambda t: pyptx_to_python(t, sugar=False), "loop")
-        results["loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
-        print("--sugar loop vs pyptx sugar", flush=True)
-        rows = bench_loops(files, loop_repeat, sugar_loop, lambda t: pyptx_to_python(t, sugar=True), "sugar")
-        results["sugar_loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
-    finally:
-        stores.close()
-    print("kernel IR compile vs Triton", flush=True)
-    rows, summary = bench_ir(ir_names, args.target, ir_repeat, triton_repeat, not args.no_triton)
-    results["ir"] = {"rows": rows, "summary": summary}
-    print("peak RSS", flush=True)
-    results["rss"] = bench_rss(max(files, key=lambda p: p.stat().st_size))
+    todo = set(args.sections)
+
+    def save() -> None:             # after every section: a run cut short keeps what it measured
+        (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+
+    if todo & {"parse", "loop", "sugar_loop"}:
+        print("priming the held-out shape store ...", flush=True)
+        stores = ShapeStores(files, prime)
+        results["meta"].update(primed_files=stores.prime_count, prime_cpu_s=stores.prime_seconds,
+                               primed_store_bytes=stores.primed_bytes)
+        try:
+            if "parse" in todo:
+                print("parse+emit vs pyptx parse", flush=True)
+                rows = bench_parse_files(files, repeat, stores, pyptx_parse)
+                results["parse"] = {"rows": rows, "geomean": summarize(rows, ("cold", "cold_stored", "warm"))}
+                save()
+            if "loop" in todo:
+                print("PTX->Python->PTX vs pyptx ptx_to_python", flush=True)
+                rows = bench_loops(files, loop_repeat, bench_transpile.ptx2py_loop,
+                                   lambda t: pyptx_to_python(t, sugar=False), "loop")
+                results["loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
+                save()
+            if "sugar_loop" in todo:
+                print("--sugar loop vs pyptx sugar", flush=True)
+                sugar_files = sorted(files, key=lambda p: p.stat().st_size)[:args.sugar_files or len(files)]
+                rows = bench_loops(sugar_files, loop_repeat, sugar_loop, lambda t: pyptx_to_python(t, sugar=True),
+                                   "sugar")
+                results["sugar_loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
+                save()
+        finally:
+            stores.close()
+    if "ir" in todo:
+        print("kernel IR compile vs Triton", flush=True)
+        rows, summary = bench_ir(ir_names, args.target, ir_repeat, triton_repeat, not args.no_triton)
+        results["ir"] = {"rows": rows, "summary": summary}
+        save()
+    if "rss" in todo:
+        print("peak RSS", flush=True)
+        results["rss"] = bench_rss(max(files, key=lambda p: p.stat().st_size))
+    for section in SECTIONS:
+        results.setdefault(section, EMPTY[section])       # not run this time: a '-' in the tables
+    results["meta"].setdefault("primed_files", 0)
     results["meta"]["load_end"] = load_average()
     results["summary"] = {"table": summary_table(results)}
-    (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    save()
     plot(results, args.out / "results.png")
     (args.out / "results.md").write_text(markdown(results))
     for row in results["summary"]["table"]:

@@ -68,6 +68,9 @@ def test_sass_diff(case):
     assert len(k["moved"]) == case["moved"]
     assert k["renamed"] == case["renamed"]
     assert k["equivalent"] == (not case["changed"] and not case["moved"])
+    if "moved_first" in case:
+        assert k["moved"][0]["line"] == case["moved_first"]
+        assert not any(m["text"].startswith("BAR.") for m in k["moved"])
 
 
 def test_changed_instructions_come_before_moves_and_renames():
@@ -297,6 +300,10 @@ def test_worked_example_two_edits_show_the_depbar_change_first(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text())
     k = data["kernels"]["matmul_tma_kernel"]["sass"]
     assert len(k["rows"]) >= k["base_count"] and k["moved"]      # the JSON carries the whole aligned diff
+    # the moved arrive itself is named (first: it crossed a barrier), not the barrier it crossed
+    assert "SYNCS.ARRIVE.TRANS64" in k["moved"][0]["text"] and k["moved"][0]["across"] >= 1
+    assert not any(m["text"].startswith("BAR.") for m in k["moved"])
+    assert r.stdout.splitlines()[3].startswith("    moved:   @P2 SYNCS.ARRIVE.TRANS64")
     _check_page(page.read_text(), data)
     ctx = _cli(str(MATMUL), str(WORKED / "matmul_edited.py"), "--context", "1").stdout.splitlines()
     diff = ctx[ctx.index(next(x for x in ctx if x.startswith("  aligned diff"))) + 1:]

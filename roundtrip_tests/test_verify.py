@@ -538,3 +538,41 @@ def test_races_cli_on_a_tcgen05_matmul_and_a_removed_wait(tmp_path):
     edit = [w for w in k["edited"]["witnesses"] if w.get("role") == "edit"]
     assert [(w["python_line"], w["ptx_line"]) for w in edit] == [(i + 1, 316)]
     assert f"edited at {edited}:{i + 1} (PTX line 316:2): mov.pred complete, 1;" in r.stdout
+
+
+def test_a_finding_the_base_shares_is_told_by_the_exhaustive_race_count():
+    from verify import race_report
+
+    dup = {"result": "potential_race", "checks": {}, "races": [_race(("write", 0), ("write", 1), 2, 2)],
+           "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
+    sites = [{"line": 4, "column": 2, "text": "x;", "was": "bar.sync 0;", "removed": True}]
+
+    def said(counts):
+        return race_report.read_result(dup, RACE_PTX, "k.ptx", None, edits=sites, race_counts=counts,
+                                       threads_per_cta=128)["lines"]
+    assert any("15872 racing access pairs in the base, 24000 in the edited kernel (+8128), which differs at: "
+               "k.ptx:4:2" in x for x in said((15872, 24000)))
+    assert any("15872 racing access pairs in both kernels" in x for x in said((15872, 15872)))
+    assert any("says nothing about what the edit changed" in x for x in said((None, 24000)))
+    assert all("new against the base" not in x for x in said((15872, 24000)))
+
+
+@pytest.mark.slow
+def test_races_removed_barrier_behind_a_duplicate_store_is_seen_by_the_count():
+    from verify import races
+    from ptxgrammar import read_ptx
+
+    if races.sentryward_available():
+        pytest.skip(races.sentryward_available())
+    path = CORPUS / "triton" / "row_reduce_fp32_sm120.ptx"
+    text = read_ptx(str(path))
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, x in enumerate(lines) if x.strip() == "bar.sync \t0;")
+    spec = races.launch_spec(str(path))
+    base = races.race_one(spec, text, "rr.ptx")
+    assert base["verdict"] == "potential_race" and base["classification"] == "same_warp_duplicate_store"
+    edited = races.race_one(spec, "".join(lines[:i] + lines[i + 1:]), "rr.ptx", base={"ptx": text, "result": base})
+    assert edited["verdict"] == "potential_race"
+    low, high = edited["race_counts"]
+    assert high > low > 0
+    assert any(f"which differs at: rr.ptx:{i + 1}:" in x for x in edited["lines"])

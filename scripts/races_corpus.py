@@ -80,11 +80,15 @@ def summarize(rel: str, kind: str, line: int | None, e: dict, seconds: float) ->
     ends = sorted({w["ptx_line"] for w in wit if "endpoint" in w})
     named = bool(line) and any(w.get("role") == "edit" and w["ptx_line"] == line for w in wit)
     brackets = bool(line) and any(w < line for w in ends) and any(w >= line for w in ends)
+    counts = e.get("race_counts") or [None, None]
+    counted = bool(line) and None not in counts and counts[1] > counts[0]
     at_edit = ("no edit" if not line else "a witness names the edited line" if named
-               else "the race's ends bracket the edited line" if brackets else "NO witness at the edited line")
+               else "the race's ends bracket the edited line" if brackets
+               else f"the base's race comes first; the exhaustive race count rises {counts[0]} -> {counts[1]}"
+               if counted else "NO witness at the edited line")
     return {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"],
             "classification": e.get("classification"), "witness_lines": lines, "at_edit": at_edit,
-            "witness_at_edit": named or brackets, "seconds": round(seconds, 1), "shrunk": e.get("shrunk"),
+            "witness_at_edit": named or brackets, "edit_seen_by_count": counted, "race_counts": counts, "seconds": round(seconds, 1), "shrunk": e.get("shrunk"),
             "lines": e["lines"]}
 
 

@@ -178,12 +178,28 @@ def _lifecycle(w: dict, loc: Locator, edits: list[dict] | None) -> tuple[list[st
     return out, witnesses
 
 
+def _same_as_base(counts: tuple, differs: str) -> list[str]:
+    """What a finding the base shares says about the edit: SentryWard reports its first finding
+    only, so only the exhaustive race counts (when known) can tell."""
+    out = ["  the base has this same finding; SentryWard reports the first one it finds only"]
+    base, edited = counts
+    if base is None or edited is None:
+        out.append("  no exhaustive count of them here: this run says nothing about what the edit changed")
+    elif edited != base:
+        out.append(f"  SentryWard's exhaustive search: {base} racing access pairs in the base, {edited} in the "
+                   f"edited kernel ({edited - base:+d}), which differs at: {differs}")
+    else:
+        out.append(f"  SentryWard's exhaustive search: {base} racing access pairs in both kernels")
+    return out
+
+
 def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int] | None, *,
-                edits: list[dict] | None = None, same_as_base: bool = False,
+                edits: list[dict] | None = None, race_counts: tuple | None = None,
                 threads_per_cta: int | None = None) -> dict:
     """The verdict, its diagnostics as lines, and the witnesses in PTX (and Python) terms.
-    `edits` (edit_sites against a base without this finding) are named on each lifecycle witness;
-    `same_as_base`: the base has this very finding."""
+    `edits` (edit_sites against the base) are named on each lifecycle witness of a finding the
+    base lacks; `race_counts` (base, edited; None: unknown) is given when the base has this very
+    finding, with the exhaustive race counts when they could be had."""
     verdict = result.get("result", "tool_failure")
     loc = Locator(ptx_text, name, line_map)
     lines = [f"{verdict}; checks: " + ", ".join(f"{k} {v}" for k, v in (result.get("checks") or {}).items())]
@@ -206,17 +222,17 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
         lines += more
         witnesses += wit
         classes += [cls] if cls else []
-    if edits and verdict in FINDINGS and not any(w.get("role") == "edit" for w in witnesses):
-        lines.append("  new against the base, which differs at: " + "; ".join(
-            f"{loc.describe(s['line'], s['column'])['where']}" for s in edits[:MAX_SITES]))
-    if same_as_base and verdict in FINDINGS:
-        lines.append("  the base has this same finding, and SentryWard reports the first race or lifecycle "
-                     "error it finds only: this run says nothing about what the edit changed")
+    differs = "; ".join(loc.describe(s["line"], s["column"])["where"] for s in (edits or [])[:MAX_SITES])
+    if race_counts is None and edits and verdict in FINDINGS and not any(w.get("role") == "edit" for w in witnesses):
+        lines.append(f"  new against the base, which differs at: {differs}")
+    if race_counts is not None and verdict in FINDINGS:
+        lines += _same_as_base(race_counts, differs)
     if verdict == "unsupported":
         why = ("its wgmma instructions (sm_90a) are unsupported"
                if "wgmma" in json.dumps(result.get("diagnostics")) else "see the diagnostics above")
         lines.append(f"  SentryWard does not model this kernel: {why}; "
                      "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")
     return {"verdict": verdict, "finding": verdict in FINDINGS, "proved": verdict in PROVED, "lines": lines,
+            "race_counts": list(race_counts) if race_counts is not None else None,
             "witnesses": witnesses, "classification": classes[0] if classes and len(set(classes)) == 1 and
             len(classes) == len((result.get("races") or [])[:4]) else None, "raw": result}

@@ -171,6 +171,27 @@ def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
         return {"result": "tool_failure", "diagnostics": [{"code": "no_json", "message": (r.stderr or r.stdout)[-2000:]}]}
 
 
+def race_count(ptx_text: str, doc: dict, timeout: int) -> int | None:
+    """How many racing access pairs SentryWard's exhaustive search counts (None where it cannot
+    say). Its command line stops at the first race and has no option for the search; the native
+    verifier's `--exhaustive-memory-search` is reached through its Python driver, which is not a
+    public API, so any failure to call it is an unknown count, never zero."""
+    try:
+        from sentryward.frontend.ptx_native import _run_ptx
+    except ImportError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="ptx2py-races-") as tmp:
+        ptx, inp = Path(tmp) / KERNEL_FILE, Path(tmp) / "input.json"
+        ptx.write_text(without_loc(ptx_text))
+        inp.write_text(json.dumps(doc))
+        try:
+            result = _run_ptx(ptx, inp, wellsync_timeout_seconds=timeout, exhaustive_memory_search=True)
+        except (TypeError, ValueError, OSError, subprocess.SubprocessError):
+            return None
+    count = result.get("race_count")
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
 def launch_specs(ptx_path: str) -> list[dict]:
     """Every kernel's launch spec from the sidecar of `ptx_path` (RaceSetupError without one)."""
     from launch import plan as lp
@@ -197,12 +218,17 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
         return {"verdict": "not run", "finding": False, "witnesses": [],
                 "lines": [f"not run: the sidecar does not describe this launch: {e}"]}
     raw = run_sentryward(ptx_text, doc, timeout)
-    edits, same_as_base = None, False
+    edits, counts = None, None
     if base is not None and "raw" in base["result"]:
         new = finding_signature(raw, ptx_text) - finding_signature(base["result"]["raw"], base["ptx"])
-        edits = edit_sites(base["ptx"], ptx_text) if new else None
-        same_as_base = not new
-    res = read_result(raw, ptx_text, name, line_map, edits=edits, same_as_base=same_as_base,
+        edits = edit_sites(base["ptx"], ptx_text) if new or raw.get("races") else None
+        if not new and raw.get("races"):     # the first race is the base's: count them all, both sides
+            base_count = base["result"].setdefault("race_count", race_count(base["ptx"], base["result"]["input"],
+                                                                            timeout))
+            counts = (base_count, race_count(ptx_text, doc, timeout))
+        elif not new:
+            counts = (None, None)
+    res = read_result(raw, ptx_text, name, line_map, edits=edits, race_counts=counts,
                       threads_per_cta=math.prod(doc["launch"]["block_dim"]))
     res.update(input=doc, shrunk=shrunk)
     return res

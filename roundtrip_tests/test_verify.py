@@ -576,3 +576,23 @@ def test_races_removed_barrier_behind_a_duplicate_store_is_seen_by_the_count():
     low, high = edited["race_counts"]
     assert high > low > 0
     assert any(f"which differs at: rr.ptx:{i + 1}:" in x for x in edited["lines"])
+
+
+def test_a_synchronisation_counterexample_names_its_ptx_line_and_the_edit():
+    from verify import race_report
+
+    ptx = ("\tmbarrier.init.shared::cta.b64 [%r1], 1;\n\tmov.pred p, 1;\n"
+           "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1];\n")
+    base = ptx.replace("mov.pred p, 1;", "mbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r2;")
+    result = {"result": "not_wellsynced", "checks": {"synchronization": "failed"},
+              "diagnostics": [{"code": "missing_successful_wait_handoff", "details": {"barrier": 1, "event": 1307},
+                               "message": "next-phase arrival occurred before a successful prior-phase wait"}],
+              "source_events": [{"event": 0, "file": "/tmp/a/kernel.ptx", "line": 1, "column": 2, "instruction": 0},
+                                {"event": 1307, "file": "/tmp/a/kernel.ptx", "line": 3, "column": 2,
+                                 "instruction": 239}]}
+    r = race_report.read_result(result, ptx, "k.py", {2: 20, 3: 21}, edits=race_report.edit_sites(base, ptx))
+    assert [(w.get("role"), w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [
+        ("event", 3, 21), ("edit", 2, 20)]
+    assert "    at k.py:21 (PTX line 3:2): tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 " \
+           "[%r1];  (SentryWard event 1307)" in r["lines"]
+    assert any(x.startswith("    edited at k.py:20 (PTX line 2:2): mov.pred p, 1;") for x in r["lines"])

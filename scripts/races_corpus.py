@@ -82,8 +82,8 @@ def summarize(rel: str, kind: str, line: int | None, e: dict, seconds: float) ->
     brackets = bool(line) and any(w < line for w in ends) and any(w >= line for w in ends)
     counts = e.get("race_counts") or [None, None]
     counted = bool(line) and None not in counts and counts[1] > counts[0]
-    at_edit = ("no edit" if not line else "a witness names the edited line" if named
-               else "the race's ends bracket the edited line" if brackets
+    at_edit = ("no edit" if not line else "the race's ends bracket the edited line" if brackets
+               else "a witness names the edited line" if named
                else f"the base's race comes first; the exhaustive race count rises {counts[0]} -> {counts[1]}"
                if counted else "NO witness at the edited line")
     return {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"],

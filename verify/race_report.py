@@ -157,25 +157,38 @@ def _race(race: dict, loc: Locator, threads_per_cta: int | None) -> tuple[list[s
     return out, witnesses, None
 
 
+def _edit_lines(edits: list[dict], loc: Locator, kind: str = "", indent: str = "      ") -> tuple[list[str], list[dict]]:
+    """The edited lines as report lines and witnesses (role "edit")."""
+    out, witnesses = [], []
+    for site in edits[:MAX_SITES]:
+        d = dict(loc.describe(site["line"], site["column"]), role="edit", kind=kind)
+        witnesses.append(d)
+        was = f"  (base: {site['was']})" if site.get("was") else ""
+        what = "line removed here" if site.get("removed") else "edited"
+        out.append(f"{indent}{what} at {d['where']}: {d['ptx']}{was}")
+    return out, witnesses
+
+
 def _lifecycle(w: dict, loc: Locator, edits: list[dict] | None) -> tuple[list[str], list[dict]]:
     """Report lines and witnesses for one lifecycle witness (lowered instruction numbers only)."""
     kind = w.get("kind", "")
     out = [f"    witness: lowered instruction #{w.get('from_instruction')} -> #{w.get('to_instruction')} ({kind}); "
            "SentryWard names no PTX line for lifecycle witnesses"]
-    witnesses = []
     ends = LIFECYCLE_ENDS.get(kind)
     if ends:
         for what, pattern, role in ((ends[0], ends[1], "from"), (ends[2], ends[3], "to")):
             lines = loc.lines_matching(pattern)
             shown = ", ".join(str(x) for x in lines[:MAX_SITES * 2]) + (" ..." if len(lines) > MAX_SITES * 2 else "")
             out.append(f"      {role}: {what}: one of PTX lines {shown or '(none found)'}")
-    for site in edits or []:
-        d = dict(loc.describe(site["line"], site["column"]), role="edit", kind=kind)
-        witnesses.append(d)
-        was = f"  (base: {site['was']})" if site.get("was") else ""
-        what = "line removed here" if site.get("removed") else "edited"
-        out.append(f"      {what} at {d['where']}: {d['ptx']}{was}")
-    return out, witnesses
+    more, witnesses = _edit_lines(edits or [], loc, kind)
+    return out + more, witnesses
+
+
+def _event_sites(result: dict) -> dict[int, tuple[int, int]]:
+    """SentryWard event -> (PTX line, column), from the events its counterexample names."""
+    return {e["event"]: (e["line"], e.get("column") or 1) for e in result.get("source_events") or []
+            if isinstance(e, dict) and Path(str(e.get("file"))).name == KERNEL_FILE
+            and isinstance(e.get("event"), int) and isinstance(e.get("line"), int)}
 
 
 def _same_as_base(counts: tuple, differs: str) -> list[str]:
@@ -204,6 +217,7 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
     loc = Locator(ptx_text, name, line_map)
     lines = [f"{verdict}; checks: " + ", ".join(f"{k} {v}" for k, v in (result.get("checks") or {}).items())]
     witnesses, classes = [], []
+    events = _event_sites(result)
     for d in result.get("diagnostics") or []:
         where: set[int] = set()
         _ptx_lines(d, where)
@@ -212,6 +226,11 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
             w = loc.describe(ln)
             witnesses.append(w)
             lines.append(f"    at {w['where']}: {w['ptx']}")
+        event = (d.get("details") or {}).get("event")
+        if event in events:     # where a synchronisation counterexample stopped
+            w = loc.describe(*events[event])
+            witnesses.append(dict(w, role="event"))
+            lines.append(f"    at {w['where']}: {w['ptx']}  (SentryWard event {event})")
         sample = [w for w in (d.get("details") or {}).get("witnesses", []) if "from_instruction" in w]
         for k, w in enumerate(sample[:4]):
             more, wit = _lifecycle(w, loc, edits if k == 0 else None)
@@ -224,7 +243,9 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
         classes += [cls] if cls else []
     differs = "; ".join(loc.describe(s["line"], s["column"])["where"] for s in (edits or [])[:MAX_SITES])
     if race_counts is None and edits and verdict in FINDINGS and not any(w.get("role") == "edit" for w in witnesses):
-        lines.append(f"  new against the base, which differs at: {differs}")
+        more, wit = _edit_lines(edits, loc, indent="    ")
+        lines += ["  new against the base, which differs at:"] + more
+        witnesses += wit
     if race_counts is not None and verdict in FINDINGS:
         lines += _same_as_base(race_counts, differs)
     if verdict == "unsupported":

@@ -596,3 +596,12 @@ def test_a_synchronisation_counterexample_names_its_ptx_line_and_the_edit():
     assert "    at k.py:21 (PTX line 3:2): tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 " \
            "[%r1];  (SentryWard event 1307)" in r["lines"]
     assert any(x.startswith("    edited at k.py:20 (PTX line 2:2): mov.pred p, 1;") for x in r["lines"])
+
+
+def test_a_timeout_is_no_proof_and_says_how_to_shrink_further():
+    from verify import race_report
+
+    r = race_report.read_result({"result": "timeout", "checks": {"synchronization": "incomplete"},
+                                 "diagnostics": [{"code": "time_budget"}]}, RACE_PTX, "k.ptx", None)
+    assert not r["finding"] and not r["proved"]
+    assert any("--races-size 16" in x for x in r["lines"])

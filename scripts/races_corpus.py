@@ -4,7 +4,8 @@ edits of each (a removed `bar.sync`, a removed mbarrier wait, a removed MMA-comp
 the wait that follows a `tcgen05.commit`), each reported with its witnesses and the edited line.
 
     pip install -e '.[races]'
-    python scripts/races_corpus.py [--kernels a.ptx,b.ptx] [--timeout 300] [--no-edits] [--json out.json]
+    python scripts/races_corpus.py [--kernels a.ptx,b.ptx] [--timeout 300] [--size 128] [--retry-size 16]
+                                   [--no-edits] [--json out.json]
 
 A removed wait is the `mbarrier.try_wait` turned into `mov.pred P, 1;` (the wait succeeds at
 once); a removed barrier is the `bar.sync` line deleted (the first one between a shared-memory
@@ -88,7 +89,8 @@ def summarize(rel: str, kind: str, line: int | None, e: dict, seconds: float) ->
                if counted else "NO witness at the edited line")
     return {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"],
             "classification": e.get("classification"), "witness_lines": lines, "at_edit": at_edit,
-            "witness_at_edit": named or brackets, "edit_seen_by_count": counted, "race_counts": counts, "seconds": round(seconds, 1), "shrunk": e.get("shrunk"),
+            "witness_at_edit": named or brackets, "edit_seen_by_count": counted, "race_counts": counts,
+            "seconds": round(seconds, 1), "shrunk": e.get("shrunk"),
             "lines": e["lines"]}
 
 
@@ -100,6 +102,9 @@ def main() -> int:
     ap.add_argument("--kernels", default=",".join(DEFAULT))
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--no-edits", action="store_true")
+    ap.add_argument("--size", type=int, default=128, help="cap on each problem dimension (verify --races-size)")
+    ap.add_argument("--retry-size", type=int, default=16, help="when an original times out, run it and its edits "
+                    "again at this size (0: do not)")
     ap.add_argument("--json")
     args = ap.parse_args()
     if sentryward_available():
@@ -110,11 +115,15 @@ def main() -> int:
         path = str(ROOT / "corpus" / "ptx" / rel)
         text = read_ptx(path)
         spec = launch_spec(path)
-        original = None
+        original, cap = None, args.size
         for kind, line, edited in [("original", None, text)] + ([] if args.no_edits else edits(text)):
             t = time.time()
             base = None if original is None else {"ptx": text, "result": original}
-            e = race_one(spec, edited, rel, timeout=args.timeout, base=base)
+            e = race_one(spec, edited, rel, cap=cap, timeout=args.timeout, base=base)
+            if original is None and e["verdict"] == "timeout" and args.retry_size:
+                cap = args.retry_size       # the original and its edits at the smaller launch alike
+                print(f"{rel}: original: timeout at size {args.size}; again at size {cap}", flush=True)
+                e = race_one(spec, edited, rel, cap=cap, timeout=args.timeout)
             original = original or e
             row = summarize(rel, kind, line, e, time.time() - t)
             results.append(row)

@@ -248,6 +248,9 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
         witnesses += wit
     if race_counts is not None and verdict in FINDINGS:
         lines += _same_as_base(race_counts, differs)
+    if verdict == "timeout":
+        lines.append("  SentryWard ran out of time at this launch: a smaller one (--races-size 16: fewer rows, "
+                     "so fewer loop trips per CTA) or a longer --races-timeout may prove it")
     if verdict == "unsupported":
         why = ("its wgmma instructions (sm_90a) are unsupported"
                if "wgmma" in json.dumps(result.get("diagnostics")) else "see the diagnostics above")

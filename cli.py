@@ -41,17 +41,10 @@ EXAMPLES = {
 # --- shared helpers ----------------------------------------------------------------
 
 def read_input(path: str) -> str:
-    from ptxgrammar import read_ptx
+    from ptxgrammar import decode_ptx, read_ptx
 
     if path == "-":
-        data = sys.stdin.buffer.read()
-        tmp = tempfile.NamedTemporaryFile(delete=False)
-        tmp.write(data)
-        tmp.close()
-        try:
-            return read_ptx(tmp.name, "<stdin>")
-        finally:
-            os.unlink(tmp.name)
+        return decode_ptx(sys.stdin.buffer.read(), "<stdin>")
     return read_ptx(path)
 
 
@@ -235,7 +228,10 @@ def py2ptx_main(argv=None) -> int:
     from ptx2py import DSLError, python_to_ptx
 
     try:
-        source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
+        from ptxgrammar import read_file_bytes
+
+        data = sys.stdin.buffer.read() if args.input == "-" else read_file_bytes(args.input)
+        source = data.decode("utf-8-sig")   # a BOM is allowed in Python source
         ptx = python_to_ptx(source, filename=args.input, check=not args.no_check)
     except DSLError as e:
         return report_error(e)

@@ -96,7 +96,8 @@ def cmd_check(args) -> int:
         index, count = args.shard
         files = files[index - 1::count]
     if not files:
-        print("error: no .ptx files found" + (" in this shard" if args.shard else ""), file=sys.stderr)
+        print(f"{' '.join(args.paths)}: error: no .ptx files found" + (" in this shard" if args.shard else ""),
+              file=sys.stderr)
         return EXIT_INPUT
     results = []
     for (path, folder), result in zip(files, progress(check_results(files, args), "check", len(files))):

@@ -18,6 +18,8 @@ def write_atomic(path: str, text: str, inputs=()) -> None:
     """Write all of `text` or nothing: a temp file in the same folder, then rename.
     Refuses to replace one of `inputs`; the file gets ordinary permissions (the mode
     of the file it replaces, else 0666 less the umask), not mkstemp's 0600."""
+    if not path:
+        raise OutputError("error: the output file name is empty")
     for src in inputs:
         if src not in (None, "-") and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
             raise OutputError(f"{path}: error: the output would overwrite the input {src}; choose another -o")

@@ -145,3 +145,16 @@ def test_a_folder_as_input_is_a_clean_error(tmp_path):
     proc = run(str(tmp_path))
     assert proc.returncode == 2 and proc.stderr.decode().startswith(f"{tmp_path}: error: ")
     assert b"Traceback" not in proc.stderr
+
+
+def test_an_empty_output_name_is_a_clean_error(tmp_path):
+    src = tmp_path / "k.ptx"
+    src.write_text(GOOD)
+    proc = run(str(src), "-o", "")
+    assert proc.returncode == 2 and proc.stderr == b"error: the output file name is empty\n"
+
+
+@pytest.mark.parametrize("command", ["check", "lint"])
+def test_a_folder_without_ptx_files_is_named(tmp_path, command):
+    proc = run(command, str(tmp_path))
+    assert proc.returncode == 2 and proc.stderr == f"{tmp_path}: error: no .ptx files found\n".encode()

@@ -11,6 +11,7 @@ against the grammar's own terminal patterns.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 
@@ -37,6 +38,7 @@ class BuilderWriter:
 
     def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern]):
         self.holes = [m.span() for m in DIGITS.finditer(text)]
+        self.hole_ends = [he for _, he in self.holes]   # sorted: a token finds its holes by bisection
         self.patterns = terminal_patterns
         self.checks: list[str] = []
         self.names: dict[str, object] = {"ShapeMismatch": ShapeMismatch}
@@ -103,9 +105,12 @@ class BuilderWriter:
     def token_expr(self, tok: Token) -> str:
         start, end = tok.start_pos, tok.end_pos
         pieces, pos = [], start
-        for i, (hs, he) in enumerate(self.holes):
-            if he <= start or hs >= end:
-                continue
+        holes = self.holes
+        first = bisect.bisect_right(self.hole_ends, start)   # the first digit run that ends after start
+        for i in range(first, len(holes)):
+            hs, he = holes[i]
+            if hs >= end:
+                break
             if hs < start or he > end:
                 raise NotAShape(tok)          # a digit run across a token edge
             if hs > pos:

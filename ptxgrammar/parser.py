@@ -151,9 +151,23 @@ def _with_version(module: Module, text: str, filename: str) -> Module:
 def _check_characters(text: str, filename: str) -> None:
     bad = BAD_CHARACTER.search(text)
     if bad:
-        ch = bad.group()
-        what = "non-ASCII character" if ord(ch) > 0x7E else "control character"
-        raise error_at(text, bad.start(), f"{what} {ch!r} is not allowed in PTX (even in comments)", filename)
+        raise error_at(text, bad.start(), _character_problem(text, bad.start()), filename)
+
+
+def _character_problem(text: str, pos: int, raw: bool = False) -> str:
+    """Why the character at `pos` is refused; `raw`: `text` is a file's bytes as latin-1."""
+    ch = text[pos]
+    if pos == 0 and text.startswith(("\ufeff", "\xef\xbb\xbf")):
+        return "a UTF-8 byte order mark (BOM) is not allowed in PTX: save the file without it"
+    if ord(ch) > 0x7F:
+        what = f"non-ASCII byte 0x{ord(ch):02x}" if raw else f"non-ASCII character {ch!r}"
+    else:
+        what = f"control character {ch!r}"
+    if raw and text.startswith(("\xff\xfe", "\xfe\xff")):
+        return "a UTF-16 file: PTX is ASCII text"
+    if raw and "\x00" in text[:4096]:
+        return f"{what}: this is a binary file, not PTX text"
+    return f"{what} is not allowed in PTX (even in comments)"
 
 
 def _lark_error(text: str, e: UnexpectedInput, filename: str) -> ParseError:
@@ -465,13 +479,33 @@ def parse_file(path, filename: str | None = None) -> Module:
 
 
 def read_ptx(path, filename: str | None = None) -> str:
-    data = Path(path).read_bytes()
+    """A PTX file's text, its bytes exactly; a located ParseError for bytes PTX does not allow."""
+    return decode_ptx(read_file_bytes(path), filename or str(path))
+
+
+def decode_ptx(data: bytes, filename: str) -> str:
+    """PTX bytes (a file's, standard input's) as text, or a located ParseError at the first byte
+    PTX does not allow (an earlier control byte counts before a later non-ASCII one)."""
     try:
         return data.decode("ascii")
-    except UnicodeDecodeError as e:
+    except UnicodeDecodeError:
         text = data.decode("latin-1")
-        raise error_at(text, e.start, f"non-ASCII byte 0x{data[e.start]:02x} is not allowed in PTX",
-                       filename or str(path)) from None
+        pos = BAD_CHARACTER.search(text).start()
+        raise error_at(text, pos, _character_problem(text, pos, raw=True), filename) from None
+
+
+def read_file_bytes(path) -> bytes:
+    """A file's bytes; a device (`/dev/zero` never ends, `/dev/tty` waits) is refused as an
+    OSError naming it. Pipes (`<(...)`) and standard input (`-`, read by the caller) are fine."""
+    import errno
+    import os
+    import stat
+
+    with open(path, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise OSError(errno.ENODEV, "a device, not a file (use - for standard input)", str(path))
+        return f.read()
 
 
 @functools.lru_cache(maxsize=1)

@@ -416,7 +416,9 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     def lead_indent(text):
         parts = split_lead(text, nl, at_start[0])
         at_start[0] = False
-        return SAME_LINE + text if parts is None else lead_value(parts[1], parts[2])
+        if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
+            return SAME_LINE + text
+        return lead_value(parts[1], parts[2])
 
     def visit_items(items, depth):
         for item in items:

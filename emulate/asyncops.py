@@ -69,8 +69,10 @@ class CommitGroups:
     def __init__(self):
         self.open: list[AsyncOp] = []
         self.groups: list[list[AsyncOp]] = []
+        self.committed = 0            # groups committed so far (numbers them, oldest 0)
 
     def commit(self) -> None:
+        self.committed += 1
         self.groups.append(self.open)
         self.open = []
 

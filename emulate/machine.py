@@ -165,6 +165,7 @@ class Machine:
         self.func_local_size = off - self.entry_scope.layout.local_size
         self.current = None       # the warp running now
         self.in_atomic = False    # atomics are not race-tracked
+        self.observer = None      # a SyncObserver (sync_observer.py) when asked for
         self._site_ids: dict = {}
         self._sites: list = []
 
@@ -241,6 +242,8 @@ class Machine:
         from .semantics.control import check_barriers
 
         warps = cta.warps
+        if self.observer is not None:
+            self.observer.cta_start(cta)
         while True:
             ran = False
             for w in self.schedule.order(warps):
@@ -374,6 +377,8 @@ class Machine:
             for r in np.unique(idx[~bad]):
                 sel = idx == r
                 out[sel] = M.gather(regions.regions[r].data, offs[sel], nbytes)
+                if self.observer is not None and space == "global":
+                    self.observer.global_access(w, lanes[sel], regions.regions[r], offs[sel], nbytes)
             return out
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
@@ -410,6 +415,8 @@ class Machine:
                                           "outside every buffer", True)
             for r in np.unique(idx[~bad]):
                 sel = idx == r
+                if self.observer is not None:
+                    self.observer.global_access(w, lanes[sel], self.globals.regions[r], offs[sel], nbytes, rows[sel])
                 M.scatter(self.globals.regions[r].data, offs[sel], rows[sel])
             return
         if space in ("local", "fparam"):

@@ -98,6 +98,8 @@ class Sanitizer:
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         pc = cta.machine.pc_now(warp)
+        if cta.machine.observer is not None:
+            cta.machine.observer.shared_access(cta, warp, lane_of, idx, False, atomic)
         if self.on["async-read"]:
             pend = sh.pending[idx]
             if (pend >= 0).any():
@@ -133,6 +135,8 @@ class Sanitizer:
         sh = cta.shadow
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
+        if cta.machine.observer is not None:
+            cta.machine.observer.shared_access(cta, warp, lane_of, idx, True, atomic or cta.machine.in_atomic, rows)
         sh.init[idx] = True
         sh.unfenced[idx] = True
         self.overwrite_pending_read(cta, warp, idx, "write")

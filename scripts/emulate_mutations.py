@@ -24,57 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ptxgrammar  # noqa: E402
-from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
 from emulate import EmulationError, run  # noqa: E402
-from emulate.operands import constant  # noqa: E402
 from emulate.corpus_check import small_launch  # noqa: E402
-
-
-def sync_sites(module, kernel=None):
-    """(path to the instruction, mutation kind) for every synchronisation instruction of the
-    launched kernel (and of the device functions of the module, which it may call)."""
-    out = []
-
-    def visit(items, path):
-        for i, item in enumerate(items):
-            if isinstance(item, Block):
-                visit(item.items, path + (i,))
-            elif isinstance(item, Instruction):
-                name = item.name
-                if item.opcode in ("bar", "barrier") and ".sync" in item.modifiers:
-                    out.append((path + (i,), "delete " + name))
-                elif item.opcode == "cp" and (".wait_group" in item.modifiers or ".wait_all" in item.modifiers):
-                    out.append((path + (i,), "delete " + name))
-                elif item.opcode == "shfl" and ".sync" in item.modifiers:
-                    mask = constant(item.operands[-1])      # 0xffffffff, or Triton's -1
-                    if mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF:
-                        out.append((path + (i,), "weaken mask of " + name))
-    for fi, fn in enumerate(module.items):
-        if isinstance(fn, Function) and fn.body is not None and (
-                kernel is None or fn.name == kernel or fn.head.kind != ".entry"):
-            visit(fn.body.items, (fi,))
-    return out
-
-
-def mutate(module, path, kind):
-    def edit_block(block, rest):
-        items = list(block.items)
-        i = rest[0]
-        if len(rest) > 1:
-            items[i] = edit_block(items[i], rest[1:])
-        elif kind.startswith("delete"):
-            del items[i]
-        else:
-            instr = items[i]
-            mask = IntLiteral("0x0000ffff", trivia=instr.operands[-1].trivia)
-            items[i] = instr.with_changes(operands=instr.operands[:-1] + (mask,))
-        return block.with_changes(items=tuple(items))
-
-    items = list(module.items)
-    fn = items[path[0]]
-    items[path[0]] = fn.with_changes(body=edit_block(fn.body, path[1:]))
-    return module.with_changes(items=tuple(items))
+from emulate.mutations import SCHEDULES, instruction_at, mutate, observe, sync_sites  # noqa: E402
+from emulate.mutations import outcome as run_outcome  # noqa: E402
 
 
 def outcome(module, launch, inputs, filename, executed=None):
@@ -85,13 +39,6 @@ def outcome(module, launch, inputs, filename, executed=None):
     if executed is not None:
         executed |= r.executed
     return r.outputs, [x.render() for x in r.reports]
-
-
-def instruction_at(module, path):
-    node = module.items[path[0]].body
-    for i in path[1:]:
-        node = node.items[i]
-    return node
 
 
 def same(a, b):
@@ -142,30 +89,40 @@ def main(argv=None) -> int:
     kernels_with_sites = 0
     for label, text, launch, inputs in sources:
         module = ptxgrammar.parse(text, filename=label)
-        kernel = launch["kernel"]
-        sites = sync_sites(module, kernel)
+        sites = sync_sites(module, launch["kernel"])
         if not sites:
             continue
-        ran = set()
-        base_out, base_reports = outcome(module, launch, inputs, label, ran)
-        if base_out is None or base_reports:
+        try:
+            seen = observe(module, launch, inputs, label)
+            base_reports = [x.render() for _, r in seen.runs for x in r.reports]
+        except EmulationError as e:
+            base_reports = [str(e)]
+        if base_reports:
             rows.append({"kernel": label, "base": "not clean", "why": base_reports[:1]})
             tally["base not clean"] += 1
             continue
+        base_out = seen.runs[0][1].outputs
         kernels_with_sites += 1
         for path, kind in sites:
-            if id(instruction_at(module, path)) not in ran:    # never runs at this size: unobservable
+            cls = seen.classify(module, path, kind)
+            if cls == "not executed":
                 tally["not executed"] += 1
                 rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": "not executed"})
                 continue
-            out, reports = outcome(mutate(module, path, kind), launch, inputs, label)
-            caught = bool(reports) or not same(base_out, out)
+            mutant = mutate(module, path, kind)
+            for sched in SCHEDULES if cls == "observable" else SCHEDULES[:1]:
+                out, reports = run_outcome(mutant, launch, inputs, label, sched)
+                base = next(r.outputs for s, r in seen.runs if s == sched)
+                caught = bool(reports) or not same(base, out)
+                if caught:
+                    break
             how = "report" if reports else "output" if caught else "missed"
             tally[how] += 1
+            tally[f"{cls} {'caught' if caught else 'missed'}"] += 1
             rows.append({"kernel": label, "mutation": kind, "site": list(path), "caught": caught, "how": how,
-                         "why": reports[:1]})
-            print(f"{how:7} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}", flush=True)
-        del kernel
+                         "observable": cls, "schedule": sched, "why": reports[:1]})
+            print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}",
+                  flush=True)
     return summarize(kernels_with_sites, tally, rows, args.json)
 
 
@@ -176,6 +133,13 @@ def summarize(kernels: int, tally, rows: list, json_path: str | None) -> int:
           f"({tally['report']} by a report, {tally['output']} by different outputs), missed {tally['missed']}; "
           f"{tally['not executed']} more sites never run at this size; "
           f"unmutated kernels not clean: {tally['base not clean']}")
+    if tally["observable caught"] + tally["observable missed"] + tally["unobservable caught"]:
+        # a caught mutant was observed, whatever the classifier said (counted with the observable ones)
+        obs = tally["observable caught"] + tally["observable missed"] + tally["unobservable caught"]
+        got = tally["observable caught"] + tally["unobservable caught"]
+        print(f"observable at this size: {obs} of {n} ({tally['unobservable missed']} unobservable: the "
+              f"synchronisation orders nothing at this launch); caught {got} of {obs} = {100 * got / obs:.1f}% "
+              f"({tally['unobservable caught']} caught that the classifier called unobservable)")
     if json_path:
         Path(json_path).write_text(json.dumps(rows, indent=1) + "\n")
     return 0

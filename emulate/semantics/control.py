@@ -252,6 +252,8 @@ def check_barriers(cta) -> None:
         if bar["arrived"] < expected or not bar["waiting"] and bar["count"] is None:
             continue
         values = np.concatenate(bar["values"]) if bar["values"] else np.zeros(0, bool)
+        if cta.machine.observer is not None:
+            cta.machine.observer.barrier(cta, bar["waiting"])
         for w, mask, write in bar["waiting"]:
             w.state = READY
             w.waiting = None
@@ -269,6 +271,8 @@ def check_barriers(cta) -> None:
 def _warp_sync(instr, scope):
     """bar.warp.sync mask: lanes of one warp run in lock-step here; the mask must hold them."""
     def run(w, exec_mask, top):
+        if w.cta.machine.observer is not None:
+            w.cta.machine.observer.warp_sync(w)
         w.sync_epoch += 1
         top[0] += 1
     return run

@@ -61,7 +61,8 @@ def _plain(value):
 
 
 def _options(args) -> dict:
-    return {"schedule": args.schedule, "sanitize": not args.no_sanitize}
+    return {"schedule": args.schedule, "sanitize": not args.no_sanitize,
+            "resident_ctas": getattr(args, "resident_ctas", 1)}
 
 
 def cmd_run(args) -> int:
@@ -118,6 +119,8 @@ def _common(p):
     p.add_argument("-o", "--output", metavar="OUT.npz", help="every buffer after the run, by name")
     p.add_argument("--schedule", default="inorder", help="warp order: inorder, reverse or random:SEED")
     p.add_argument("--no-sanitize", action="store_true", help="run without the sanitizer checks")
+    p.add_argument("--resident-ctas", type=int, default=1, metavar="N",
+                   help="interleave N CTAs (default 1: one after another); for CTAs that wait on each other")
     p.add_argument("--json", metavar="REPORT", help="write the reports and run statistics as JSON")
 
 

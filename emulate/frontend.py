@@ -83,9 +83,10 @@ def _tensor_map_param(machine, plan, spec, base, filename) -> bytes:
 
 def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str | None = None,
         schedule: str = "inorder", sanitize: bool = True, disabled=(), filename: str = "<ptx>",
-        max_steps: int = 50_000_000, observe: bool = False) -> Result:
+        max_steps: int = 50_000_000, observe: bool = False, resident_ctas: int = 1) -> Result:
     """Run one kernel of a module on the CPU engine; observe=True records which synchronisation
-    instructions order anything (Result.sync, a sync_observer.SyncObserver)."""
+    instructions order anything (Result.sync, a sync_observer.SyncObserver); resident_ctas > 1
+    interleaves that many CTAs (a kernel whose CTAs wait for each other's flags or locks)."""
     module, text = _module(module_or_text, filename)
     spec = select_spec(launch, kernel)
     name = spec.get("kernel")
@@ -97,7 +98,8 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
         raise EmulationError(str(e)) from None
     program = Program(module, filename)
     sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
-    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps)
+    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps,
+                      resident_ctas)
     if observe:
         from .sync_observer import SyncObserver
 

@@ -6,8 +6,7 @@ change a result when, at this launch, it orders something:
   (same shared or global byte, different threads of one CTA, one a write, atomics not conflicting
   with atomics) when every barrier completion between the two accesses was one of that
   instruction's (so without it nothing orders the pair). Completions are numbered along the run
-  (the CTA's epochs; a new CTA starts a completion no instruction owns: CTAs are not ordered by
-  barriers). Per byte the shadow keeps, for plain writes, plain accesses and atomics, the latest
+  (each CTA's own; accesses of two CTAs are never ordered by a barrier, and CTAs may interleave). Per byte the shadow keeps, for plain writes, plain accesses and atomics, the latest
   access and the latest by another thread, so the closest conflicting earlier access (the one the
   fewest completions separate) is found in one vectorised step.
 * a `cp.async.wait_group N` / `wait_all` *orders* a copy it completes when the copy's bytes are
@@ -55,8 +54,7 @@ class _Shadow:
 class SyncObserver:
     def __init__(self, machine):
         self.machine = machine
-        self.epoch = 0
-        self.owners: list[frozenset] = []     # owners[k]: the barrier sites whose completion k was
+        self.owners: dict = {}                # CTA linear index -> [the sites each completion was of]
         self.ordering: set = set()            # barrier and wait sites that ordered something
         self.lanes: dict = {}                 # warp-op site -> union of the lanes that ran it
         self._shared: dict = {}               # CTA id -> _Shadow
@@ -64,34 +62,36 @@ class SyncObserver:
         self._watch: dict = {}                # CTA id -> (site, warp, group) arrays over shared bytes
         self._cache: dict = {}
         self._warp_owners: dict = {}          # global warp id -> the site of each warp synchronisation
-        self._cta_warps = 0                   # global warp id of the CTA's warp 0
 
     # --- timeline -------------------------------------------------------------------------------
     def cta_start(self, cta) -> None:
-        self._completion(frozenset())
+        self.owners[self._cta_index(cta)] = []
+
+    def _cta_index(self, cta) -> int:
         gx, gy, _ = self.machine.grid
         x, y, z = cta.ctaid
-        self._cta_warps = ((z * gy + y) * gx + x) * len(cta.warps)
+        return (z * gy + y) * gx + x
+
+    def _warp_id(self, warp) -> int:
+        """Launch-wide: CTA linear index * warps a CTA + warp index (thread ids: warp id * 32 + lane)."""
+        return self._cta_index(warp.cta) * len(warp.cta.warps) + warp.index
 
     def warp_sync(self, warp) -> None:
         """A warp-synchronising instruction of `warp` (bar.warp.sync, a .sync warp op) ran."""
         top = warp.stack[-1]
-        self._warp_owners.setdefault(self._cta_warps + warp.index, []).append((top[3].code.name, top[0]))
+        self._warp_owners.setdefault(self._warp_id(warp), []).append((top[3].code.name, top[0]))
 
     def barrier(self, cta, waiting) -> None:
         """A barrier completes; `waiting` the (warp, mask, ...) entries released."""
-        self._completion(frozenset((w.waiting[2].code.name, w.waiting[1]) for w, *_ in waiting))
+        self.owners[self._cta_index(cta)].append(frozenset((w.waiting[2].code.name, w.waiting[1])
+                                                           for w, *_ in waiting))
 
-    def _completion(self, owners: frozenset) -> None:
-        self.owners.append(owners)
-        self.epoch += 1
-
-    def _owners_between(self, first: int, last: int) -> frozenset:
-        """The sites that own every completion first..last-1 (the pair is ordered only by them)."""
-        key = (first, last)
+    def _owners_between(self, cta: int, first: int, last: int) -> frozenset:
+        """The sites that own every completion first..last-1 of a CTA (the pair is ordered only by them)."""
+        key = (cta, first, last)
         got = self._cache.get(key)
         if got is None:
-            got = frozenset.intersection(*self.owners[first:last])
+            got = frozenset.intersection(*self.owners[cta][first:last])
             self._cache[key] = got
         return got
 
@@ -109,7 +109,8 @@ class SyncObserver:
             threads, idx_changed = threads[changed], idx[changed]
         else:
             idx_changed = idx
-        self._access(sh, threads + self._cta_warps * 32, idx_changed, write, atomic, warp.sync_epoch)
+        threads += (self._warp_id(warp) - warp.index) * 32
+        self._access(sh, warp, threads, idx_changed, write, atomic)
         watch = self._watch.get(cta.ctaid)
         if watch is not None:
             hit = watch[0][idx]
@@ -126,15 +127,18 @@ class SyncObserver:
         if sh is None:
             sh = self._global[id(region)] = _Shadow(region.size)
         idx = (offsets.astype(np.int64)[:, None] + np.arange(nbytes)).reshape(-1)
-        threads = np.repeat(lanes.astype(np.int64) + (self._cta_warps + warp.index) * 32, nbytes)
+        threads = np.repeat(lanes.astype(np.int64) + self._warp_id(warp) * 32, nbytes)
         write = rows is not None
         if write:
             changed = region.data[idx] != rows.reshape(-1)
             idx, threads = idx[changed], threads[changed]
-        self._access(sh, threads, idx, write, self.machine.in_atomic, warp.sync_epoch)
+        self._access(sh, warp, threads, idx, write, self.machine.in_atomic)
 
-    def _access(self, sh, threads, idx, write, atomic, wsync) -> None:
-        """One access of bytes idx by threads (global thread ids: warp id * 32 + lane)."""
+    def _access(self, sh, warp, threads, idx, write, atomic) -> None:
+        """One access of bytes idx by threads of `warp` (launch-wide thread ids: warp id * 32 + lane)."""
+        wsync = warp.sync_epoch
+        cta = self._cta_index(warp.cta)
+        per_cta = len(warp.cta.warps) * 32
         t = sh.tracks
         if atomic:
             against = (t["any"],)
@@ -147,12 +151,13 @@ class SyncObserver:
         found = [tr.latest_other(idx, threads) for tr in against]
         pick = np.argmax(np.stack([f[1] for f in found]), axis=0)
         other, first, fsync = (np.choose(pick, [f[i] for f in found]) for i in range(3))
-        now = self.epoch                  # completions so far; owners[a:now] lie between a and now
+        now = len(self.owners[cta])       # completions so far; owners[a:now] lie between a and now
         same_warp = other // 32 == threads // 32
-        cta_only = (other >= 0) & (first < now) & (~same_warp | (fsync == wsync))
+        same_cta = (other >= 0) & (other // per_cta == threads // per_cta)
+        cta_only = same_cta & (first < now) & (~same_warp | (fsync == wsync))
         for a in np.unique(first[cta_only]):
-            self.ordering |= self._owners_between(int(a), now)
-        warp_only = (other >= 0) & same_warp & (first == now) & (fsync < wsync)
+            self.ordering |= self._owners_between(cta, int(a), now)
+        warp_only = same_cta & same_warp & (first == now) & (fsync < wsync)
         if warp_only.any():                  # lanes of one warp ordered by warp syncs alone
             warp_id = int(threads[0]) // 32
             owners = self._warp_owners.get(warp_id, [])

@@ -102,8 +102,11 @@ def _call(instr, scope):
     if any(not isinstance(a, Symbol) for a in args + rets):
         raise NotEmulated(f"call arguments that are not .param names ({instr.name})")
     lay, clay = scope.layout, callee.layout
-    copy_in = [(lay.params[a.name], clay.params[p.name], clay.param_sizes[p.name]) for a, p in zip(args, formals)]
-    copy_out = [(clay.params[p.name], lay.params[r.name], clay.param_sizes[p.name]) for r, p in zip(rets, formal_rets)]
+    # the bytes both sides hold (a call-site slot is as large as the largest call using its name)
+    copy_in = [(lay.params[a.name], clay.params[p.name], min(lay.param_sizes[a.name], clay.param_sizes[p.name]))
+               for a, p in zip(args, formals)]
+    copy_out = [(clay.params[p.name], lay.params[r.name], min(lay.param_sizes[r.name], clay.param_sizes[p.name]))
+                for r, p in zip(rets, formal_rets)]
 
     def run(w, exec_mask, top):
         top[0] += 1

@@ -31,8 +31,16 @@ class _Track:
     """Per byte: the latest access (thread, CTA completions before it, its warp's synchronisations
     before it), and the latest by another thread."""
 
+    FIELDS = ("t1", "e1", "s1", "t2", "e2", "s2")
+
     def __init__(self, size: int):
-        self.t1, self.e1, self.s1, self.t2, self.e2, self.s2 = (np.full(size, -1, np.int64) for _ in range(6))
+        for name in self.FIELDS:
+            setattr(self, name, np.full(size, -1, np.int64))
+
+    def grow(self, size: int) -> None:
+        for name in self.FIELDS:
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.full(size - old.size, -1, np.int64)]))
 
     def latest_other(self, idx, thread):
         """(thread, completions, warp syncs) of the latest access by a thread other than `thread`."""
@@ -47,8 +55,29 @@ class _Track:
 
 
 class _Shadow:
+    """The tracks of one space, over the CHUNK-byte chunks of it that were touched (a launch's
+    buffers can be large; the accesses of a reduced launch touch little of them)."""
+
+    CHUNK = 4096
+
     def __init__(self, size: int):
-        self.tracks = {name: _Track(size) for name in _TRACKS}
+        self.slot = np.full((size + self.CHUNK - 1) // self.CHUNK, -1, np.int64)
+        self.used = 0
+        self.tracks = {name: _Track(0) for name in _TRACKS}
+
+    def compact(self, idx):
+        """Indices into the tracks of the bytes idx (chunks seen for the first time get slots)."""
+        chunk = idx // self.CHUNK
+        new = np.unique(chunk[self.slot[chunk] < 0])
+        if len(new):
+            self.slot[new] = np.arange(self.used, self.used + len(new))
+            self.used += len(new)
+            have = self.tracks["any"].t1.size
+            if self.used * self.CHUNK > have:
+                size = max(self.used * self.CHUNK, 2 * have)
+                for tr in self.tracks.values():
+                    tr.grow(size)
+        return self.slot[chunk] * self.CHUNK + idx % self.CHUNK
 
 
 class SyncObserver:
@@ -140,6 +169,7 @@ class SyncObserver:
         cta = self._cta_index(warp.cta)
         per_cta = len(warp.cta.warps) * 32
         t = sh.tracks
+        idx = sh.compact(idx)
         if atomic:
             against = (t["any"],)
         elif write:

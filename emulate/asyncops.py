@@ -59,7 +59,8 @@ class SharedWrite(AsyncOp):
         cta = self.warp.cta
         idx = (self.offsets[:, None] + np.arange(self.rows.shape[1])).reshape(-1)
         cta.shadow.pending[idx[cta.shadow.pending[idx] == self.id]] = -1
-        cta.machine.sanitizer.shared_write(cta, self.warp, self.lanes, self.offsets, self.rows.shape[1], rows=self.rows)
+        cta.machine.sanitizer.shared_write(cta, self.warp, self.lanes, self.offsets, self.rows.shape[1], rows=self.rows,
+                                           landing=True)
         M.scatter(cta.shared, self.offsets, self.rows)
 
 

@@ -93,6 +93,7 @@ class Observed:
         self.ordering |= result.sync.ordering_ids()
         for key, bits in result.sync.lanes_by_id().items():
             self.lanes[key] = self.lanes.get(key, 0) | bits
+        result.sync = None          # the observer holds the whole machine
 
     def classify(self, module, path, kind) -> str:
         """'not executed', 'unobservable' or 'observable' for one mutant."""

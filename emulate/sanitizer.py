@@ -139,15 +139,17 @@ class Sanitizer:
             sh.r_epoch[idx] = cta.epoch
             sh.r_wep[idx] = warp.sync_epoch
 
-    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False, rows=None):
+    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False, rows=None, landing=False):
         """A write of `rows` (the new bytes, when known): a write that leaves a byte's value
         unchanged does not conflict with earlier accesses (benign, as racecheck's same-value
-        filter)."""
+        filter). `landing`: an asynchronous copy landing (for the sync observer every landed
+        byte is written: reading it before its wait is an error whatever the value)."""
         sh = cta.shadow
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         if cta.machine.observer is not None:
-            cta.machine.observer.shared_access(cta, warp, lane_of, idx, True, atomic or cta.machine.in_atomic, rows)
+            cta.machine.observer.shared_access(cta, warp, lane_of, idx, True, atomic or cta.machine.in_atomic,
+                                               None if landing else rows)
         sh.init[idx] = True
         sh.unfenced[idx] = True
         self.overwrite_pending_read(cta, warp, idx, "write")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import json
 import sys
 from pathlib import Path
@@ -65,6 +66,8 @@ def corpus_kernels(sweep_json):
         if r["status"] != "pass":
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
+        if not side.is_file():      # another build of a source (X.sm_80.G.ptx): X.sm_80.json
+            side = side.with_name(side.name.rsplit(".", 2)[0] + ".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
         yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, 2), None
 
@@ -75,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus-sweep", help="the --json of scripts/emulate_corpus.py (corpus kernels that pass)")
     ap.add_argument("--skip", default="", help="comma-separated substrings of kernels to leave out")
     ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
+    ap.add_argument("--shard", default="0/1", help="I/N: only the kernels numbered I mod N (parallel runs)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     sources = [] if args.no_ir else list(ir_kernels())
@@ -84,10 +88,13 @@ def main(argv=None) -> int:
     if args.skip_file:
         skip += [s for s in Path(args.skip_file).read_text().split(",") if s]
     sources = [s for s in sources if not any(k in s[0] for k in skip)]
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    sources = sources[shard::shards]
     tally = collections.Counter()
     rows = []
     kernels_with_sites = 0
     for label, text, launch, inputs in sources:
+        gc.collect()                 # machines are reference cycles holding every buffer: free them
         module = ptxgrammar.parse(text, filename=label)
         sites = sync_sites(module, launch["kernel"])
         if not sites:

@@ -80,7 +80,10 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
     ap.add_argument("--shard", default="0/1", help="I/N: only the kernels numbered I mod N (parallel runs)")
     ap.add_argument("--json")
+    ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of earlier runs")
     args = ap.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, args.json)
     sources = [] if args.no_ir else list(ir_kernels())
     skip = [s for s in args.skip.split(",") if s]
     if args.corpus_sweep:
@@ -131,6 +134,22 @@ def main(argv=None) -> int:
             print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}",
                   flush=True)
     return summarize(kernels_with_sites, tally, rows, args.json)
+
+
+def merge(paths: list, json_path: str | None) -> int:
+    """The summary of several runs (the shards of one) from their rows."""
+    rows = [r for p in paths for r in json.loads(Path(p).read_text())]
+    tally = collections.Counter()
+    for r in rows:
+        if r.get("base") == "not clean":
+            tally["base not clean"] += 1
+        elif r["how"] == "not executed":
+            tally["not executed"] += 1
+        else:
+            tally[r["how"]] += 1
+            tally[f"{r['observable']} {'caught' if r['caught'] else 'missed'}"] += 1
+    kernels = len({r["kernel"] for r in rows if "mutation" in r})
+    return summarize(kernels, tally, rows, json_path)
 
 
 def summarize(kernels: int, tally, rows: list, json_path: str | None) -> int:

@@ -54,6 +54,9 @@ class SharedWrite(AsyncOp):
         shadow = warp.cta.shadow
         idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
         shadow.pending[idx] = self.id
+        observer = warp.cta.machine.observer
+        if observer is not None:        # the bytes may change any time from now to the landing
+            observer.shared_access(warp.cta, warp, np.repeat(lanes, rows.shape[1]), idx, True, False)
 
     def apply(self) -> None:
         cta = self.warp.cta

@@ -8,7 +8,9 @@ change a result when, at this launch, it orders something:
   instruction's (so without it nothing orders the pair). Completions are numbered along the run
   (each CTA's own; accesses of two CTAs are never ordered by a barrier, and CTAs may interleave). Per byte the shadow keeps, for plain writes, plain accesses and atomics, the latest
   access and the latest by another thread, so the closest conflicting earlier access (the one the
-  fewest completions separate) is found in one vectorised step.
+  fewest completions separate) is found in one vectorised step. An asynchronous copy writes its
+  destination at its issue and at its landing, whatever the value (it may change the bytes any
+  time in between: reading them then is an error).
 * a `cp.async.wait_group N` / `wait_all` *orders* a copy it completes when the copy's bytes are
   accessed before the next wait of that warp that would complete the copy if this one were gone
   (or before the CTA ends): the copy would land late.

@@ -58,7 +58,7 @@ def ir_kernels():
             yield f"ir:{name}.{target}", compile_kernel(kernel, target), launch, inputs
 
 
-def corpus_kernels(sweep_json):
+def corpus_kernels(sweep_json, ctas=2):
     from launch.plan import kernel_specs
 
     results = json.loads(Path(sweep_json).read_text())
@@ -69,7 +69,7 @@ def corpus_kernels(sweep_json):
         if not side.is_file():      # another build of a source (X.sm_80.G.ptx): X.sm_80.json
             side = side.with_name(side.name.rsplit(".", 2)[0] + ".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
-        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, 2), None
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, ctas), None
 
 
 def main(argv=None) -> int:
@@ -78,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus-sweep", help="the --json of scripts/emulate_corpus.py (corpus kernels that pass)")
     ap.add_argument("--skip", default="", help="comma-separated substrings of kernels to leave out")
     ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
+    ap.add_argument("--ctas", type=int, default=2, help="CTAs of the corpus kernels' reduced launch (default 2)")
     ap.add_argument("--shard", default="0/1", help="I/N: only the kernels numbered I mod N (parallel runs)")
     ap.add_argument("--json")
     ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of earlier runs")
@@ -87,7 +88,7 @@ def main(argv=None) -> int:
     sources = [] if args.no_ir else list(ir_kernels())
     skip = [s for s in args.skip.split(",") if s]
     if args.corpus_sweep:
-        sources += list(corpus_kernels(args.corpus_sweep))
+        sources += list(corpus_kernels(args.corpus_sweep, args.ctas))
     if args.skip_file:
         skip += [s for s in Path(args.skip_file).read_text().split(",") if s]
     sources = [s for s in sources if not any(k in s[0] for k in skip)]

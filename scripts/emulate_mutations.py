@@ -79,6 +79,8 @@ def main(argv=None) -> int:
     ap.add_argument("--skip", default="", help="comma-separated substrings of kernels to leave out")
     ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
     ap.add_argument("--ctas", type=int, default=2, help="CTAs of the corpus kernels' reduced launch (default 2)")
+    ap.add_argument("--shfl-sample", type=int, metavar="N",
+                    help="weaken at most N shuffle masks a kernel, spread evenly over its shuffles (time)")
     ap.add_argument("--shard", default="0/1", help="I/N: only the kernels numbered I mod N (parallel runs)")
     ap.add_argument("--json")
     ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of earlier runs")
@@ -100,7 +102,7 @@ def main(argv=None) -> int:
     for label, text, launch, inputs in sources:
         gc.collect()                 # machines are reference cycles holding every buffer: free them
         module = ptxgrammar.parse(text, filename=label)
-        sites = sync_sites(module, launch["kernel"])
+        sites = sample_shuffles(sync_sites(module, launch["kernel"]), args.shfl_sample)
         if not sites:
             continue
         try:
@@ -135,6 +137,15 @@ def main(argv=None) -> int:
             print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}",
                   flush=True)
     return summarize(kernels_with_sites, tally, rows, args.json)
+
+
+def sample_shuffles(sites: list, n: int | None) -> list:
+    """The sites with at most n of the shuffle-mask ones, evenly spaced (None: all)."""
+    shfl = [s for s in sites if s[1].startswith("weaken")]
+    if n is None or len(shfl) <= n:
+        return sites
+    keep = {id(shfl[round(i * (len(shfl) - 1) / max(n - 1, 1))]) for i in range(n)} if n else set()
+    return [s for s in sites if not s[1].startswith("weaken") or id(s) in keep]
 
 
 def merge(paths: list, json_path: str | None) -> int:

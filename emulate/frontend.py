@@ -28,6 +28,7 @@ class Result:
     reports: list            # sanitizer Reports
     stats: dict = field(default_factory=dict)
     executed: set = field(default_factory=set, repr=False)   # id() of every instruction that ran
+    sync: object = field(default=None, repr=False)           # the SyncObserver, with observe=True
 
     @property
     def clean(self) -> bool:
@@ -82,8 +83,10 @@ def _tensor_map_param(machine, plan, spec, base, filename) -> bytes:
 
 def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str | None = None,
         schedule: str = "inorder", sanitize: bool = True, disabled=(), filename: str = "<ptx>",
-        max_steps: int = 50_000_000) -> Result:
-    """Run one kernel of a module on the CPU engine."""
+        max_steps: int = 50_000_000, observe: bool = False, resident_ctas: int = 1) -> Result:
+    """Run one kernel of a module on the CPU engine; observe=True records which synchronisation
+    instructions order anything (Result.sync, a sync_observer.SyncObserver); resident_ctas > 1
+    interleaves that many CTAs (a kernel whose CTAs wait for each other's flags or locks)."""
     module, text = _module(module_or_text, filename)
     spec = select_spec(launch, kernel)
     name = spec.get("kernel")
@@ -95,7 +98,12 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
         raise EmulationError(str(e)) from None
     program = Program(module, filename)
     sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
-    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps)
+    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps,
+                      resident_ctas)
+    if observe:
+        from .sync_observer import SyncObserver
+
+        machine.observer = SyncObserver(machine)
     rng = np.random.default_rng(int(spec.get("seed", 0) or 0))
     inputs = dict(inputs or {})
     buffers = {}
@@ -128,7 +136,7 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
              "thread_instructions_per_second": machine.thread_steps / seconds if seconds > 0 else 0.0}
     executed = {id(s.code.instructions[i]) for s in machine.scopes.values()
                 for i, op in enumerate(s.ops) if op is not None}
-    return Result(outputs, reports, stats, executed)
+    return Result(outputs, reports, stats, executed, machine.observer)
 
 
 # ------------------------------------------------------------------------------- reduced launches

@@ -3,8 +3,9 @@ barriers in a selectable order, memory accesses routed to their state space and 
 
 Scheduling: a warp runs until it blocks (barrier, exit) or has run QUANTUM instructions, then
 the next ready warp in the schedule's order runs: `inorder` (warp 0 first), `reverse`, or
-`random:SEED` (a fresh seeded permutation every round). CTAs run in the same order. Atomics of
-one instruction apply lane by lane in the same order.
+`random:SEED` (a fresh seeded permutation every round). CTAs start in the same order, one at a
+time by default (`resident_ctas` > 1: that many interleave, round by round). Atomics of one
+instruction apply lane by lane in the same order.
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ class CTA:
 
 class Machine:
     def __init__(self, program, kernel: str, grid, block, dynamic_shared: int = 0, sanitizer=None,
-                 schedule: str = "inorder", max_steps: int = 50_000_000):
+                 schedule: str = "inorder", max_steps: int = 50_000_000, resident_ctas: int = 1):
         from .asyncops import AsyncRegistry
         from .sanitizer import Sanitizer
 
@@ -139,6 +140,7 @@ class Machine:
         self.sanitizer = sanitizer or Sanitizer()
         self.schedule = Schedule(schedule)
         self.max_steps = max_steps
+        self.resident_ctas = max(int(resident_ctas), 1)
         self.steps = 0
         self.thread_steps = 0
         self.asyncs = AsyncRegistry(self)
@@ -165,6 +167,7 @@ class Machine:
         self.func_local_size = off - self.entry_scope.layout.local_size
         self.current = None       # the warp running now
         self.in_atomic = False    # atomics are not race-tracked
+        self.observer = None      # a SyncObserver (sync_observer.py) when asked for
         self._site_ids: dict = {}
         self._sites: list = []
 
@@ -226,34 +229,46 @@ class Machine:
 
     # --- running ------------------------------------------------------------------------------------
     def run(self) -> list[Report]:
+        """CTAs in the schedule's order, `resident_ctas` of them at a time: each round runs every
+        ready warp of every resident CTA once (in the schedule's order), so with more than one
+        resident CTA a CTA that spins on a flag or lock another CTA sets lets that CTA run."""
         gx, gy, gz = self.grid
-        ctaids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+        waiting = self.schedule.order([(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)])
+        resident: list = []
         try:
-            for ctaid in self.schedule.order(ctaids):
-                if not self._run_cta(CTA(self, ctaid)):
-                    break
+            while waiting or resident:
+                while waiting and len(resident) < self.resident_ctas:
+                    resident.append(self._start_cta(waiting.pop(0)))
+                for cta in self.schedule.order(resident) if len(resident) > 1 else resident:
+                    if not self._round(cta):
+                        self._deadlock(cta)
+                        return self.sanitizer.reports
+                    if all(w.state == DONE for w in cta.warps):
+                        self.asyncs.finish_cta(cta)
+                        resident.remove(cta)
         except Trap as t:
             self.sanitizer.reports.append(Report("trap", str(t), self.where_now(self.current)
                                                  if self.current else self.program.filename))
         return self.sanitizer.reports
 
-    def _run_cta(self, cta) -> bool:
+    def _start_cta(self, ctaid):
+        cta = CTA(self, ctaid)
+        if self.observer is not None:
+            self.observer.cta_start(cta)
+        return cta
+
+    def _round(self, cta) -> bool:
+        """Every ready warp of the CTA runs once (until it blocks or its quantum ends); False when
+        none could run although some are not done (every warp blocked)."""
         from .semantics.control import check_barriers
 
-        warps = cta.warps
-        while True:
-            ran = False
-            for w in self.schedule.order(warps):
-                if w.state == READY:
-                    self._run_warp(w)
-                    ran = True
-                    check_barriers(cta)
-            if all(w.state == DONE for w in warps):
-                self.asyncs.finish_cta(cta)
-                return True
-            if not ran:
-                self._deadlock(cta)
-                return False
+        ran = False
+        for w in self.schedule.order(cta.warps):
+            if w.state == READY:
+                self._run_warp(w)
+                ran = True
+                check_barriers(cta)
+        return ran or all(w.state == DONE for w in cta.warps)
 
     def _deadlock(self, cta):
         waits = []
@@ -374,6 +389,8 @@ class Machine:
             for r in np.unique(idx[~bad]):
                 sel = idx == r
                 out[sel] = M.gather(regions.regions[r].data, offs[sel], nbytes)
+                if self.observer is not None and space == "global":
+                    self.observer.global_access(w, lanes[sel], regions.regions[r], offs[sel], nbytes)
             return out
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
@@ -410,6 +427,8 @@ class Machine:
                                           "outside every buffer", True)
             for r in np.unique(idx[~bad]):
                 sel = idx == r
+                if self.observer is not None:
+                    self.observer.global_access(w, lanes[sel], self.globals.regions[r], offs[sel], nbytes, rows[sel])
                 M.scatter(self.globals.regions[r].data, offs[sel], rows[sel])
             return
         if space in ("local", "fparam"):

@@ -1,6 +1,7 @@
 """One spelling per instruction family in `--sugar` output (sugar/spelling.py): every TMA,
 mbarrier, wgmma, tcgen05, mma, ldmatrix, stmatrix instruction is its typed call with keyword
-operands, coordinates are separate values, accumulators and descriptor bits are named."""
+operands, coordinates are separate values, accumulators, pipeline stage and phase registers
+and descriptor bits are named (sugar/tensorcore.py, sugar/roles.py)."""
 
 from __future__ import annotations
 
@@ -68,7 +69,11 @@ def test_roles_are_named_in_a_tma_matmul():
     assert "bytes=32768" in src and "tx_count" not in src
     assert "# 0x4000004000000000: the wgmma shared-memory descriptor bits" in src
     assert "src=[rd[14], (r[122], r[63])]" in src
+    assert "        stage = r[123]\n" in src and "        phase = r[122]\n" in src
+    assert "ptx.selp.b32(stage, 0, r[36], p[32])" in src and "mbarrier_wait([r[27]], phase," in src
+    assert "src=[rd[14], (r[122], r[63])]" in src  # before the loop r[122] is not the phase
     renamed = src.replace("acc = r[125:189]", "accum = r[125:189]").replace("d=acc,", "d=accum,")
+    renamed = re.sub(r"\bstage\b", "k_stage", renamed)
     import transpile
 
     assert transpile.python_to_ptx(renamed) == ptxgrammar.read_ptx(TMA)

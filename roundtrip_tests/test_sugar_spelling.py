@@ -70,6 +70,7 @@ def test_roles_are_named_in_a_tma_matmul():
     assert "# 0x4000004000000000: the wgmma shared-memory descriptor bits" in src
     assert "src=[rd[14], (r[122], r[63])]" in src
     assert "        stage = r[123]\n" in src and "        phase = r[122]\n" in src
+    assert "        bar_base = 98304\n" in src and "ptx.add.s32(r[27], r[39], bar_base)" in src
     assert "ptx.selp.b32(stage, 0, r[36], p[32])" in src and "mbarrier_wait([r[27]], phase," in src
     assert "src=[rd[14], (r[122], r[63])]" in src  # before the loop r[122] is not the phase
     renamed = src.replace("acc = r[125:189]", "accum = r[125:189]").replace("d=acc,", "d=accum,")

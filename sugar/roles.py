@@ -4,6 +4,8 @@
         -> x counts stages modulo N: `stage = r[123]  # pipeline stage index, 3 stages`
     ptx.selp.b32(y, 1, 0, q); ptx.xor.b32(z, z, y)      (q: a stage counter's wrap)
         -> z flips when the stages wrap: `phase = r[122]  # mbarrier phase bit`
+    ptx.shl.b32(a, stage, 3); ptx.add.s32(b, smem, a); ptx.add.s32(bar, b, C); mbarrier...([bar])
+        -> C is where the stages' mbarriers start: `bar_base = 98304`
 
 Each name is a plain assignment just before the loop and stands for the register inside the
 loop only (outside it the register may hold other values); the reader can rename it, and the
@@ -92,6 +94,33 @@ def _is_loop(s) -> bool:
     return s.prefix == "with " and s.expr.__class__ is Call and s.expr.head == "loop"
 
 
+def _barrier_bases(body, stages):
+    """The `add.s32(x, y, C)` statements giving an mbarrier's address, where
+    y = smem + (stage << 3) (one 8-byte mbarrier per stage), and their common C; else ([], None)."""
+    scaled, indexed, adds = set(), set(), []
+    for s in body:
+        ops = _op(s, "shl.b32")
+        if ops and len(ops) == 3 and ops[1] in stages and ops[2] == "3":
+            scaled.add(ops[0])
+        ops = _op(s, "add.s32")
+        if ops and len(ops) == 3 and ops[2] in scaled:
+            indexed.add(ops[0])
+        elif ops and len(ops) == 3 and ops[1] in indexed and _int(ops[2]) is not None:
+            adds.append((s, ops[0], ops[2]))
+    used_as_bar = set()
+    for s in body:
+        e = s.expr
+        if e.__class__ is Call and "mbarrier" in e.head:
+            for i in e.items:
+                v = i.value if i.__class__ is Kw else i
+                if v.__class__ is Display and v.open == "[" and len(v.items) == 1:
+                    used_as_bar.add(v.items[0])
+    adds = [(s, c) for s, x, c in adds if x in used_as_bar]
+    if not adds or len({c for _, c in adds}) != 1:
+        return [], None
+    return [s for s, _ in adds], adds[0][1]
+
+
 def _loop(body, depth, used):
     """(declarations to put before the loop, the loop with its role registers named)."""
     counters, phases = _counters(body[1:])
@@ -106,10 +135,18 @@ def _loop(body, depth, used):
             notes.append((reg, f"mbarrier phase bit: flips when {names[owner]} wraps"))
     if not names:
         return [], body
+    adds, base = _barrier_bases(body[1:], set(names))
+    decls = []
+    if adds:
+        bar = _fresh("bar_base", used)
+        for s in adds:
+            s.expr.items[2] = bar
+            s.expr._flat = None
+        decls += [stmt("# shared-memory offset of the mbarriers, one of 8 bytes per stage", depth),
+                  stmt(base, depth, bar + " = ")]
     pattern = re.compile("|".join(r"(?<![\w\]])" + re.escape(r) + r"(?![\w\[])" for r in names))
     for s in body:
         s.expr = _sub(s.expr, pattern, names)
-    decls = []
     for reg, note in notes:
         decls += [stmt(f"# {note}", depth), stmt(reg, depth, names[reg] + " = ")]
     return decls, body

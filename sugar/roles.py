@@ -1,13 +1,13 @@
 """Pipeline registers named by role, from the data flow inside raised loops (sugar/structure.py):
 
     ptx.add.s32(t, x, 1); ptx.setp.gt.s32(q, t, N - 1); ptx.selp.b32(x, 0, t, q)
-        -> x counts stages modulo N: `stage = r[123]  # pipeline stage index, 3 stages`
+        -> x counts stages modulo N: `stage = r[123]`
     ptx.selp.b32(y, 1, 0, q); ptx.xor.b32(z, z, y)      (q: a stage counter's wrap)
-        -> z flips when the stages wrap: `phase = r[122]  # mbarrier phase bit`
+        -> z flips when the stages wrap: `phase = r[122]`
     ptx.shl.b32(a, stage, 3); ptx.add.s32(b, smem, a); ptx.add.s32(bar, b, C); mbarrier...([bar])
         -> C is where the stages' mbarriers start: `bar_base = 98304`
 
-Each name is a plain assignment just before the loop and stands for the register inside the
+Each name is a plain assignment just before the loop, under a comment saying what it is, and stands for the register inside the
 loop only (outside it the register may hold other values); the reader can rename it, and the
 register it names is the same object, so the PTX does not change.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .ir import Call, Display, Kw, positional, stmt, taken_names
+from .ir import Call, Display, Kw, per_function, positional, stmt, taken_names
 from .names import RESERVED
 
 
@@ -173,11 +173,4 @@ def _function(fn, used):
 
 def run(stmts, ctx):
     used = taken_names(stmts) | RESERVED
-    out, k = [], 0
-    while k < len(stmts):
-        j = k + 1
-        while j < len(stmts) and stmts[j].depth > 0:
-            j += 1
-        out += _function(stmts[k:j], set(used))
-        k = j
-    return out
+    return per_function(stmts, lambda fn: _function(fn, set(used)))

@@ -24,7 +24,7 @@ from transpile.dsl.typed import FAMILIES, applicable, operands
 from transpile.format import flat
 from transpile.names import from_python, to_python
 
-from .ir import Call, Display, Kw, is_insn, positional, stmt, taken_names
+from .ir import Call, Display, Kw, is_insn, per_function, positional, stmt, taken_names
 
 _REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
 _RANGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\[\]]*:[^\[\]]*\]\Z")  # r[0:64]: a vector
@@ -140,14 +140,7 @@ def _is_regs(s) -> bool:
 def _accumulators(stmts, taken):
     """The register range a function's wgmma calls accumulate into (`d=r[125:189]`) -> one
     name, bound after the function's `regs(...)` line: `acc = r[125:189]`, `d=acc`."""
-    out, k = [], 0
-    while k < len(stmts):
-        j = k + 1
-        while j < len(stmts) and stmts[j].depth > 0:
-            j += 1
-        out += _name_accumulators(stmts[k:j], taken)
-        k = j
-    return out
+    return per_function(stmts, lambda fn: _name_accumulators(fn, taken))
 
 
 def _name_accumulators(fn, taken):

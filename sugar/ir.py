@@ -96,6 +96,19 @@ def layout_lines(expr, depth, prefix="") -> int:
     return len(out)
 
 
+def per_function(stmts, rewrite) -> list:
+    """`rewrite(run)` of each top-level statement with the deeper statements after it
+    (a function and its body), concatenated."""
+    out, k = [], 0
+    while k < len(stmts):
+        j = k + 1
+        while j < len(stmts) and stmts[j].depth > 0:
+            j += 1
+        out += rewrite(stmts[k:j])
+        k = j
+    return out
+
+
 def taken_names(stmts) -> set:
     """Every identifier the generated code binds (register families and such)."""
     out = set()
@@ -107,4 +120,4 @@ def taken_names(stmts) -> set:
 
 
 __all__ = ["Call", "Display", "Kw", "PyStmt", "head", "is_insn", "is_call", "kwargs", "positional",
-           "stmt", "unq", "taken_names", "inline_comment", "byte_values", "layout_lines"]
+           "stmt", "unq", "taken_names", "per_function", "inline_comment", "byte_values", "layout_lines"]

@@ -17,6 +17,7 @@ from . import memory as M
 from .errors import EmulationError, NotEmulated, Report, Trap
 from .layout import FrameLayout, SharedLayout, decl_size, init_bytes, kernel_param_layout
 from .operands import OperandDecoder
+from .semantics.cluster import has_remote, remote_load, remote_store, split_ranks
 from .sanitizer import SharedShadow, thread_name
 from .warp import BLOCKED, DONE, READY, WARP, Frame, Warp
 
@@ -109,6 +110,8 @@ class CTA:
     def __init__(self, machine, ctaid):
         self.machine = machine
         self.ctaid = ctaid
+        self.rank = 0             # %cluster_ctarank
+        self.cluster = [self]     # the CTAs of its cluster, by rank (semantics/cluster.py)
         size = machine.shared_size
         self.shared = np.zeros(size, np.uint8)
         self.shadow = SharedShadow(size)
@@ -127,7 +130,7 @@ class CTA:
 
 class Machine:
     def __init__(self, program, kernel: str, grid, block, dynamic_shared: int = 0, sanitizer=None,
-                 schedule: str = "inorder", max_steps: int = 50_000_000):
+                 schedule: str = "inorder", max_steps: int = 50_000_000, cluster=(1, 1, 1)):
         from .asyncops import AsyncRegistry
         from .sanitizer import Sanitizer
 
@@ -136,6 +139,10 @@ class Machine:
         self.program = program
         self.grid = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
         self.block = tuple(int(x) for x in block) + (1,) * (3 - len(block))
+        self.cluster = tuple(int(x) for x in cluster) + (1,) * (3 - len(cluster))
+        self.explicit_cluster = int(self.cluster != (1, 1, 1))
+        if any(g % c for g, c in zip(self.grid, self.cluster)):
+            raise EmulationError(f"grid {list(self.grid)} is not a whole number of clusters {list(self.cluster)}")
         self.sanitizer = sanitizer or Sanitizer()
         self.schedule = Schedule(schedule)
         self.max_steps = max_steps
@@ -226,33 +233,40 @@ class Machine:
 
     # --- running ------------------------------------------------------------------------------------
     def run(self) -> list[Report]:
-        gx, gy, gz = self.grid
-        ctaids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+        from .semantics.cluster import clusters_of
+
         try:
-            for ctaid in self.schedule.order(ctaids):
-                if not self._run_cta(CTA(self, ctaid)):
+            for ctaids in self.schedule.order(clusters_of(self.grid, self.cluster)):
+                ctas = [CTA(self, c) for c in ctaids]
+                for rank, cta in enumerate(ctas):
+                    cta.rank, cta.cluster = rank, ctas
+                if not self._run_ctas(ctas):
                     break
         except Trap as t:
             self.sanitizer.reports.append(Report("trap", str(t), self.where_now(self.current)
                                                  if self.current else self.program.filename))
         return self.sanitizer.reports
 
-    def _run_cta(self, cta) -> bool:
+    def _run_ctas(self, ctas) -> bool:
+        """Run the CTAs of one cluster together (one CTA without a cluster launch)."""
+        from .semantics.cluster import check_cluster_barrier
         from .semantics.control import check_barriers
 
-        warps = cta.warps
+        warps = [w for cta in ctas for w in cta.warps]
         while True:
             ran = False
             for w in self.schedule.order(warps):
                 if w.state == READY:
                     self._run_warp(w)
                     ran = True
-                    check_barriers(cta)
+                    check_barriers(w.cta)
+                    check_cluster_barrier(ctas)
             if all(w.state == DONE for w in warps):
-                self.asyncs.finish_cta(cta)
+                for cta in ctas:
+                    self.asyncs.finish_cta(cta)
                 return True
             if not ran:
-                self._deadlock(cta)
+                self._deadlock(next(c for c in ctas if any(w.state == BLOCKED for w in c.warps)))
                 return False
 
     def _deadlock(self, cta):
@@ -384,6 +398,8 @@ class Machine:
             out = np.zeros((len(lanes), nbytes), np.uint8)
             out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
             return out
+        if space == "shared" and has_remote(addrs):
+            return self._cluster_access(w, lanes, addrs, nbytes)
         data = self._flat(w, space)
         offs = addrs.astype(np.int64)
         ok = (offs >= 0) & (offs + nbytes <= data.size)
@@ -422,6 +438,9 @@ class Machine:
             return
         if space == "kparam":
             raise NotEmulated("st to kernel .param space")
+        if has_remote(addrs):
+            self._cluster_access(w, lanes, addrs, nbytes, rows, atomic)
+            return
         data = w.cta.shared
         offs = addrs.astype(np.int64)
         ok = (offs >= 0) & (offs + nbytes <= data.size)
@@ -431,6 +450,20 @@ class Machine:
         if ok.any():
             self.sanitizer.shared_write(w.cta, w, lanes[ok], offs[ok], nbytes, atomic, rows=rows[ok])
         M.scatter(data, offs[ok], rows[ok])
+
+    def _cluster_access(self, w, lanes, addrs, nbytes, rows=None, atomic=False):
+        """Distributed shared memory: `.shared::cluster` addresses, split by the CTA they name."""
+        out = np.zeros((len(lanes), nbytes), np.uint8) if rows is None else None
+        for cta, sel, offs in split_ranks(w, lanes, addrs, nbytes, rows is not None):
+            if cta is w.cta and rows is None:
+                out[sel] = self._load(w, lanes[sel], "shared", offs, nbytes)
+            elif cta is w.cta:
+                self._store(w, lanes[sel], "shared", offs, rows[sel], atomic)
+            elif rows is None:
+                out[sel] = remote_load(w, cta, lanes[sel], offs, nbytes)
+            else:
+                remote_store(w, cta, lanes[sel], offs, rows[sel])
+        return out
 
     def _local_base(self, w) -> int:
         return self.local_base[w.stack[-1][3].code.name]

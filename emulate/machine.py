@@ -245,6 +245,10 @@ class Machine:
         except Trap as t:
             self.sanitizer.reports.append(Report("trap", str(t), self.where_now(self.current)
                                                  if self.current else self.program.filename))
+        except NotEmulated as e:           # a form found only when it runs: located at its instruction
+            if e.where or self.current is None:
+                raise
+            raise NotEmulated(e.what, self.where_now(self.current)) from None
         return self.sanitizer.reports
 
     def _run_ctas(self, ctas) -> bool:

@@ -216,6 +216,21 @@ def _tensor_load(instr, scope):
     return run
 
 
+def _overwrite_pending_write(w, idx, name, where) -> None:
+    """A copy into shared bytes that an earlier asynchronous copy still writes (no wait observed
+    its phase): the two land in either order, and a reader of the first may see the second (a
+    stage refilled before its consumers released it)."""
+    pend = w.cta.shadow.pending[idx]
+    if not (pend >= 0).any():
+        return
+    machine = w.cta.machine
+    op = machine.async_op(int(pend[np.flatnonzero(pend >= 0)[0]]))
+    if not op.done:
+        machine.sanitizer.report("race", f"{name} into shared offset {int(idx[np.flatnonzero(pend >= 0)[0]]):#x} "
+                                 f"while the {op.kind} at {op.where} still writes it (no wait observed its "
+                                 "completion)", where, key=("waw", op.where), other=op.where)
+
+
 def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
     machine = w.cta.machine
     bar = mbarrier.lookup(w, bar_offset, name)
@@ -225,6 +240,7 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
         return
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
+    _overwrite_pending_write(w, idx, name, where)
     op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))
     if bar is None:
         machine.asyncs.complete(op)

@@ -1,0 +1,148 @@
+"""nvcc sm_90a / sm_100a kernels (corpus/src/nvcc/wgmma_tma_sm90.cu, tcgen05_sm100.cu) on the CPU
+engine against numpy references written from the CUDA source: TMA+mbarrier+wgmma and
+TMA+tcgen05 GEMMs, a TMA load/scale/store tile, a warp-specialised producer/consumer ring, and
+thread-block clusters (barrier.cluster, mapa, distributed shared memory)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from emulate.frontend import run
+
+ROOT = Path(__file__).resolve().parent.parent
+SM90 = ROOT / "corpus" / "ptx" / "nvcc" / "wgmma_tma_sm90.sm_90a.ptx"
+SM100 = ROOT / "corpus" / "ptx" / "nvcc" / "tcgen05_sm100.sm_100a.ptx"
+
+
+def _spec(ptx: Path, kernel: str, grid=None, **scalars) -> dict:
+    side = json.loads((ROOT / "corpus" / "launch" / "nvcc" / (ptx.stem + ".json")).read_text())
+    spec = copy.deepcopy(next(k for k in side["kernels"] if k["kernel"] == kernel))
+    spec["seed"] = side["seed"]
+    if grid:
+        spec["grid"] = grid
+    for a in spec["args"]:
+        if a["name"] in scalars:
+            a["value"] = scalars[a["name"]]
+    return spec
+
+
+def _run(ptx: Path, spec: dict, text: str | None = None, schedule="inorder"):
+    return run(text or ptx.read_text(), spec, filename=ptx.name, schedule=schedule)
+
+
+def _gemm_bound(a, b):
+    """|engine - exact| bound: f32 rounding of each k16 MMA's partial sum (K/16 roundings of
+    magnitude <= sum|a*b|), twice for the GPU's unspecified order."""
+    return 2 * (a.shape[1] / 16) * 2.0 ** -24 * (np.abs(a) @ np.abs(b).T) + 2.0 ** -30
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+def test_nvcc_tma_wgmma_gemm_matches_numpy(stages):
+    name = f"_ZN6ptx2py4sm9018gemm_tma_wgmma_f16ILi{stages}EEEv14CUtensorMap_stS2_Pfiii"
+    k = 64 * (stages + 1)                       # one refill of a stage after its wgmma wait
+    res = _run(SM90, _spec(SM90, name, grid=[2, 1, 1], K=k))
+    assert res.clean, res.reports
+    a = res.outputs["A"].astype(np.float64).reshape(256, 256)[:64, :k]
+    b = res.outputs["B"].astype(np.float64).reshape(256, 256)[:128, :k]
+    c = res.outputs["C"].reshape(256, 256)[:64, :128]
+    assert (np.abs(c - a @ b.T) <= _gemm_bound(a, b)).all()
+
+
+@pytest.mark.parametrize("n,stages", [(64, 3), (256, 2)])
+def test_nvcc_tcgen05_gemm_matches_numpy(n, stages):
+    name = f"_ZN6ptx2py5sm10016gemm_tcgen05_f16ILi{n}ELi{stages}EEEv14CUtensorMap_stS2_Pfiii"
+    k = 64 * (stages + 1)                       # a stage reused after its mma_done wait
+    res = _run(SM100, _spec(SM100, name, grid=[1, 1, 1], K=k))
+    assert res.clean, res.reports
+    a = res.outputs["A"].astype(np.float64).reshape(256, 256)[:128, :k]
+    b = res.outputs["B"].astype(np.float64).reshape(256, 256)[:n, :k]
+    c = res.outputs["C"].reshape(256, 256)[:128, :n]
+    assert (np.abs(c - a @ b.T) <= _gemm_bound(a, b)).all()
+
+
+def test_nvcc_tma_load_scale_store_tile():
+    res = _run(SM90, _spec(SM90, "tma_scale_tile"))
+    assert res.clean, res.reports
+    np.testing.assert_array_equal(res.outputs["dst"], res.outputs["src"] * np.float32(1.5))
+
+
+def test_nvcc_warp_specialized_ring_sums_every_tile():
+    spec = _spec(SM90, "_ZN6ptx2py4sm9020warp_specialized_sumILi4EEEv14CUtensorMap_stPfi")
+    res = _run(SM90, spec)
+    assert res.clean, res.reports
+    x = res.outputs["x"].astype(np.float64)
+    assert abs(res.outputs["out"][0] - x.sum()) <= 1e-6 * np.abs(x).sum()
+
+
+def test_nvcc_warp_specialized_ring_without_empty_wait_is_caught():
+    """The producer's waits on the `empty` barriers before refilling a stage removed: the TMA
+    refills a stage whose previous tile no consumer has waited for yet."""
+    text = SM90.read_text()
+    head = text.index(".entry _ZN6ptx2py4sm9020warp_specialized_sum")
+    lines = text[head:].split("\n")
+    waits = [i for i, line in enumerate(lines) if "mbarrier.try_wait.parity" in line
+             and any("E5empty" in x for x in lines[max(0, i - 12): i])]
+    assert waits
+    for i in waits:
+        lines[i] = "mov.pred P1, 1;"
+    spec = _spec(SM90, "_ZN6ptx2py4sm9020warp_specialized_sumILi4EEEv14CUtensorMap_stPfi")
+    res = _run(SM90, spec, text=text[:head] + "\n".join(lines))
+    assert any(r.kind == "race" and "still writes it" in r.message for r in res.reports), res.reports
+
+
+@pytest.mark.parametrize("schedule", ["inorder", "reverse", "random:7"])
+def test_cluster_dsmem_exchange_adds_the_partner_ctas_tile(schedule):
+    res = _run(SM90, _spec(SM90, "cluster_dsmem_exchange"), schedule=schedule)
+    assert res.clean, res.reports
+    x = res.outputs["in"].reshape(4, 256)
+    np.testing.assert_array_equal(res.outputs["out"].reshape(4, 256), x + x[[1, 0, 3, 2]])
+
+
+def test_cluster_dsmem_read_before_the_cluster_barrier_is_reported():
+    """The first cluster.sync() removed: a CTA reads its partner's shared tile before the partner
+    wrote it."""
+    text = SM90.read_text()
+    head = text.index(".entry cluster_dsmem_exchange")
+    body = re.sub(r"\tbarrier\.cluster\.arrive;\n\tbarrier\.cluster\.wait;\n", "", text[head:], count=1)
+    res = _run(SM90, _spec(SM90, "cluster_dsmem_exchange"), text=text[:head] + body)
+    assert any(r.kind == "uninit" and "CTA rank 1" in r.message for r in res.reports), res.reports
+
+
+def test_cluster_special_registers_and_cluster_barrier():
+    res = _run(SM90, _spec(SM90, "cluster_raw_ptx"))
+    assert res.clean, res.reports
+    out = res.outputs["out"].reshape(4, 2, 32)          # CTA, warp, lane (64 threads a CTA)
+    cta = np.arange(4)[:, None, None]
+    leader = (np.arange(32) == 0)[None, None, :]       # elect.sync picks lane 0 of each warp
+    expect = (cta // 2) * 1000 + 2 * 10 + cta % 2 + leader
+    np.testing.assert_array_equal(out, np.broadcast_to(expect, out.shape))
+
+
+def test_cluster_wait_without_arrive_is_reported():
+    """CTA rank 1 skips barrier.cluster.arrive but still waits (undefined in the ISA)."""
+    text = SM90.read_text()
+    head = text.index(".entry cluster_raw_ptx")
+    body = text[head:].replace("barrier.cluster.arrive.release.aligned;",
+                               "{ .reg .pred %q;\nsetp.eq.u32 %q, %r3, 0;\n@%q barrier.cluster.arrive.release.aligned; }", 1)
+    res = _run(SM90, _spec(SM90, "cluster_raw_ptx"), text=text[:head] + body)
+    assert any(r.kind == "barrier-divergence" and "no barrier.cluster.arrive" in r.message for r in res.reports), \
+        res.reports
+
+
+def test_cluster_barrier_never_reached_deadlocks():
+    """CTA rank 1 exits before the cluster barrier... no: it skips arrive and wait, then spins on
+    nothing; rank 0 waits for it only while it lives. Here rank 1 loops forever before the
+    barrier instead: the cluster's waits never complete and the run reports a deadlock."""
+    text = SM90.read_text()
+    head = text.index(".entry cluster_raw_ptx")
+    body = text[head:].replace("barrier.cluster.arrive.release.aligned;",
+                               "{ .reg .pred %q;\nsetp.eq.u32 %q, %r3, 1;\n@%q bar.sync 1, 128;\n}\n"
+                               "barrier.cluster.arrive.release.aligned;", 1)
+    res = _run(SM90, _spec(SM90, "cluster_raw_ptx"), text=text[:head] + body)
+    assert any(r.kind == "deadlock" for r in res.reports), res.reports

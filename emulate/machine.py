@@ -270,18 +270,21 @@ class Machine:
                     self.asyncs.finish_cta(cta)
                 return True
             if not ran:
-                self._deadlock(next(c for c in ctas if any(w.state == BLOCKED for w in c.warps)))
+                self._deadlock(ctas)
                 return False
 
-    def _deadlock(self, cta):
+    def _deadlock(self, ctas):
         waits = []
-        for w in cta.warps:
-            if w.state == BLOCKED:
-                what, pc, frame = w.waiting
-                waits.append(f"warp {w.index} waits at {self.where_instr(frame.code, pc)} ({what})")
-        first = cta.warps[next(i for i, w in enumerate(cta.warps) if w.state == BLOCKED)]
-        self.sanitizer.report("deadlock", f"every warp of block {cta.ctaid} is blocked: " + "; ".join(waits),
-                              self.where_instr(first.waiting[2].code, first.waiting[1]),
+        for cta in ctas:
+            prefix = f"block {cta.ctaid} " if len(ctas) > 1 else ""
+            for w in cta.warps:
+                if w.state == BLOCKED:
+                    what, pc, frame = w.waiting
+                    waits.append(f"{prefix}warp {w.index} waits at {self.where_instr(frame.code, pc)} ({what})")
+        first = next(w for cta in ctas for w in cta.warps if w.state == BLOCKED)
+        blocks = " and ".join(str(c.ctaid) for c in ctas)
+        self.sanitizer.report("deadlock", f"every warp of block{'s' if len(ctas) > 1 else ''} {blocks} is blocked: "
+                              + "; ".join(waits), self.where_instr(first.waiting[2].code, first.waiting[1]),
                               waits=waits)
 
     def _run_warp(self, w) -> None:

@@ -146,3 +146,41 @@ def test_cluster_barrier_never_reached_deadlocks():
                                "barrier.cluster.arrive.release.aligned;", 1)
     res = _run(SM90, _spec(SM90, "cluster_raw_ptx"), text=text[:head] + body)
     assert any(r.kind == "deadlock" for r in res.reports), res.reports
+
+
+# --- multicast TMA and remote mbarrier arrives (a hand-written two-CTA cluster kernel) -----------
+MULTICAST = Path(__file__).parent / "cases" / "emulate" / "cluster_multicast.ptx"
+MULTICAST_LAUNCH = {
+    "kernel": "multicast_tile", "grid": [2, 1, 1], "block": [256, 1, 1], "shared": 0, "cluster": [2, 1, 1],
+    "args": [{"name": "x", "kind": "tensormap", "dtype": "fp32", "shape": [16, 16], "strides": [16, 1],
+              "block_shape": [16, 16], "init": "randn"},
+             {"name": "out", "kind": "pointer", "dtype": "fp32", "count": 512, "init": "zeros"}]}
+
+
+@pytest.mark.parametrize("schedule", ["inorder", "reverse", "random:3"])
+def test_multicast_tma_fills_every_cta_of_the_mask_and_remote_arrive_completes(schedule):
+    res = run(MULTICAST.read_text(), MULTICAST_LAUNCH, filename=MULTICAST.name, schedule=schedule)
+    assert res.clean, res.reports
+    x = res.outputs["x"]
+    np.testing.assert_array_equal(res.outputs["out"], np.concatenate([x, x]))
+
+
+def test_multicast_mask_leaving_out_a_cta_deadlocks_its_wait():
+    text = MULTICAST.read_text().replace("mov.u16 \t%rs1, 3;", "mov.u16 \t%rs1, 1;")
+    res = run(text, MULTICAST_LAUNCH, filename=MULTICAST.name)
+    assert any(r.kind == "deadlock" and "1024 tx bytes pending" in r.message for r in res.reports), res.reports
+
+
+def test_remote_arrive_removed_deadlocks_the_waiting_cta():
+    text = MULTICAST.read_text().replace("@%p1 mbarrier.arrive.release.cluster", "@%p3 mbarrier.arrive.release.cluster")
+    res = run(text, MULTICAST_LAUNCH, filename=MULTICAST.name)
+    assert any(r.kind == "deadlock" and "1 of 2 arrivals" in r.message for r in res.reports), res.reports
+
+
+def test_wait_on_another_ctas_mbarrier_is_refused_at_its_line():
+    from emulate.errors import NotEmulated
+
+    text = MULTICAST.read_text().replace("%p5, [%r9], 0;", "%p5, [%r10], 0;")
+    text = text.replace("%r10, %r9, 0;", "%r10, %r9, 1;")        # rank 0 waits on rank 1's barrier
+    with pytest.raises(NotEmulated, match=r"cluster_multicast.ptx:60:\d+: error: not emulated: .*another CTA"):
+        run(text, MULTICAST_LAUNCH, filename=MULTICAST.name)

@@ -222,3 +222,52 @@ def check_cluster_barrier(ctas) -> None:
     for cta in ctas:
         cta.epoch += 1
         cta.machine.asyncs.barrier(cta)
+
+
+# --- asynchronous operations aimed at another CTA of the cluster -----------------------------------
+class OnCta:
+    """The issuing warp as seen from another CTA of its cluster: what a multicast TMA load or a
+    remote mbarrier arrive does there (the target's shared memory, barriers and async ops), with
+    the issuer's location for reports."""
+
+    def __init__(self, warp, cta):
+        self._warp = warp
+        self.cta = cta
+
+    def __getattr__(self, name):
+        return getattr(self._warp, name)
+
+
+def own_local(w, offsets):
+    """`.shared::cluster` offsets with the executing CTA's own rank tag made plain offsets."""
+    offsets = np.asarray(offsets, np.int64)
+    mine = (offsets >> RANK_SHIFT) == w.cta.rank + 1
+    return np.where(mine, offsets & LOCAL_MASK, offsets)
+
+
+def on_rank(w, offset: int):
+    """(the warp acting in the CTA an address names, the local offset); None for a rank outside
+    the cluster (reported)."""
+    tag = int(offset) >> RANK_SHIFT
+    if tag == 0:
+        return w, int(offset)
+    cluster = w.cta.cluster
+    if tag - 1 >= len(cluster):
+        machine = w.cta.machine
+        machine.sanitizer.report("oob", f"shared::cluster address {int(offset):#x} names CTA rank {tag - 1} "
+                                 f"outside the {len(cluster)}-CTA cluster", machine.where_now(w))
+        return None
+    target = cluster[tag - 1]
+    local = int(offset) & LOCAL_MASK
+    return (w, local) if target is w.cta else (OnCta(w, target), local)
+
+
+def multicast_targets(w, mask: int) -> list:
+    """The warp acting in each CTA of ctaMask (bit r = CTA rank r; PTX ISA cp.async.bulk.tensor
+    .multicast::cluster: data and the mbarrier signal go to the same CTA-relative offsets)."""
+    cluster = w.cta.cluster
+    if mask >> len(cluster):
+        machine = w.cta.machine
+        machine.sanitizer.report("oob", f"multicast ctaMask {mask:#x} names CTAs outside the {len(cluster)}-CTA "
+                                 "cluster", machine.where_now(w))
+    return [w if cta is w.cta else OnCta(w, cta) for r, cta in enumerate(cluster) if mask >> r & 1]

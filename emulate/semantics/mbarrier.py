@@ -30,6 +30,7 @@ from ..memory import SHARED_WINDOW, WINDOW_SIZE
 from ..operands import constant
 from ..types import TYPES
 from ..warp import BLOCKED, READY
+from .cluster import LOCAL_MASK, on_rank, own_local
 from .common import space_of
 
 U32, U64, PRED = TYPES[".u32"], TYPES[".u64"], TYPES[".pred"]
@@ -84,13 +85,15 @@ def shared_offsets(addr_reader, space):
             if not inside.all():
                 raise NotEmulated("mbarrier at a generic address outside shared memory")
             a = a - np.uint64(SHARED_WINDOW)
-        return a.astype(np.int64)
+        return own_local(w, a.astype(np.int64))
     return read
 
 
 def lookup(w, offset: int, what: str):
     """The live barrier at a shared offset, or None after a report (uninitialised/invalidated)."""
     cta = w.cta
+    if int(offset) > LOCAL_MASK:
+        raise NotEmulated(f"{what} on an mbarrier of another CTA of the cluster")
     bar = barriers_of(cta).get(int(offset))
     if bar is None:
         m = cta.machine
@@ -230,9 +233,10 @@ def _arrive(instr, scope):
         cnts = count(w, m) if count is not None else np.ones(n, np.int64)
         phases = np.zeros(n, np.uint64)
         for i, off in enumerate(offs):
-            bar = lookup(w, off, instr.name)
+            target = on_rank(w, off)         # a remote arrive reaches another CTA's barrier
+            bar = lookup(target[0], target[1], instr.name) if target is not None else None
             if bar is not None:
-                phases[i] = arrive(w.cta, bar, int(cnts[i]), int(txs[i]), drop)
+                phases[i] = arrive(target[0].cta, bar, int(cnts[i]), int(txs[i]), drop)
         if write is not None:
             write(w, m, phases | STATE_TAG)
     return run

@@ -23,6 +23,7 @@ from ..operands import constant
 from ..tensormaps import tensor_maps_of
 from ..types import TYPES
 from . import cp_async, mbarrier
+from .cluster import LOCAL_MASK, multicast_targets
 from .common import space_of
 
 U32, U64, S32 = TYPES[".u32"], TYPES[".u64"], TYPES[".s32"]
@@ -190,10 +191,15 @@ def _rank(mods):
 def _tensor_load(instr, scope):
     mods = set(instr.modifiers)
     rank = _rank(mods)
-    if rank is None or ".im2col" in mods or any(m.startswith(".multicast") for m in mods) \
-            or any(m.startswith(".im2col") or m.startswith(".tile::") for m in mods):
+    multicast = ".multicast::cluster" in mods
+    if rank is None or ".im2col" in mods or any(m.startswith(".multicast") for m in mods) and not multicast \
+            or any(m.startswith(".im2col") or m.startswith(".tile::") or m.startswith(".cta_group") for m in mods):
         raise NotEmulated(instr.name)
     dst, src, bar, *rest = instr.operands
+    rest = _drop_hint(mods, rest)
+    if multicast != (len(rest) == 1) or len(rest) > 1:
+        raise NotEmulated(f"{instr.name} with operands after the mbarrier other than a multicast ctaMask")
+    read_mask = scope.decoder.reader(rest[0], TYPES[".u16"]) if multicast else None
     dst_off = _shared_addr(scope, dst, mods)
     tensor = _tensor_operand(scope, src, rank)
     bar_off = _shared_addr(scope, bar, mods)
@@ -203,6 +209,7 @@ def _tensor_load(instr, scope):
         lanes = np.flatnonzero(m)
         maps, coords = tensor(w, m)
         dsts, bars = dst_off(w, m), bar_off(w, m)
+        masks = read_mask(w, m) if multicast else None
         where = machine.where_now(w)
         for i, lane in enumerate(lanes):
             tmap = _tensor_map(machine, w, lane, maps[i])
@@ -211,8 +218,9 @@ def _tensor_load(instr, scope):
                 machine.sanitizer.report("oob", f"{instr.name}: the tensor map's box at {list(coords[i])} "
                                          "reads outside its global buffer", where, key="tma-oob")
             chunks = tmap.shared_chunks(int(dsts[i]))
-            _land_via_barrier(w, lane, where, chunks, raw.reshape(-1, 16), int(bars[i]),
-                              "cp.async.bulk.tensor", instr.name)
+            for target in multicast_targets(w, int(masks[i])) if multicast else (w,):
+                _land_via_barrier(target, lane, where, chunks, raw.reshape(-1, 16), int(bars[i]),
+                                  "cp.async.bulk.tensor", instr.name)
     return run
 
 
@@ -233,6 +241,9 @@ def _overwrite_pending_write(w, idx, name, where) -> None:
 
 def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
     machine = w.cta.machine
+    if (offsets > LOCAL_MASK).any():
+        raise NotEmulated(f"{name} into the shared memory of another CTA of the cluster (only "
+                          ".multicast::cluster reaches other CTAs)")
     bar = mbarrier.lookup(w, bar_offset, name)
     if (offsets < 0).any() or (offsets + rows.shape[1] > w.cta.shared.size).any():
         machine.sanitizer.report("oob", f"{name}: destination outside the {w.cta.shared.size}-byte shared "

@@ -234,7 +234,9 @@ def _commit(instr, scope):
                 machine.asyncs.complete(op)
                 continue
             mbarrier.attach(w.cta, bar, op, 0)
-            mbarrier.arrive(w.cta, bar, 1)
+            phase = mbarrier.arrive(w.cta, bar, 1)
+            if ops:
+                mbarrier.record_arrival(bar, phase, instr)
     return run
 
 

@@ -22,7 +22,7 @@ from ..errors import NotEmulated
 from ..operands import constant
 from ..tensormaps import tensor_maps_of
 from ..types import TYPES
-from . import cp_async, mbarrier
+from . import cp_async, mbarrier, sites
 from .cluster import LOCAL_MASK, multicast_targets
 from .common import space_of
 
@@ -84,11 +84,22 @@ def release_reads(cta, op, idx) -> None:
     rd[idx[rd[idx] == op.id]] = -1
 
 
+def _fenced_by(shadow) -> np.ndarray:
+    """Per shared byte: id of the fence.proxy.async that last fenced a generic write to it."""
+    fb = getattr(shadow, "fenced_by", None)
+    if fb is None:
+        fb = shadow.fenced_by = np.full(shadow.init.size, -1, np.int64)
+    return fb
+
+
 def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
     """Generic-proxy writes to bytes an async-proxy operation reads need fence.proxy.async."""
     unfenced = getattr(cta.shadow, "unfenced", None)
     if unfenced is None:
         return
+    if sites.active():
+        fences = np.unique(_fenced_by(cta.shadow)[np.clip(idx, 0, unfenced.size - 1)])
+        sites.note_ids(fences[fences >= 0])
     hit = unfenced[np.clip(idx, 0, unfenced.size - 1)]
     if hit.any():
         k = int(np.asarray(idx)[np.flatnonzero(hit)[0]])
@@ -110,6 +121,8 @@ def _fence(instr, scope):
         def run(w, m):
             unfenced = getattr(w.cta.shadow, "unfenced", None)
             if unfenced is not None:
+                if sites.active():
+                    _fenced_by(w.cta.shadow)[unfenced] = id(instr)
                 unfenced[:] = False
         return run
     if ".proxy" in mods and ".tensormap::generic" in mods and ".acquire" in mods:
@@ -387,7 +400,13 @@ def _bulk_wait(instr, scope):
     if keep is None:
         raise NotEmulated(f"{instr.name} with a register count")
     machine = scope.machine
-    return lambda w, m: _bulk_groups(w).wait(machine.asyncs, keep)
+
+    def run(w, m):
+        groups = _bulk_groups(w)
+        if any(not op.done for g in groups.groups[:max(len(groups.groups) - keep, 0)] for op in g):
+            sites.note(instr)
+        groups.wait(machine.asyncs, keep)
+    return run
 
 
 def _cp(instr, scope):

@@ -34,6 +34,7 @@ from ..operands import constant
 from ..tensormaps import swizzle
 from ..types import TYPES
 from .matrix import _decode, _layout_m16n8k16
+from . import sites
 from .tma import async_read, check_fenced, hold_reads, release_reads
 
 LANE = np.arange(32)
@@ -252,7 +253,12 @@ def _fence(instr, scope):
 
 
 def _commit(instr, scope):
-    return lambda w, m: state_of(w).groups.commit()
+    def run(w, m):
+        groups = state_of(w).groups
+        if groups.open:
+            sites.note(instr)
+        groups.commit()
+    return run
 
 
 def _wait(instr, scope):
@@ -260,7 +266,14 @@ def _wait(instr, scope):
     if keep is None:
         raise NotEmulated(f"{instr.name} with a register count")
     machine = scope.machine
-    return lambda w, m: state_of(w).groups.wait(machine.asyncs, keep)
+
+    def run(w, m):
+        groups = state_of(w).groups
+        if sites.active() and len(groups.groups) > keep and \
+                any(not op.done for op in groups.groups[len(groups.groups) - keep - 1]):
+            sites.note(instr)            # wait_group keep+1 would leave that group pending
+        groups.wait(machine.asyncs, keep)
+    return run
 
 
 _FORMS = {".mma_async": _mma_async, ".fence": _fence, ".commit_group": _commit, ".wait_group": _wait}

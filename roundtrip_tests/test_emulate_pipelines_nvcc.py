@@ -184,3 +184,16 @@ def test_wait_on_another_ctas_mbarrier_is_refused_at_its_line():
     text = text.replace("%r10, %r9, 0;", "%r10, %r9, 1;")        # rank 0 waits on rank 1's barrier
     with pytest.raises(NotEmulated, match=r"cluster_multicast.ptx:60:\d+: error: not emulated: .*another CTA"):
         run(text, MULTICAST_LAUNCH, filename=MULTICAST.name)
+
+
+def test_cluster_dsmem_read_after_the_partner_exited_is_reported():
+    """The last cluster.sync() removed: a CTA may exit while its partner still reads its shared
+    memory (caught under a schedule that lets the partner finish first)."""
+    text = SM90.read_text()
+    head = text.index(".entry cluster_dsmem_exchange")
+    body = text[head:]
+    cut = body.index("\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n\tret;")
+    body = body[:cut] + "\tret;" + body[cut + len("\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n\tret;"):]
+    reports = [r for s in ("inorder", "reverse", "random:1")
+               for r in _run(SM90, _spec(SM90, "cluster_dsmem_exchange"), text=text[:head] + body, schedule=s).reports]
+    assert any(r.kind == "race" and "after that CTA exited" in r.message for r in reports), reports

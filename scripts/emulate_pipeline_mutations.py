@@ -3,7 +3,7 @@
 (TMA, mbarrier, wgmma, tcgen05) that runs clean (scripts/emulate_pipelines_corpus.py --json),
 weaken one synchronisation at a time -- delete an mbarrier wait (try_wait/test_wait) or arrive,
 halve an expect_tx byte count, raise a wgmma.wait_group depth by one, delete a wgmma.commit_group,
-a fence.proxy.async, a cp.async.bulk.wait_group or a tcgen05.commit -- and run the mutant at the
+a fence.proxy.async, a cp.async.bulk.wait_group, a tcgen05.commit or a barrier.cluster.wait -- and run the mutant at the
 same reduced launch with the same inputs. It is caught when its outputs differ from the unmutated
 kernel's or it gets a report (a deadlock or a refusal included).
 
@@ -37,7 +37,7 @@ from emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
 from emulate.semantics.sites import recording  # noqa: E402
 from emulate_mutations import summarize  # noqa: E402
 
-PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05"}
+PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05", "cluster"}
 
 
 def site_kind(item) -> str | None:
@@ -56,6 +56,8 @@ def site_kind(item) -> str | None:
     if op == "cp" and mods[:2] == (".async", ".bulk") and ".wait_group" in mods:
         return "delete " + item.name
     if op == "tcgen05" and first == ".commit":
+        return "delete " + item.name
+    if op == "barrier" and first == ".cluster" and ".wait" in mods:
         return "delete " + item.name
     return None
 
@@ -128,7 +130,7 @@ def kernels(sweep, k=None, only=None):
             text = ptx.read_text()
             if only and not any(o in str(ptx) for o in only.split(",")):
                 continue
-            if PIPELINE_FEATURES & set(features(text)):
+            if PIPELINE_FEATURES & set(features(text, spec["kernel"])):
                 yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k)
         return
     for r in json.loads(Path(sweep).read_text()):

@@ -12,6 +12,8 @@ rank r is offset + (r + 1) << RANK_SHIFT, which is what `mapa` returns (the gene
 the shared window). Loads and stores through such an address reach the other CTA's shared
 memory (uninitialised-byte checks apply; DSMEM accesses are not race-tracked).
 
+A DSMEM access to a CTA that has exited is a `race` report (its shared memory is gone).
+
 `barrier.cluster.arrive` / `.wait` (with `.release`/`.relaxed`/`.acquire`/`.aligned`): a phase
 completes when every non-exited thread of the cluster has arrived; a wait blocks its warp until
 the phase its lanes arrived in has completed. Completion ends a shared-memory epoch in every
@@ -26,7 +28,8 @@ from ..errors import NotEmulated
 from ..memory import SHARED_WINDOW
 from ..sanitizer import thread_name
 from ..types import TYPES
-from ..warp import BLOCKED, READY
+from ..warp import BLOCKED, DONE, READY
+from . import sites
 from .common import type_of
 
 RANK_SHIFT = 24                       # shared memory per CTA is far below 16 MiB
@@ -68,10 +71,25 @@ def split_ranks(w, lanes, addrs, nbytes: int, write: bool):
                 f"CTA rank {tag - 1} outside the {len(cluster)}-CTA cluster", write)
 
 
+def _remote_access(w, cta, verb: str) -> None:
+    """Every DSMEM access: the target CTA must still run (PTX ISA: a CTA's shared memory is gone
+    when it exits, so a cluster barrier must keep it alive until its partners are done)."""
+    bar = _state(w.cta)
+    if not bar.dsmem:
+        bar.dsmem = True
+        sites.note_ids(bar.blocked_waits)
+    if all(x.state == DONE for x in cta.warps):
+        m = w.cta.machine
+        m.sanitizer.report("race", f"{verb} of the shared memory of CTA rank {cta.rank} by "
+                           f"{thread_name(w.cta, w, 0)} after that CTA exited (no barrier.cluster "
+                           "keeps it alive)", m.where_now(w), key=("dsmem-exited", cta.rank))
+
+
 def remote_load(w, cta, lanes, offs, nbytes):
     """Bytes of another CTA's shared memory (its uninitialised bytes are reported)."""
     from .. import memory as M
 
+    _remote_access(w, cta, "read")
     offs = offs.astype(np.int64)
     ok = offs + nbytes <= cta.shared.size
     sanitizer = cta.machine.sanitizer
@@ -91,6 +109,7 @@ def remote_load(w, cta, lanes, offs, nbytes):
 def remote_store(w, cta, lanes, offs, rows):
     from .. import memory as M
 
+    _remote_access(w, cta, "write")
     offs = offs.astype(np.int64)
     nbytes = rows.shape[1]
     ok = offs + nbytes <= cta.shared.size
@@ -142,12 +161,14 @@ def mapa(instr, scope):
 
 # --- barrier.cluster ------------------------------------------------------------------------------
 class ClusterBarrier:
-    __slots__ = ("phase", "arrived", "waiters")
+    __slots__ = ("phase", "arrived", "waiters", "dsmem", "blocked_waits")
 
     def __init__(self):
         self.phase = 0
         self.arrived = 0
         self.waiters: list = []
+        self.dsmem = False                 # a CTA of the cluster accessed another's shared memory
+        self.blocked_waits: set = set()    # ids of waits that held a warp back
 
 
 def _state(cta) -> ClusterBarrier:
@@ -199,6 +220,11 @@ def barrier_cluster(instr, scope):
             phases[exec_mask] = -1
             top[0] += 1
             return
+        # observable for the mutation test when it holds a warp back in a cluster whose CTAs
+        # share memory (the only cross-CTA accesses it orders)
+        bar.blocked_waits.add(id(instr))
+        if bar.dsmem:
+            sites.note(instr)
         w.state = BLOCKED
         w.waiting = (f"{name} (cluster barrier phase {bar.phase}: {bar.arrived} of "
                      f"{sum(c.live_threads() for c in w.cta.cluster)} threads arrived)", top[0], top[3])

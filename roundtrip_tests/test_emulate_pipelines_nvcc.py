@@ -197,3 +197,58 @@ def test_cluster_dsmem_read_after_the_partner_exited_is_reported():
     reports = [r for s in ("inorder", "reverse", "random:1")
                for r in _run(SM90, _spec(SM90, "cluster_dsmem_exchange"), text=text[:head] + body, schedule=s).reports]
     assert any(r.kind == "race" and "after that CTA exited" in r.message for r in reports), reports
+
+
+def _e4m3(bits: np.ndarray) -> np.ndarray:
+    """OCP FP8 E4M3 bytes -> float64 (sign, 4 exponent bits with bias 7, 3 mantissa bits)."""
+    b = bits.astype(np.int64)
+    sign = np.where(b & 0x80, -1.0, 1.0)
+    exp, man = (b >> 3) & 15, b & 7
+    value = np.where(exp == 0, man / 8 * 2.0 ** -6, (1 + man / 8) * 2.0 ** (exp - 7))
+    return sign * value
+
+
+def test_nvcc_fp8_wgmma_reads_its_unswizzled_tiles_through_128b_swizzled_descriptors():
+    """gemm_wgmma_fp8_e4m3 stores A and B rows linearly but describes them as 128B-swizzled: the
+    product is over the ISA's swizzle (16-byte chunk index XOR row % 8, PTX ISA "Shared Memory
+    Matrix Layout"), modelled here in numpy; C holds each thread's accumulator fragment."""
+    k = 256
+    res = _run(SM90, _spec(SM90, "gemm_wgmma_fp8_e4m3", K=k))
+    assert res.clean, res.reports
+    a = _e4m3(res.outputs["A"]).reshape(64, k)
+    b = _e4m3(res.outputs["B"]).reshape(64, k)
+    rows = np.arange(64)[:, None]
+    cols = np.arange(128)[None, :]
+    swz = cols ^ ((rows & 7) << 4)                    # the byte each K column is read from
+    d, mag = np.zeros((64, 64)), np.zeros((64, 64))
+    for k0 in range(0, k, 128):
+        d += a[rows, k0 + swz] @ b[rows, k0 + swz].T
+        mag += np.abs(a[rows, k0 + swz]) @ np.abs(b[rows, k0 + swz]).T
+    t, i = np.arange(128)[:, None], np.arange(32)[None, :]
+    lane = t % 32
+    r = 16 * (t // 32) + lane // 4 + 8 * ((i // 2) % 2)
+    c = 8 * (i // 4) + 2 * (lane % 4) + i % 2
+    want = (d[r, c] * 0.5).reshape(-1)
+    bound = (0.5 * 2 * (k / 32) * 2.0 ** -24 * mag[r, c] + 2.0 ** -30).reshape(-1)
+    got = res.outputs["C"].astype(np.float64)
+    assert (np.abs(got - want) <= bound).all()
+    assert not np.allclose(got, (0.5 * (a @ b.T))[r, c].reshape(-1))     # the swizzle matters
+
+
+def test_nvcc_tmem_roundtrip_fp8_tcgen05_mma_matches_numpy():
+    """tmem_roundtrip: one kind::f8f6f4 tcgen05.mma (M=128, N=64, K=32, e4m3) on tiles filled
+    with in[i % 64] / in[i % 32] bytes, read through 128B-swizzled descriptors; each thread's
+    first 8 accumulator columns come back through tcgen05.ld (NaN bytes 0x7f/0xff propagate)."""
+    res = _run(SM100, _spec(SM100, "tmem_roundtrip"))
+    assert res.clean, res.reports
+    x = res.outputs["in"] & 0xFF
+    rows, j = np.arange(128)[:, None], np.arange(32)[None, :]
+    swz = j ^ ((rows & 7) << 4)
+    a = _e4m3(x[swz % 64]) * np.where(np.isin(x[swz % 64], (0x7F, 0xFF)), np.nan, 1)
+    b = _e4m3(x[swz[:64] % 32]) * np.where(np.isin(x[swz[:64] % 32], (0x7F, 0xFF)), np.nan, 1)
+    with np.errstate(invalid="ignore"):
+        d = (a @ b.T).astype(np.float32)[:, :8]
+    got = res.outputs["out"].view(np.float32).reshape(128, 8)
+    mag = (np.abs(np.nan_to_num(a)) @ np.abs(np.nan_to_num(b)).T)[:, :8]
+    ok = np.isnan(d) & np.isnan(got) | (np.abs(got - d) <= 2 * 2.0 ** -24 * mag + 2.0 ** -30)
+    assert ok.all() and np.isfinite(got).sum() >= 256

@@ -252,3 +252,51 @@ def test_nvcc_tmem_roundtrip_fp8_tcgen05_mma_matches_numpy():
     mag = (np.abs(np.nan_to_num(a)) @ np.abs(np.nan_to_num(b)).T)[:, :8]
     ok = np.isnan(d) & np.isnan(got) | (np.abs(got - d) <= 2 * 2.0 ** -24 * mag + 2.0 ** -30)
     assert ok.all() and np.isfinite(got).sum() >= 256
+
+
+def test_getctarank_and_isspacep_of_mapa_addresses():
+    """mapa of a shared variable to each rank, then getctarank and isspacep.shared::cluster of the
+    result (generic and .shared::cluster forms): out[rank * 4 + r] = rank | getctarank << 4 | isspacep << 8."""
+    text = """.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry ranks(.param .u64 out)
+.reqnctapercluster 2, 1, 1
+{
+\t.reg .b32 %r<12>;
+\t.reg .b64 %rd<8>;
+\t.reg .pred %p<2>;
+\t.shared .align 4 .b8 buf[16];
+\tmov.u32 %r1, %tid.x;
+\tmov.u32 %r2, %cluster_ctarank;
+\tmov.u32 %r3, buf;
+\tcvt.u64.u32 %rd1, %r3;
+\tcvta.shared.u64 %rd2, %rd1;
+\tand.b32 %r4, %r1, 1;
+\tmapa.u64 %rd3, %rd2, %r4;
+\tgetctarank.u32 %r5, %rd3;
+\tisspacep.shared::cluster %p1, %rd3;
+\tselp.u32 %r6, 256, 0, %p1;
+\tmapa.shared::cluster.u32 %r7, %r3, %r4;
+\tgetctarank.shared::cluster.u32 %r8, %r7;
+\tshl.b32 %r9, %r5, 4;
+\tor.b32 %r9, %r9, %r6;
+\tor.b32 %r9, %r9, %r2;
+\tshl.b32 %r10, %r8, 12;
+\tor.b32 %r9, %r9, %r10;
+\tld.param.u64 %rd4, [out];
+\tmad.lo.s32 %r11, %r2, 32, %r1;
+\tmul.wide.u32 %rd5, %r11, 4;
+\tadd.s64 %rd6, %rd4, %rd5;
+\tst.global.u32 [%rd6], %r9;
+\tret;
+}
+"""
+    spec = {"kernel": "ranks", "grid": [2, 1, 1], "block": [32, 1, 1], "shared": 0,
+            "args": [{"name": "out", "kind": "pointer", "dtype": "u32", "count": 64, "init": "zeros"}]}
+    res = run(text, spec, filename="ranks.ptx")
+    assert res.clean, res.reports
+    rank, lane = np.arange(2)[:, None], np.arange(32)[None, :]
+    target = lane & 1
+    np.testing.assert_array_equal(res.outputs["out"].reshape(2, 32), rank | target << 4 | 256 | target << 12)

@@ -14,6 +14,8 @@ memory (uninitialised-byte checks apply; DSMEM accesses are not race-tracked).
 
 A DSMEM access to a CTA that has exited is a `race` report (its shared memory is gone).
 
+`getctarank` gives the rank an address names.
+
 `barrier.cluster.arrive` / `.wait` (with `.release`/`.relaxed`/`.acquire`/`.aligned`): a phase
 completes when every non-exited thread of the cluster has arrived; a wait blocks its warp until
 the phase its lanes arrived in has completed. Completion ends a shared-memory epoch in every
@@ -156,6 +158,23 @@ def mapa(instr, scope):
                 f"cluster ({thread_name(w.cta, w, lane)})", w.cta.machine.where_now(w))
         out = base + local + ((ranks + np.uint64(1)) << np.uint64(RANK_SHIFT))
         write(w, m, out.astype(ptype.container))
+    return run
+
+
+def getctarank(instr, scope):
+    """getctarank[.shared::cluster].u32 d, a: the rank of the CTA whose shared memory a names."""
+    generic = ".shared::cluster" not in instr.modifiers
+    d, a = instr.operands
+    read = scope.decoder.reader(a, TYPES[".u64"])
+    write = scope.decoder.writer(d, TYPES[".u32"])
+    base = np.uint64(SHARED_WINDOW if generic else 0)
+
+    def run(w, m):
+        addr = read(w, m).astype(np.uint64)
+        if generic and ((addr < base) | (addr >= base + np.uint64(1 << 32))).any():
+            raise NotEmulated(f"{instr.name} of a generic address outside shared memory")
+        tag = ((addr - base) >> np.uint64(RANK_SHIFT)).astype(np.int64)
+        write(w, m, np.where(tag == 0, w.cta.rank, tag - 1).astype(np.uint32))
     return run
 
 

@@ -300,3 +300,39 @@ def test_getctarank_and_isspacep_of_mapa_addresses():
     rank, lane = np.arange(2)[:, None], np.arange(32)[None, :]
     target = lane & 1
     np.testing.assert_array_equal(res.outputs["out"].reshape(2, 32), rank | target << 4 | 256 | target << 12)
+
+
+def test_inline_asm_blocks_reusing_a_label_branch_inside_their_own_block():
+    """Two `{ }` blocks both declare DONE (as nvcc's inlined mbar_wait helpers do): each bra
+    goes to its own block's label (PTX labels have block scope)."""
+    text = """.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry labels(.param .u64 out)
+{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<4>;
+\tmov.u32 %r1, 0;
+\t{
+\tbra DONE;
+\tadd.u32 %r1, %r1, 100;
+DONE:
+\tadd.u32 %r1, %r1, 1;
+\t}
+\t{
+\tbra DONE;
+\tadd.u32 %r1, %r1, 1000;
+DONE:
+\tadd.u32 %r1, %r1, 10;
+\t}
+\tld.param.u64 %rd1, [out];
+\tst.global.u32 [%rd1], %r1;
+\tret;
+}
+"""
+    spec = {"kernel": "labels", "grid": [1, 1, 1], "block": [1, 1, 1], "shared": 0,
+            "args": [{"name": "out", "kind": "pointer", "dtype": "u32", "count": 1, "init": "zeros"}]}
+    res = run(text, spec, filename="labels.ptx")
+    assert res.clean, res.reports
+    assert int(res.outputs["out"][0]) == 11

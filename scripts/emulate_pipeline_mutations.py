@@ -16,6 +16,7 @@ Sites that never run are "not executed"; observable mutants run under each sched
 catches them.
 
     python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--k 256] [--only SUBSTR] [--json out.json]
+                                                 [--reuse earlier.json,...]
 """
 from __future__ import annotations
 
@@ -185,8 +186,16 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     ap.add_argument("--k", type=int, help="raise the K loop extent to this (default: the sweep's 64)")
     ap.add_argument("--only", help="comma-separated substrings of the kernels to mutate")
+    ap.add_argument("--reuse", help="comma-separated --json files of earlier runs: their mutant outcomes "
+                    "are taken, not rerun (the unmutated runs and the classification are always redone; a "
+                    "missed mutant now called observable is retried under the schedules it was not run in)")
     args = ap.parse_args(argv)
     tally, rows, nkernels = collections.Counter(), [], 0
+    earlier = {}
+    for f in (args.reuse or "").split(","):
+        for r in json.loads(Path(f).read_text()) if f else ():
+            if "mutation" in r and r.get("how") != "not executed":
+                earlier[(r["kernel"], tuple(r["site"]), r["mutation"])] = r
     for label, text, launch in kernels(args.sweep, args.k, args.only):
         module = ptxgrammar.parse(text, filename=label)
         found = sites(module, launch["kernel"])
@@ -206,16 +215,22 @@ def main(argv=None) -> int:
                 rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": "not executed"})
                 continue
             mutant = mutate(module, path, kind)
+            old = earlier.get((label, tuple(path), kind))
+            tried = set(old.get("schedules") or (SCHEDULES if old.get("observable") == "observable"
+                                                 else SCHEDULES[:1])) if old else set()
+            caught, reports = bool(old and old["how"] != "missed"), (old or {}).get("why") or []
             for sched in SCHEDULES if cls == "observable" else SCHEDULES[:1]:
+                if caught or sched in tried:
+                    continue
+                tried.add(sched)
                 out, reports, _ = _outcome(mutant, launch, label, sched)
                 caught = bool(reports) or not same(base[sched], out)
-                if caught:
-                    break
-            how = "report" if reports else "output" if caught else "missed"
+            how = old["how"] if old and old["how"] != "missed" else \
+                "report" if reports else "output" if caught else "missed"
             tally[how] += 1
             tally[f"{cls} {'caught' if caught else 'missed'}"] += 1
             rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": how, "observable": cls,
-                         "schedule": sched, "why": reports[:1]})
+                         "schedules": sorted(tried), "why": reports[:1]})
             print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:150] if reports else ''}", flush=True)
     status = summarize(nkernels, tally, rows, args.json)
     obs = tally["observable caught"] + tally["observable missed"]

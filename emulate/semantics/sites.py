@@ -10,11 +10,13 @@ an instruction here when it does (never judged from the mutant's outcome):
 * an mbarrier arrive (with or without expect_tx): the phase it arrived on was observed by a
   wait (so without it, or with half its tx bytes, that phase completes late or early);
 * tcgen05.commit: it tracked at least one tcgen05.mma and a wait observed the phase it signals;
-* wgmma.commit_group: the group it closes holds a wgmma;
-* wgmma.wait_group N (raised to N+1): the group N+1 back was still pending and it completed it;
+* wgmma.wait_group N (raised to N+1) and the commit_group that closed the group it completes
+  last (deleted, that group joins the next): something other than a following wgmma reads that
+  group's accumulators, or a TMA load overwrites its shared operands, before the warp's next
+  wait_group (when the mutant's group completes at the latest);
 * cp.async.bulk.wait_group(.read): it completed a pending bulk copy or store;
-* fence.proxy.async: it fenced generic-proxy writes that an async-proxy read (wgmma, tcgen05.mma,
-  TMA store) later reads.
+* fence.proxy.async: it is the only fence between a generic-proxy write and an async-proxy read
+  (wgmma, tcgen05.mma, TMA store) of the same bytes.
 
 A fence the engine's model needs nowhere (the one after mbarrier.init: the engine's barriers
 are never seen through a proxy) is therefore unobservable by construction.

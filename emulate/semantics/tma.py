@@ -121,8 +121,10 @@ def _fence(instr, scope):
         def run(w, m):
             unfenced = getattr(w.cta.shadow, "unfenced", None)
             if unfenced is not None:
-                if sites.active():
-                    _fenced_by(w.cta.shadow)[unfenced] = id(instr)
+                if sites.active():     # a byte fenced twice since its write needs neither alone
+                    fb = _fenced_by(w.cta.shadow)
+                    fb[~unfenced & (fb >= 0)] = -2
+                    fb[unfenced] = id(instr)
                 unfenced[:] = False
         return run
     if ".proxy" in mods and ".tensormap::generic" in mods and ".acquire" in mods:
@@ -265,6 +267,9 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     _overwrite_pending_write(w, idx, name, where)
+    if sites.active():
+        from .wgmma import watched_overwrite
+        watched_overwrite(w.cta, idx)
     op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))
     if bar is None:
         machine.asyncs.complete(op)

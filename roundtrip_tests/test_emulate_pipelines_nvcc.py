@@ -336,3 +336,26 @@ DONE:
     res = run(text, spec, filename="labels.ptx")
     assert res.clean, res.reports
     assert int(res.outputs["out"][0]) == 11
+
+
+# --- nvcc mma.sync + ldmatrix + cp.async pipeline (corpus/src/nvcc/mma_sync.cu) -----------------
+@pytest.mark.parametrize("target", ["sm_90a", "sm_100a"])
+@pytest.mark.parametrize("stages", [3, 4])
+def test_nvcc_mma_sync_pipeline_gemm_matches_numpy(target, stages):
+    ptx = ROOT / "corpus" / "ptx" / "nvcc" / f"mma_sync.{target}.ptx"
+    name = f"_Z17mma_pipeline_gemmILi{stages}EEvPK6__halfS2_Pfiii"
+    res = _run(ptx, _spec(ptx, name, grid=[2, 1, 1], K=128))
+    assert res.clean, res.reports
+    a = res.outputs["A"].astype(np.float64).reshape(-1, 128)[:64]       # row stride K = 128
+    b = res.outputs["B"].astype(np.float64).reshape(-1, 128)[:128]
+    c = res.outputs["C"].reshape(128, 128)[:64, :]
+    assert (np.abs(c - a @ b) <= _gemm_bound(a, b.T)).all()
+
+
+def test_nvcc_four_stage_mma_pipeline_with_fewer_k_tiles_than_stages_reads_before_its_copy():
+    """K = 64 (2 K tiles < STAGES - 1 = 3): the prologue commits only two groups, so the first
+    cp.async.wait_group 2 completes none and the first ldmatrix reads a stage still in flight
+    (a real bug of the kernel at that size; the sidecar's K = 256 is clean)."""
+    ptx = ROOT / "corpus" / "ptx" / "nvcc" / "mma_sync.sm_90a.ptx"
+    res = _run(ptx, _spec(ptx, "_Z17mma_pipeline_gemmILi4EEvPK6__halfS2_Pfiii", grid=[1, 1, 1], K=64))
+    assert any(r.kind == "async-read" and "cp.async" in r.message for r in res.reports), res.reports

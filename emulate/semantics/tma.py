@@ -141,8 +141,18 @@ def _tensormap_acquire(instr, scope):
     def run(w, m):
         a, _ = read(w, m)
         for addr in np.unique(a.astype(np.uint64)):
-            unacquired_maps(machine).discard(int(addr))
+            if int(addr) in unacquired_maps(machine):
+                unacquired_maps(machine).discard(int(addr))
+                if sites.active():       # the mutation test: a TMA use of this map needs it
+                    _acquired_by(machine)[int(addr)] = id(instr)
     return run
+
+
+def _acquired_by(machine) -> dict:
+    d = getattr(machine, "tensormap_acquired_by", None)
+    if d is None:
+        d = machine.tensormap_acquired_by = {}
+    return d
 
 
 def unacquired_maps(machine) -> set:
@@ -181,6 +191,8 @@ def _tensor_operand(scope, node, rank):
 def _tensor_map(machine, w, lane, addr):
     mask = np.zeros(32, bool)
     mask[lane] = True
+    if sites.active() and int(addr) in _acquired_by(machine):
+        sites.note_ids([_acquired_by(machine).pop(int(addr))])
     if int(addr) in unacquired_maps(machine):
         machine.sanitizer.report("async-proxy", f"TMA uses the tensor map at {int(addr):#x}, written by "
                                  "tensormap.cp_fenceproxy, with no fence.proxy.tensormap::generic.acquire of it",

@@ -51,6 +51,7 @@ class TensorMemory:
         self.allocated = np.zeros(COLUMNS, bool)
         self.pending = np.full((LANES, COLUMNS), -1, np.int64)
         self.issued: list = []                     # tcgen05.mma ops not yet performed, in issue order
+        self.readers = np.full((LANES, COLUMNS), -1, np.int64)   # a pending mma reads A here
         self.where: dict[int, str] = {}            # first column -> where allocated
 
 
@@ -207,12 +208,17 @@ def _mma(instr, scope):
                     tm.cells[np.ix_(rows, cols)] = D.astype(np.float32).view(np.uint32)
                 sub = tm.pending[np.ix_(rows, cols)]
                 tm.pending[np.ix_(rows, cols)] = np.where(sub == op_ref[0].id, -1, sub)
+                if a_cells is not None:
+                    held = tm.readers[a_cells]
+                    tm.readers[a_cells] = np.where(held == op_ref[0].id, -1, held)
 
             op_ref = []
             op = machine.asyncs.issue(TcgenMma(machine.asyncs, w, where, compute, reads))
             op_ref.append(op)
             hold_reads(cta, op, reads)
             tm.pending[np.ix_(rows, cols)] = op.id
+            if a_cells is not None:
+                tm.readers[a_cells] = op.id
             tm.issued.append(op)
     return run
 
@@ -407,8 +413,24 @@ def _st(instr, scope):
         lanes, cols = _cells(instr, w, int(read_addr(w, m)[0][0]), reps, split)
         tm = tmem_of(w.cta)
         if _check_columns(w, tm, cols.reshape(-1), instr.name):
+            _overwrite_pending(w, tm, lanes, cols, instr.name)
             tm.cells[lanes, cols] = np.stack([r(w, m) for r in readers], 1).astype(np.uint32)
     return run
+
+
+def _overwrite_pending(w, tm, lanes, cols, name) -> None:
+    """tcgen05.st into cells a pending tcgen05.mma still writes (its D) or reads (its A from
+    tensor memory): the mma may see, or overwrite, either value."""
+    for table, verb in ((tm.pending, "writes"), (tm.readers, "reads")):
+        held = table[lanes, cols]
+        if (held >= 0).any():
+            m = w.cta.machine
+            op = m.async_op(int(held[held >= 0][0]))
+            if not op.done:
+                m.sanitizer.report("race", f"{name} writes tensor memory the {op.kind} at {op.where} still "
+                                   f"{verb} (before a wait observed its commit)", m.where_now(w),
+                                   key=("tmem-war", op.where), other=op.where)
+                return
 
 
 def _wait(instr, scope):

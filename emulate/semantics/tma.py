@@ -251,6 +251,15 @@ def _tensor_load(instr, scope):
     return run
 
 
+def _watched_overwrite(cta, idx) -> None:
+    """A TMA write over shared bytes a completed wgmma group read (wgmma.Watch, while
+    sites.recording): the wait and commit behind that group are observable."""
+    for w in cta.warps:
+        for watch in getattr(getattr(w, "wgmma", None), "watches", ()):
+            if np.isin(idx, watch.reads).any():
+                sites.note_ids(watch.ids)
+
+
 def _overwrite_pending_write(w, idx, name, where) -> None:
     """A copy into shared bytes that an earlier asynchronous copy still writes (no wait observed
     its phase): the two land in either order, and a reader of the first may see the second (a
@@ -280,8 +289,7 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     _overwrite_pending_write(w, idx, name, where)
     if sites.active():
-        from .wgmma import watched_overwrite
-        watched_overwrite(w.cta, idx)
+        _watched_overwrite(w.cta, idx)
     op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))
     if bar is None:
         machine.asyncs.complete(op)

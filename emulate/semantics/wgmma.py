@@ -118,14 +118,6 @@ class Watch:
         sites.note_ids(self.ids)
 
 
-def watched_overwrite(cta, idx) -> None:
-    """A TMA write over shared bytes: the watches whose wgmma read them are observable."""
-    for w in cta.warps:
-        for watch in getattr(getattr(w, "wgmma", None), "watches", ()):
-            if np.isin(idx, watch.reads).any():
-                sites.note_ids(watch.ids)
-
-
 def _clear_watches(w, state) -> None:
     pend = w.pending_regs or {}
     for watch in state.watches:

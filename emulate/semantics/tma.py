@@ -123,7 +123,7 @@ def _fence(instr, scope):
             if unfenced is not None:
                 if sites.active():     # a byte fenced twice since its write needs neither alone
                     fb = _fenced_by(w.cta.shadow)
-                    fb[~unfenced & (fb >= 0)] = -2
+                    fb[~unfenced & (fb >= 0) & (fb != id(instr))] = -2   # (every warp runs it)
                     fb[unfenced] = id(instr)
                 unfenced[:] = False
         return run

@@ -99,7 +99,7 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     program = Program(module, filename)
     sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
     machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps,
-                      resident_ctas)
+                      resident_ctas, cluster_shape(spec, entry))
     if observe:
         from .sync_observer import SyncObserver
 
@@ -139,6 +139,15 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     return Result(outputs, reports, stats, executed, machine.observer)
 
 
+def cluster_shape(spec: dict, entry) -> tuple:
+    """The cluster of a launch: the entry's .reqnctapercluster, else the sidecar's `cluster`."""
+    want = tuple(spec.get("cluster") or ()) or None
+    if entry.cluster and want and tuple(entry.cluster) != want:
+        raise EmulationError(f"the sidecar's cluster {list(want)} is not the entry's .reqnctapercluster "
+                             f"{list(entry.cluster)}")
+    return tuple(entry.cluster or want or (1, 1, 1))
+
+
 # ------------------------------------------------------------------------------- reduced launches
 _SIZE_NAMES = {"n", "N", "n_elements", "numel", "size", "count", "len", "length"}
 
@@ -166,5 +175,6 @@ def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = Non
     x = min(grid[0], max_ctas)
     y = min(grid[1], max(1, max_ctas // x))
     z = min(grid[2], max(1, max_ctas // (x * y)))
-    spec["grid"] = [x, y, z]
+    cluster = list(spec.get("cluster") or [1, 1, 1]) + [1] * (3 - len(spec.get("cluster") or [1]))
+    spec["grid"] = [max(g, c) // c * c for g, c in zip((x, y, z), cluster)]   # whole clusters
     return spec

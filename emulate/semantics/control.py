@@ -33,7 +33,7 @@ def _diverge(w, top, pc, paths, code):
 
 def _bra(instr, scope):
     code = scope.code
-    target = code.labels.get(instr.operands[0].name)
+    target = code.label_scopes[id(instr)].get(instr.operands[0].name)
     if target is None:
         raise NotEmulated(f"bra to {instr.operands[0].name} (not a label of {code.name})")
 
@@ -284,6 +284,9 @@ def _warp_sync(instr, scope):
 def _bar(instr, scope):
     if ".warp" in instr.modifiers:
         return _warp_sync(instr, scope)
+    if ".cluster" in instr.modifiers:
+        from .cluster import barrier_cluster
+        return barrier_cluster(instr, scope)
     return _barrier(instr, scope)
 
 

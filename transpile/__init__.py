@@ -23,14 +23,21 @@ def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
     (`ptx2py.ptx_to_python(text, sugar=True)` composes the two). Passes rewrite that IR only,
     never PTX bytes or generated text, and must keep the round trip exact: running the
     returned Python rebuilds the same module."""
+    from .style import gc_paused
+
+    # One pause for the whole pipeline: the GC comes back on only after the tree and the
+    # generation IR are freed (by reference counting), so no collection walks them.
+    with gc_paused():
+        return _to_python(text, passes, filename)
+
+
+def _to_python(text: str, passes, filename: str) -> str:
     from ptxgrammar import parse
 
-    from .style import deep_trees, gc_paused
-
-    with gc_paused():
-        module = parse(text, filename)
     from .generator import _Unsupported, unsupported_error
+    from .style import deep_trees
 
+    module = parse(text, filename)
     with deep_trees():
         try:
             return _generate(module, passes)

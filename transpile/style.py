@@ -453,6 +453,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
                     entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
 
     visit_items(module.items, 0)
+    del visit_items  # the recursive closure is a reference cycle through `shapes` (statements)
     counts: dict = defaultdict(Counter)
     for sig, (item, seen) in shapes.items():
         if sig[0] is _CLOSE:

@@ -260,6 +260,10 @@ def begin(style: Style | None = None, check: bool = False) -> Recorder:
 def end() -> Recorder:
     rec = current()
     _current[0] = None
+    # drop the recorded statements first: the first collection after the GC is back on
+    # would otherwise walk the whole tree (the caller holds the Module it still needs)
+    rec.module_items = rec.items = []
+    rec.stack = [rec.module_items]
     if rec.gc_was_enabled:
         gc.enable()
     return rec

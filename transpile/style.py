@@ -659,6 +659,16 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
     reading trivia; also lists the nodes visited (the order `trivia_plan` follows)."""
     cls = node.__class__
     nodes.append(node)
+    if cls is Instruction:   # the hot case first
+        g = node.guard
+        sig.append(_INSN)
+        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
+        sig.append(node.opcode)
+        sig.append(node.modifiers)
+        ops = node.operands
+        sig.append(len(ops))
+        _operand_nodes(ops, sig, nodes)
+        return
     mark = _LEAF_MARK.get(cls)
     if mark is not None:
         if cls is IntLiteral:
@@ -680,16 +690,6 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
         if c is None:
             c = token_class(_leaf_text(node))
         sig.append(c)
-        return
-    if cls is Instruction:
-        g = node.guard
-        sig.append(_INSN)
-        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
-        sig.append(node.opcode)
-        sig.append(node.modifiers)
-        ops = node.operands
-        sig.append(len(ops))
-        _operand_nodes(ops, sig, nodes)
         return
     if cls is SectionData:
         sig.append(SectionData)

@@ -64,12 +64,41 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     from .dsl import recorder
     from .style import deep_trees
 
-    recorder.begin(check=check)
-    try:
-        with deep_trees():
+    with deep_trees():
+        recorder.begin(check=check)
+        try:
+            out = _run_stepwise(source, filename)
+        finally:
+            recorder.end()
+        if out is not None:
+            return out
+        recorder.begin(check=check)
+        try:
             return _run(source, filename)
-    finally:
-        recorder.end()
+        finally:
+            recorder.end()
+
+
+def _run_stepwise(source: str, filename: str) -> str | None:
+    """The module run statement by statement from compiled templates (`transpile.fastrun`),
+    or None: outside fastrun's subset, or it raised -- then `_run` runs the module whole,
+    from a fresh recorder, and locates the error."""
+    from ptxgrammar import emit
+
+    from . import fastrun
+    from .dsl import recorder
+
+    namespace = {"__name__": "__ptx__", "__file__": filename}
+    stmts = fastrun.plan(source, namespace)
+    if stmts is None:
+        return None
+    try:
+        exec(fastrun.HEADER_CODE, namespace)
+        fastrun.run(stmts)
+        module = recorder.current().finish()
+    except Exception:
+        return None
+    return emit(module)
 
 
 def _run(source: str, filename: str) -> str:

@@ -109,10 +109,10 @@ class Generator:
             self.explicit += 1
         cls = stmt.__class__
         method = self.methods.get(cls)
-        if method is None:
-            method = self.methods[cls] = getattr(self, "s_" + cls.__name__)
+        if method is None:   # the class's function, not a bound method: no reference cycle
+            method = self.methods[cls] = getattr(type(self), "s_" + cls.__name__)
         try:
-            method(stmt, depth, extra)
+            method(self, stmt, depth, extra)
         except _Unsupported as e:
             if e.node is None:    # the innermost statement: where the error is reported
                 e.node = stmt

@@ -38,6 +38,7 @@ ACCEPTED = {
     "names rebound at module level": BODY + "    a = b = r\n    a, c = r, rd\n    ptx.mov.b64(c[1], c[2])\n"
                                             "    ptx.add.s32(b[1], a[2], 0)\n",
     "a block inside the function": BODY + "    with ptx.block():\n        ptx.ret()\n    ptx.exit()\n",
+    "a statement with 2000 literals": 'var.global_.b8("data", 2000, init=[' + ", ".join(["7"] * 2000) + "])\n" + BODY,
 }
 
 REFUSED = {

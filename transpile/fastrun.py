@@ -30,7 +30,19 @@ _INT = re.compile(r"(?<![\w.])(0|[1-9][0-9]*)(?![\w.])")
 _SCOPED = re.compile(r"\b(?:return|yield|await|nonlocal|global|locals|vars|dir|exec|eval|breakpoint|super)\b")
 _COMPOUND = re.compile(r"(with|for|while|if)\b")
 _REFUSED = re.compile(r"(?:elif|else|try|except|finally|def|class|async|match|case|lambda|import|from)\b|@")
-_PARAMS = [f"__ptx_p{i}" for i in range(512)]
+_PARAMS: list = []
+_MAX_PARAMS = 20_000   # a statement with more literals is run the whole-module way
+
+
+def _param(k: int) -> str:
+    """The name of a template's k-th literal parameter."""
+    while len(_PARAMS) <= k:
+        if len(_PARAMS) >= _MAX_PARAMS:
+            raise _Refuse
+        _PARAMS.append(f"__ptx_p{len(_PARAMS)}")
+    return _PARAMS[k]
+
+
 HEADER_CODE = compile(HEADER.split("#")[0], "<header>", "exec")
 
 
@@ -115,7 +127,7 @@ class _Planner:
                         break
                 for k in range(1, len(parts), 2):
                     values.append(_string(parts[k]))
-                    parts[k] = _PARAMS[len(values) - 1]
+                    parts[k] = _param(len(values) - 1)
                 text = "".join(parts)
             elif "#" in text:
                 text = text[:text.index("#")]
@@ -125,10 +137,8 @@ class _Planner:
             if len(ints) > 1:
                 for j in range(1, len(ints), 2):
                     values.append(int(ints[j]))
-                    ints[j] = _PARAMS[len(values) - 1]
+                    ints[j] = _param(len(values) - 1)
                 text = "".join(ints)
-            if len(values) > len(_PARAMS):
-                raise _Refuse
             depth += (text.count("(") + text.count("[") + text.count("{")
                       - text.count(")") - text.count("]") - text.count("}"))
             pieces.append(text)
@@ -155,7 +165,7 @@ class _Planner:
             raise _Refuse
         if not compound and template.endswith(":"):
             raise _Refuse
-        params = (["__ptx_body"] if compound else []) + _PARAMS[:nvalues]
+        params = (["__ptx_body"] if compound else []) + [_param(k) for k in range(nvalues)]
         body = template + ("\n  __ptx_body()" if compound else "")
         code = self.compiled(params, [], body)
         bound = _bound(code, params)   # names the statement binds: globals at module level

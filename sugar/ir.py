@@ -64,6 +64,9 @@ def unq(atom: str) -> str | None:
     """The value of a Python string literal atom written by `generator.q` (else None)."""
     if atom.__class__ is not str or len(atom) < 2 or atom[0] not in "\"'" or atom[-1] != atom[0]:
         return None
+    inner = atom[1:-1]
+    if "\\" not in atom and atom[0] not in inner and "\n" not in inner and "\r" not in inner:
+        return inner   # no escapes, one literal: the text between the quotes
     import ast
 
     try:

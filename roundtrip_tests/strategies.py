@@ -140,14 +140,19 @@ def _paren_if_needed(e):
     return Paren(e) if e.__class__ in (BinaryExpr, Conditional, FloatLiteral) else e
 
 
+def _paren_if_compound(e):
+    return Paren(e) if e.__class__ in (BinaryExpr, Conditional) else e
+
+
 def expressions(max_leaves: int = 12):
     """Constant expressions of every form (ISA 4.6), canonical for the grammar's precedence."""
     def extend(inner):
         return st.one_of(
             st.tuples(st.sampled_from("-~!"), inner).map(lambda t: UnaryExpr(t[0], _paren_if_needed(t[1]))),
             st.tuples(inner, st.sampled_from(BINARY_OPS), inner).map(
-                lambda t: BinaryExpr(t[0], t[1], Paren(t[2]) if t[2].__class__ in (BinaryExpr, Conditional) else t[2])
-                if t[0].__class__ is not Conditional else BinaryExpr(Paren(t[0]), t[1], _paren_if_needed(t[2]))),
+                # both sides of a binary operator parenthesised when compound: `0 << 0 + 0` is
+                # `0 << (0 + 0)` by precedence, so a drawn (0 << 0) + 0 needs its brackets
+                lambda t: BinaryExpr(_paren_if_compound(t[0]), t[1], _paren_if_compound(t[2]))),
             inner.map(Paren),
             st.tuples(st.sampled_from([".s64", ".u32", ".s32"]), inner).map(lambda t: Cast(t[0], _paren_if_needed(t[1]))),
             st.tuples(inner, inner, inner).map(lambda t: Conditional(_paren_if_needed(t[0]), t[1], t[2])),

@@ -107,7 +107,7 @@ def test_no_instruction_crosses_a_barrier(path):
 def test_triton_spin_waits_collapse():
     path = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
     src = roundtrips(ptxgrammar.read_ptx(path))
-    assert "mbarrier_wait([r[27]], r[122], loc=(1, 264, 5), at=(1, 265, 5))" in src
+    assert "mbarrier_wait([r[27]], phase, loc=(1, 264, 5), at=(1, 265, 5))" in src
     assert "waitLoop" not in src
     assert "with skip_if(p[14], to=L.bb0_3):" in src
     assert "with loop(L.bb0_2, while_=p[38]):" in src

@@ -55,23 +55,27 @@ def _generate(module, passes) -> str:
     return render(stmts, gen.style)
 
 
-def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False) -> str:
+def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False,
+                  stepwise: bool = True) -> str:
     """Run DSL Python and emit the PTX it records (errors point at its lines).
 
     With `check`, each instruction is checked against the instruction tables for
     the module's `.version`/`.target` (as `ptx2py lint` does) and a violation is
-    a DSLError at the Python line that made it."""
+    a DSLError at the Python line that made it. `stepwise=False` runs the module as
+    one compiled piece, so every recording frame is at its own line of `filename`
+    (the line maps of `transpile.traced` read them)."""
     from .dsl import recorder
     from .style import deep_trees
 
     with deep_trees():
-        recorder.begin(check=check)
-        try:
-            out = _run_stepwise(source, filename)
-        finally:
-            recorder.end()
-        if out is not None:
-            return out
+        if stepwise:
+            recorder.begin(check=check)
+            try:
+                out = _run_stepwise(source, filename)
+            finally:
+                recorder.end()
+            if out is not None:
+                return out
         recorder.begin(check=check)
         try:
             return _run(source, filename)

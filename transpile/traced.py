@@ -36,7 +36,7 @@ def python_to_ptx_traced(source: str, filename: str, check: bool = False) -> tup
 
     Recorder.record, Recorder.finish = record, finish
     try:
-        ptx = transpile.python_to_ptx(source, filename=filename, check=check)
+        ptx = transpile.python_to_ptx(source, filename=filename, check=check, stepwise=False)
     finally:
         Recorder.record, Recorder.finish = original_record, original_finish
     if not finished:

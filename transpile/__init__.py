@@ -41,11 +41,11 @@ def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
 def _generate(module, passes) -> str:
     from .generator import Generator, render
 
-    gen = Generator(module)
+    gen = Generator(module, tag=passes is not None)
     stmts = gen.run()
     if passes is not None:
         stmts = passes(stmts, module=module, generator=gen)
-    return render(stmts, gen.style)
+    return render(stmts, gen.style, trailer=getattr(gen, "trivia_table", None))
 
 
 def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False) -> str:
@@ -70,9 +70,14 @@ def _run(source: str, filename: str) -> str:
 
     from .dsl import recorder
 
+    from .dsl.trivia_table import split_trailer
+
     try:
-        code = compile(source, filename, "exec")
+        body, trailer = split_trailer(source)
+        code = compile(body, filename, "exec")
         namespace = {"__name__": "__ptx__", "__file__": filename}
+        if trailer is not None:  # the layout (ptx.style, ptx.trivia) comes before the body runs
+            exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx()})
         exec(code, namespace)
         module = recorder.current().finish()
     except DSLError as e:
@@ -85,6 +90,12 @@ def _run(source: str, filename: str) -> str:
     except Exception as e:
         raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__, source) from None
     return emit(module)
+
+
+def _ptx():
+    from .dsl import ptx
+
+    return ptx
 
 
 def _located(err: DSLError, filename: str, tb, source: str = "") -> DSLError:

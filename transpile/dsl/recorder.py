@@ -16,6 +16,7 @@ import gc
 from ptxgrammar.tree import Module
 
 from .trivia_check import check_trivia
+from .trivia_table import END, merge_lines
 from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan
 
 
@@ -39,6 +40,10 @@ class Recorder:
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
         self.checker: InstructionChecker | None = None  # set by begin(check=True)
+        self.trivia = None     # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
+        self.n_after = 0       # pending lines that are the previous statement's "after" lines
+        self.last_key = None   # the trivia key of the statement just recorded
+        self.open_keys: list = []
 
     # --- leading trivia ------------------------------------------------------------
 
@@ -83,9 +88,41 @@ class Recorder:
 
     # --- statements ----------------------------------------------------------------
 
+    # --- the trivia table (layout kept out of the body) -------------------------------
+
+    def table_entry(self, key) -> dict:
+        """The table's entry for `key`, its lines merged into the pending ones."""
+        table = self.trivia
+        entry = table.entry(key) if key is not None else {}
+        after, body = self.lines[:self.n_after], self.lines[self.n_after:]
+        self.n_after = 0
+        lines = entry.get("lines")
+        if lines:
+            body = merge_lines(lines, body)
+        self.lines = after + body if after else body
+        tail = entry.get("tail")
+        if tail:
+            self.tail = tail + self.tail
+        return entry
+
+    def push_after(self, entry) -> None:
+        after = entry.get("after")
+        if after:
+            self.lines.extend(after)
+            self.n_after = len(self.lines)
+
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
+        entry = None
+        if self.trivia is not None:
+            self.last_key = key = self.trivia.keys.key(stmt)
+            entry = self.table_entry(key)
+            if entry:
+                if "fmt" in entry:
+                    fmt = {**entry["fmt"], **(fmt or {})}
+                if indent is None and lead is None:
+                    indent, lead = entry.get("indent"), entry.get("lead")
         if lead is not None:
             check_trivia(lead, "lead")
             self.asm = asm_context(lead, self.asm)
@@ -126,6 +163,8 @@ class Recorder:
                 values[k] = v
         values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
         apply_plan(nodes, plan, values)
+        if entry:
+            self.push_after(entry)
         if self.checker is not None:
             self.checker.see(stmt)
         if append:
@@ -147,6 +186,7 @@ class Recorder:
     def open(self, stmt, container, fmt=None, indent=None, lead=None):
         """Record a statement that opens `{` (function, block, section) and enter it."""
         self.record(stmt, fmt, indent, lead)
+        self.open_keys.append(self.last_key)
         self.stack.append((container, []))
         self.items = self.stack[-1][1]
 
@@ -158,6 +198,12 @@ class Recorder:
         container, items = self.stack.pop()
         self.items = self.stack[-1] if len(self.stack) == 1 else self.stack[-1][1]
         depth = len(self.stack) - 1
+        opener = self.open_keys.pop() if self.open_keys else None
+        entry = None
+        if self.trivia is not None:
+            entry = self.table_entry(None if opener is None else "}" + opener)
+            if indent is None and lead is None:
+                indent, lead = entry.get("indent"), entry.get("lead")
         for value, what in ((lead, "close_lead"), (indent, "close_indent")):
             if value is not None:
                 check_trivia(value, what)
@@ -174,6 +220,8 @@ class Recorder:
         elif self.at_start:
             self.at_start = False
         check_trivia(lead, "the trivia before this `}` (ptx.text/tail/comment lines, close_indent=, close_lead=)")
+        if entry:
+            self.push_after(entry)
         container.items = tuple(items)
         t = container.trivia
         if t.__class__ is list:
@@ -187,6 +235,8 @@ class Recorder:
 
         if len(self.stack) != 1:
             raise DSLError("a block is still open at the end of the module")
+        if self.trivia is not None:
+            self.table_entry(END)
         nl = self.style.newline
         lines = [l if l.__class__ is str else "//" + l[1] for l in self.lines]
         if self.at_start:

@@ -148,3 +148,33 @@ def test_a_new_guard_with_an_invented_label_assembles():
     assert "$L__skip_last:" in out
     err = _ptxas(out)
     assert not err, err[:400]
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_the_body_holds_no_layout_and_no_loc_strings(sample):
+    """Layout keywords and `.loc` mini-language strings live in the trailer, not the kernel body."""
+    import re
+
+    from transpile.dsl.trivia_table import TRAILER, split_trailer
+
+    path = ROOT / "corpus" / "ptx" / sample
+    src = ptx2py.ptx_to_python(path.read_bytes().decode("latin-1"), sugar=True, filename=str(path))
+    body, trailer = split_trailer(src)
+    assert trailer is not None and TRAILER in trailer
+    assert not body.split("\n")[2].startswith("ptx.style(")
+    assert re.findall(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent)=", body) == []
+    assert re.findall(r"""\b(?:at|loc)\(["']|\bat=["']""", body) == []
+    long = [n for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Call) and ast.unparse(n.func) == "ptx.comment"
+            and isinstance(n.args[0], ast.Constant) and len(n.args[0].value) > 100]
+    assert long == []  # Triton's ~1,000-character `// wait for regs: ...` is in the trailer
+    assert "wait for regs" not in body or sample.startswith("nvcc")
+
+
+def test_table_lines_fill_around_the_bodys_own_lines():
+    from transpile.dsl.trivia_table import merge_lines
+
+    body = [("//", " kept"), "\t// raw"]
+    assert merge_lines(["", None, "\t// end inline asm", [""]], body) == ["", ("//", " kept"), "\t// end inline asm", "\t// raw"]
+    assert merge_lines([["  "]], [("//", " x")]) == ["  // x"]
+    assert merge_lines(["a", None], []) == ["a"]                      # a slot the body no longer fills
+    assert merge_lines(["a"], [("//", " new")]) == ["a", ("//", " new")]  # a comment the reader added

@@ -88,15 +88,15 @@ def _with_call(tight, ind, block) -> Call:
     return Call("inline_asm", kw)
 
 
-def _wraps(b, depth, tight) -> bool:
-    """Whether `asm.<head>(...)` writes b: its `at=` keyword (a `.loc` the prefix would put
-    before the markers) stays inside them otherwise, and a head with brackets of its own
-    (`asm.at(line=5, col=0).x`) must fit on its line (black splits it there, layout does not)."""
+def _at_inside(b):
+    """b with its `at=` keyword (a `.loc` inside the markers) as an `at(...).` prefix of its
+    head, which `asm.` keeps inside them (`asm.<insn>(..., at=...)` puts it before)."""
+    kw = [i for i in b.expr.items if i.__class__ is Kw and i.name == "at"]
+    if not kw:
+        return b
     h = b.expr.head
-    if any(i.__class__ is Kw and i.name == "at" for i in b.expr.items):
-        return False
-    head = ("nvasm." if tight else "asm.") + (h[4:] if h.startswith("ptx.") else h)
-    return "(" not in head or 4 * depth + len(head) + 1 <= 88
+    head = kw[0].value + "." + (h[4:] if h.startswith("ptx.") else h)
+    return stmt(Call(head, [i for i in b.expr.items if i is not kw[0]]), b.depth)
 
 
 def _statement_call(s) -> bool:
@@ -158,8 +158,9 @@ def run(stmts, ctx):
                 h = b.expr.head
                 p = ("nvasm." if tight else "asm.") + "block."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
-            elif (h.startswith("ptx.") or h.startswith("at(") or h in STATEMENT_CALLS) and _wraps(body[0], d, tight):
-                b = body[0]
+            elif h.startswith("ptx.") or h.startswith("at(") or h in STATEMENT_CALLS:
+                b = _at_inside(body[0])
+                h = b.expr.head
                 p = "nvasm." if tight else "asm."
                 items = list(b.expr.items) + ([Kw("end_indent", q(ind))] if ind else [])
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), items), b.depth))

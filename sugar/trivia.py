@@ -30,7 +30,7 @@ _KW_FIELD = {"indent": "indent", "lead": "lead", "close_indent": "indent", "clos
 
 
 def run(stmts, ctx):
-    stmts = [_fitted(s) for s in stmts]
+    stmts = [x for s in stmts for x in _fitted(s)]
     if not any(is_call(s, "srcmap") for s in stmts[:3]):
         stmts = [_typed_loc(s) for s in stmts]
     gen = ctx.generator
@@ -95,17 +95,33 @@ def _fitted(s):
     it deeper): `<insn>(..., at=at(...))`, which records the same lines in the same order
     (black would split inside the prefix's brackets, which format.layout does not write)."""
     e = s.expr
-    if s.prefix or e.__class__ is not Call or not e.head.startswith("at(") or \
-            4 * s.depth + len(e.head) + (1 if e.items else 2) <= LINE:   # `head(` or `head()`
-        return s
+    if s.prefix or e.__class__ is not Call or _fits(s):
+        return [s]
+    bracket = e.head.split(".", 1)[0] if e.head.startswith(("asm.at(", "nvasm.at(")) else None
+    if bracket is not None:  # `asm.at(...).x(...)`: `with inline_asm():` then `x(..., at=...)`
+        inner = _fitted(type(s)(Call(e.head[len(bracket) + 1:], e.items), s.depth + 1))
+        if len(inner) != 1 or not _fits(inner[0]):
+            return [s]
+        kw = [Kw("blank", "False")] if bracket == "nvasm" else []
+        kw += [i for i in e.items if i.__class__ is Kw and i.name == "end_indent"]
+        inner[0].expr.items[:] = [i for i in inner[0].expr.items if not (i.__class__ is Kw and i.name == "end_indent")]
+        return [type(s)(Call("inline_asm", kw), s.depth, "with ", ":"), inner[0]]
+    if not e.head.startswith("at("):
+        return [s]
     m = _AT.match(e.head)
     if m is None or any(i.__class__ is Kw and i.name == "at" for i in e.items) or not at_fits(m.group(1)[:-1], s.depth):
-        return s
+        return [s]
     rest = e.head[m.end():]
     first = rest.split(".", 1)[0]
     if first not in ("asm", "nvasm") and first not in FAMILIES and first not in STATEMENT_CALLS:
         rest = "ptx." + rest
-    return type(s)(Call(rest, [*e.items, Kw("at", m.group(1)[:-1])]), s.depth, s.prefix, s.trailer)
+    return [type(s)(Call(rest, [*e.items, Kw("at", m.group(1)[:-1])]), s.depth, s.prefix, s.trailer)]
+
+
+def _fits(s) -> bool:
+    """Whether the call's `head(` (or `head()`) fits its line."""
+    e = s.expr
+    return 4 * s.depth + len(e.head) + (1 if e.items else 2) <= LINE
 
 
 def _typed_loc(s):

@@ -35,7 +35,7 @@ def run(stmts, ctx):
         stmts = [_typed_loc(s) for s in stmts]
     gen = ctx.generator
     tags = getattr(gen, "tags", None)
-    if not tags:
+    if tags is None:
         return stmts
     entries: dict = {}
     body_lines: dict = {}   # key -> {line index: indent} of comment lines kept in the body

@@ -31,7 +31,7 @@ _KW_FIELD = {"indent": "indent", "lead": "lead", "close_indent": "indent", "clos
 
 def run(stmts, ctx):
     stmts = [x for s in stmts for x in _fitted(s)]
-    if not any(is_call(s, "srcmap") for s in stmts[:3]):
+    if not any(is_call(s, "srcmap") for s in stmts):
         stmts = [_typed_loc(s) for s in stmts]
     gen = ctx.generator
     tags = getattr(gen, "tags", None)

@@ -41,17 +41,10 @@ EXAMPLES = {
 # --- shared helpers ----------------------------------------------------------------
 
 def read_input(path: str) -> str:
-    from ptxgrammar import read_ptx
+    from ptxgrammar import decode_ptx, read_ptx
 
     if path == "-":
-        data = sys.stdin.buffer.read()
-        tmp = tempfile.NamedTemporaryFile(delete=False)
-        tmp.write(data)
-        tmp.close()
-        try:
-            return read_ptx(tmp.name, "<stdin>")
-        finally:
-            os.unlink(tmp.name)
+        return decode_ptx(sys.stdin.buffer.read(), "<stdin>")
     return read_ptx(path)
 
 
@@ -103,7 +96,8 @@ def cmd_check(args) -> int:
         index, count = args.shard
         files = files[index - 1::count]
     if not files:
-        print("error: no .ptx files found" + (" in this shard" if args.shard else ""), file=sys.stderr)
+        print(f"{' '.join(args.paths)}: error: no .ptx files found" + (" in this shard" if args.shard else ""),
+              file=sys.stderr)
         return EXIT_INPUT
     results = []
     for (path, folder), result in zip(files, progress(check_results(files, args), "check", len(files))):
@@ -235,7 +229,10 @@ def py2ptx_main(argv=None) -> int:
     from ptx2py import DSLError, python_to_ptx
 
     try:
-        source = sys.stdin.read() if args.input == "-" else Path(args.input).read_text()
+        from ptxgrammar import read_file_bytes
+
+        data = sys.stdin.buffer.read() if args.input == "-" else read_file_bytes(args.input)
+        source = data.decode("utf-8-sig")   # a BOM is allowed in Python source
         ptx = python_to_ptx(source, filename=args.input, check=not args.no_check)
     except DSLError as e:
         return report_error(e)

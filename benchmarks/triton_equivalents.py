@@ -173,3 +173,27 @@ def compile_triton(name: str, cap: int = 90) -> str:
     src = ASTSource(fn=fn, signature=signature, constexprs=consts)
     k = triton.compile(src, target=GPUTarget("cuda", cap, 32), options={"num_warps": warps})
     return k.asm["ptx"]
+
+
+def compile_triton_timed(name: str, cap: int = 90) -> tuple[float, float]:
+    """Compile like ``compile_triton``; (seconds to PTX, seconds to cubin), from Triton's own
+    per-stage compile times (its compilation listener): IR building and the stages up to
+    and including "ptx", then all of them (ptxas included)."""
+    captured = {}
+
+    def listener(*, times, **_kw):
+        captured["times"] = times
+
+    old = triton.knobs.compilation.listener
+    triton.knobs.compilation.listener = listener
+    try:
+        compile_triton(name, cap)
+    finally:
+        triton.knobs.compilation.listener = old
+    t = captured["times"]
+    to_ptx, total = t.ir_initialization, t.ir_initialization
+    for stage, us in t.lowering_stages:
+        total += us
+        if stage in ("ttir", "ttgir", "llir", "ptx"):
+            to_ptx += us
+    return to_ptx / 1e6, (total + t.store_results) / 1e6

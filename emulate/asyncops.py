@@ -54,12 +54,16 @@ class SharedWrite(AsyncOp):
         shadow = warp.cta.shadow
         idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
         shadow.pending[idx] = self.id
+        observer = warp.cta.machine.observer
+        if observer is not None:        # the bytes may change any time from now to the landing
+            observer.shared_access(warp.cta, warp, np.repeat(lanes, rows.shape[1]), idx, True, False)
 
     def apply(self) -> None:
         cta = self.warp.cta
         idx = (self.offsets[:, None] + np.arange(self.rows.shape[1])).reshape(-1)
         cta.shadow.pending[idx[cta.shadow.pending[idx] == self.id]] = -1
-        cta.machine.sanitizer.shared_write(cta, self.warp, self.lanes, self.offsets, self.rows.shape[1], rows=self.rows)
+        cta.machine.sanitizer.shared_write(cta, self.warp, self.lanes, self.offsets, self.rows.shape[1], rows=self.rows,
+                                           landing=True)
         M.scatter(cta.shared, self.offsets, self.rows)
 
 
@@ -69,8 +73,10 @@ class CommitGroups:
     def __init__(self):
         self.open: list[AsyncOp] = []
         self.groups: list[list[AsyncOp]] = []
+        self.committed = 0            # groups committed so far (numbers them, oldest 0)
 
     def commit(self) -> None:
+        self.committed += 1
         self.groups.append(self.open)
         self.open = []
 

@@ -61,34 +61,57 @@ def _plain(value):
 
 
 def _options(args) -> dict:
-    return {"schedule": args.schedule, "sanitize": not args.no_sanitize}
+    return {"schedule": args.schedule, "sanitize": not args.no_sanitize,
+            "resident_ctas": getattr(args, "resident_ctas", 1)}
 
 
 def cmd_run(args) -> int:
     import ptxgrammar
+    from transpile.dsl import DSLError
 
     from .errors import EmulationError
     from .frontend import run
 
+    line_map, ptx_name = None, args.kernel
     try:
-        text = ptxgrammar.read_ptx(args.kernel) if hasattr(ptxgrammar, "read_ptx") else open(args.kernel).read()
+        if args.kernel.endswith(".py"):           # DSL code: compiled, reports also at its Python lines
+            text, line_map, ptx_name = _compile_python(args.kernel)
+        else:
+            text = ptxgrammar.read_ptx(args.kernel)
         with open(args.launch, encoding="utf-8") as f:
             launch = json.load(f)
         inputs = _load_inputs(args.inputs)
-        module = ptxgrammar.parse(text, filename=args.kernel)
+        module = ptxgrammar.parse(text, filename=ptx_name)
         if args.max_ctas or args.max_elements:
             from .frontend import reduced_launch, select_spec
 
             launch = reduced_launch(select_spec(launch, args.kernel_name), args.max_ctas or 1 << 62,
                                     args.max_elements)
-        result = run(module, launch, inputs, kernel=args.kernel_name, filename=args.kernel, **_options(args))
+        result = run(module, launch, inputs, kernel=args.kernel_name, filename=ptx_name, **_options(args))
     except ptxgrammar.ParseError as e:
+        return _err(str(e))
+    except DSLError as e:
         return _err(str(e))
     except EmulationError as e:
         return _err(str(e) if ": error:" in str(e) else f"{args.kernel}: error: {e}")
     except (OSError, ValueError) as e:
         return _err(f"{args.kernel}: error: {e}")
+    if ptx_name != args.kernel:
+        result.reports[:] = [r.at_python(line_map, ptx_name, args.kernel) for r in result.reports]
     return _finish(result, args)
+
+
+def _compile_python(path: str):
+    """(PTX text, {PTX line: Python line}, the PTX's file name) of a DSL module."""
+    from transpile.traced import python_to_ptx_traced
+
+    from .errors import python_ptx_name
+
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    ptx, line_map = python_to_ptx_traced(source, path, check=False)
+    return ptx, line_map, python_ptx_name(path)
+
 
 
 def _common(p):
@@ -96,13 +119,15 @@ def _common(p):
     p.add_argument("-o", "--output", metavar="OUT.npz", help="every buffer after the run, by name")
     p.add_argument("--schedule", default="inorder", help="warp order: inorder, reverse or random:SEED")
     p.add_argument("--no-sanitize", action="store_true", help="run without the sanitizer checks")
+    p.add_argument("--resident-ctas", type=int, default=1, metavar="N",
+                   help="interleave N CTAs (default 1: one after another); for CTAs that wait on each other")
     p.add_argument("--json", metavar="REPORT", help="write the reports and run statistics as JSON")
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser("run", help="run a kernel on the CPU engine (with sanitizer checks)",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("kernel", metavar="KERNEL.ptx")
+    p.add_argument("kernel", metavar="KERNEL.ptx", help="a PTX file, or a DSL .py module (compiled first)")
     p.add_argument("--launch", required=True, metavar="LAUNCH.json", help="launch sidecar (corpus/launch format)")
     p.add_argument("--kernel", dest="kernel_name", metavar="NAME", help="the .entry to run")
     p.add_argument("--max-ctas", type=int, metavar="N", help="reduced launch: run at most N CTAs")

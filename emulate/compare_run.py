@@ -12,7 +12,7 @@ import numpy as np
 
 from launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
 
-from .errors import EmulationError
+from .errors import EmulationError, python_ptx_name
 from .frontend import reduced_launch, run
 
 MAX_CTAS = 4
@@ -44,7 +44,11 @@ def format_rows(kernel: str, rows: list[dict]) -> str:
 
 
 def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, kernel=None,
-                 max_ctas: int = MAX_CTAS) -> dict:
+                 max_ctas: int = MAX_CTAS, edited_name: str = "<edited>", line_map: dict | None = None) -> dict:
+    """Both kernels on the engine. When the edited kernel came from DSL code (edited_name a .py,
+    line_map {PTX line: Python line} of its compiled PTX), its reports name the Python lines."""
+    from_python = edited_name.endswith(".py")
+    edited_ptx_name = python_ptx_name(edited_name) if from_python else edited_name
     side = sidecar_for(base_ptx_path)
     if side is None:
         return {"status": "error", "message": f"--run cpu: no launch sidecar JSON for {base_ptx_path}"}
@@ -56,13 +60,15 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
         dtypes = {a["name"]: canon_dtype(a["dtype"]) for a in spec["args"] if a["kind"] != "scalar"}
         try:
             a = run(base_text, small, filename=base_ptx_path)
-            b = run(edited_ptx, small, filename="<edited>")
+            b = run(edited_ptx, small, filename=edited_ptx_name)
         except EmulationError as e:
             results.append({"kernel": spec["kernel"], "status": "error", "error": str(e)})
             lines.append(f"{spec['kernel']}: {e}")
             continue
         rows = compare_outputs(a.outputs, b.outputs, dtypes, rtol, atol)
-        reports = [r.render() for r in a.reports + b.reports]
+        edited_reports = [r.at_python(line_map, edited_ptx_name, edited_name) if from_python else r
+                          for r in b.reports]
+        reports = [r.render() for r in a.reports + edited_reports]
         status = "report" if reports else "match" if all(r["ok"] for r in rows) else "mismatch"
         results.append({"kernel": spec["kernel"], "status": status, "buffers": rows, "reports": reports,
                         "grid": small["grid"], "full_grid": spec["grid"]})
@@ -77,7 +83,8 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
 
 def verify_on_cpu(args, report: dict, edited_ptx: str, code: int) -> int:
     """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
-    run_result = run_pair_cpu(args.base, edited_ptx, rtol=args.rtol, atol=args.atol)
+    run_result = run_pair_cpu(args.base, edited_ptx, rtol=args.rtol, atol=args.atol, edited_name=args.edited,
+                              line_map=report.get("line_map"))
     report["run"] = run_result
     print(run_result["message"])
     return code if run_result["status"] == "match" else 1

@@ -41,8 +41,16 @@ def cases(targets, only):
         ptx = ROOT / "corpus" / data["ptx"] if "ptx" in data else None
         if ptx is None or not ptx.is_file():
             ptx = ROOT / "corpus" / "ptx" / side.relative_to(ROOT / "corpus" / "launch").with_suffix(".ptx")
-        for spec in kernel_specs(data):
-            yield side.parent.name, ptx, spec
+        for build in [ptx] + build_variants(ptx):
+            for spec in kernel_specs(data):
+                yield side.parent.name, build, spec
+
+
+def build_variants(ptx: Path) -> list[Path]:
+    """Other builds of the same source and target beside a PTX file (nvcc's `X.sm_80.G.ptx`,
+    `.lineinfo.ptx`, `.fastmath.ptx`): the same kernels, so the same launch sidecar."""
+    stem = ptx.name[: -len(".ptx")]
+    return sorted(p for p in ptx.parent.glob(f"{stem}.*.ptx") if p.name.count(".") == stem.count(".") + 2)
 
 
 def small_launch(spec: dict, ctas: int) -> dict:

@@ -28,6 +28,7 @@ class Result:
     reports: list            # sanitizer Reports
     stats: dict = field(default_factory=dict)
     executed: set = field(default_factory=set, repr=False)   # id() of every instruction that ran
+    sync: object = field(default=None, repr=False)           # the SyncObserver, with observe=True
 
     @property
     def clean(self) -> bool:
@@ -82,8 +83,10 @@ def _tensor_map_param(machine, plan, spec, base, filename) -> bytes:
 
 def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str | None = None,
         schedule: str = "inorder", sanitize: bool = True, disabled=(), filename: str = "<ptx>",
-        max_steps: int = 50_000_000) -> Result:
-    """Run one kernel of a module on the CPU engine."""
+        max_steps: int = 50_000_000, observe: bool = False, resident_ctas: int = 1) -> Result:
+    """Run one kernel of a module on the CPU engine; observe=True records which synchronisation
+    instructions order anything (Result.sync, a sync_observer.SyncObserver); resident_ctas > 1
+    interleaves that many CTAs (a kernel whose CTAs wait for each other's flags or locks)."""
     module, text = _module(module_or_text, filename)
     spec = select_spec(launch, kernel)
     name = spec.get("kernel")
@@ -95,7 +98,12 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
         raise EmulationError(str(e)) from None
     program = Program(module, filename)
     sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
-    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps)
+    machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps,
+                      resident_ctas, cluster_shape(spec, entry))
+    if observe:
+        from .sync_observer import SyncObserver
+
+        machine.observer = SyncObserver(machine)
     rng = np.random.default_rng(int(spec.get("seed", 0) or 0))
     inputs = dict(inputs or {})
     buffers = {}
@@ -128,7 +136,16 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
              "thread_instructions_per_second": machine.thread_steps / seconds if seconds > 0 else 0.0}
     executed = {id(s.code.instructions[i]) for s in machine.scopes.values()
                 for i, op in enumerate(s.ops) if op is not None}
-    return Result(outputs, reports, stats, executed)
+    return Result(outputs, reports, stats, executed, machine.observer)
+
+
+def cluster_shape(spec: dict, entry) -> tuple:
+    """The cluster of a launch: the entry's .reqnctapercluster, else the sidecar's `cluster`."""
+    want = tuple(spec.get("cluster") or ()) or None
+    if entry.cluster and want and tuple(entry.cluster) != want:
+        raise EmulationError(f"the sidecar's cluster {list(want)} is not the entry's .reqnctapercluster "
+                             f"{list(entry.cluster)}")
+    return tuple(entry.cluster or want or (1, 1, 1))
 
 
 # ------------------------------------------------------------------------------- reduced launches
@@ -158,5 +175,6 @@ def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = Non
     x = min(grid[0], max_ctas)
     y = min(grid[1], max(1, max_ctas // x))
     z = min(grid[2], max(1, max_ctas // (x * y)))
-    spec["grid"] = [x, y, z]
+    cluster = list(spec.get("cluster") or [1, 1, 1]) + [1] * (3 - len(spec.get("cluster") or [1]))
+    spec["grid"] = [max(g, c) // c * c for g, c in zip((x, y, z), cluster)]   # whole clusters
     return spec

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,16 +131,6 @@ def apply_edit(source: str, edit: Edit) -> tuple[str, int]:
     return "".join(lines), j + 1
 
 
-def python_where(text: str, line_map: dict | None, ptx_name: str, py_name: str) -> str:
-    """Every `file.ptx:L:C` in text -> `file.py:PY (PTX line L)` where line L came from Python."""
-    def sub(m):
-        line = int(m.group(1))
-        if line_map and line in line_map:
-            return f"{py_name}:{line_map[line]} (PTX line {line})"
-        return m.group(0)
-    return re.sub(re.escape(ptx_name) + r":(\d+):\d+", sub, text)
-
-
 def run_python(source: str, spec: dict, trace, py_name: str = "matmul_edited.py", **kw):
     """Run a sugar-Python kernel on the engine: (Result, [report lines at Python lines]).
     ``trace(source, filename) -> (ptx, {ptx line: python line})`` compiles it (the tools layer's
@@ -154,8 +143,7 @@ def run_python(source: str, spec: dict, trace, py_name: str = "matmul_edited.py"
         ptx, line_map = trace(source, str(path))
     ptx_name = py_name.replace(".py", ".ptx")
     res = run(ptx, spec, filename=ptx_name, **kw)
-    lines = [python_where(f"{r.where}: error: {r.kind}: {r.message}", line_map, ptx_name, py_name)
-             for r in res.reports]
+    lines = [r.at_python(line_map, ptx_name, py_name).render() for r in res.reports]
     return res, lines
 
 

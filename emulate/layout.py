@@ -109,15 +109,19 @@ class FrameLayout:
             self.params[p.name] = off
             self.param_sizes[p.name] = size
             off += size
-        for decl in code.variables:
-            if decl.space != ".param":
-                continue
+        slots: dict[str, tuple[int, int]] = {}
+        for decl in code.variables:         # call-site params: one slot per name, as large as its
+            if decl.space != ".param":      # largest declaration (each call's { } block declares
+                continue                    # its own retval0, of the size that call returns)
             for dd in decl.declarators:
                 size, align = decl_size(decl, dd)
-                off = _align(off, align)
-                self.params[dd.name] = off
-                self.param_sizes[dd.name] = size
-                off += size
+                old = slots.get(dd.name, (0, 1))
+                slots[dd.name] = (max(size, old[0]), max(align, old[1]))
+        for name, (size, align) in slots.items():
+            off = _align(off, align)
+            self.params[name] = off
+            self.param_sizes[name] = size
+            off += size
         self.param_size = max(off, 8)
         loff = 0
         for decl in code.variables:

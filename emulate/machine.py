@@ -3,8 +3,9 @@ barriers in a selectable order, memory accesses routed to their state space and 
 
 Scheduling: a warp runs until it blocks (barrier, exit) or has run QUANTUM instructions, then
 the next ready warp in the schedule's order runs: `inorder` (warp 0 first), `reverse`, or
-`random:SEED` (a fresh seeded permutation every round). CTAs run in the same order. Atomics of
-one instruction apply lane by lane in the same order.
+`random:SEED` (a fresh seeded permutation every round). CTAs start in the same order, one at a
+time by default (`resident_ctas` > 1: that many interleave, round by round). Atomics of one
+instruction apply lane by lane in the same order.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from . import memory as M
 from .errors import EmulationError, NotEmulated, Report, Trap
 from .layout import FrameLayout, SharedLayout, decl_size, init_bytes, kernel_param_layout
 from .operands import OperandDecoder
+from .semantics.cluster import has_remote, remote_load, remote_store, split_ranks
 from .sanitizer import SharedShadow, thread_name
 from .warp import BLOCKED, DONE, READY, WARP, Frame, Warp
 
@@ -109,6 +111,8 @@ class CTA:
     def __init__(self, machine, ctaid):
         self.machine = machine
         self.ctaid = ctaid
+        self.rank = 0             # %cluster_ctarank
+        self.cluster = [self]     # the CTAs of its cluster, by rank (semantics/cluster.py)
         size = machine.shared_size
         self.shared = np.zeros(size, np.uint8)
         self.shadow = SharedShadow(size)
@@ -127,7 +131,8 @@ class CTA:
 
 class Machine:
     def __init__(self, program, kernel: str, grid, block, dynamic_shared: int = 0, sanitizer=None,
-                 schedule: str = "inorder", max_steps: int = 50_000_000):
+                 schedule: str = "inorder", max_steps: int = 50_000_000, resident_ctas: int = 1,
+                 cluster=(1, 1, 1)):
         from .asyncops import AsyncRegistry
         from .sanitizer import Sanitizer
 
@@ -136,9 +141,14 @@ class Machine:
         self.program = program
         self.grid = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
         self.block = tuple(int(x) for x in block) + (1,) * (3 - len(block))
+        self.cluster = tuple(int(x) for x in cluster) + (1,) * (3 - len(cluster))
+        self.explicit_cluster = int(self.cluster != (1, 1, 1))
+        if any(g % c for g, c in zip(self.grid, self.cluster)):
+            raise EmulationError(f"grid {list(self.grid)} is not a whole number of clusters {list(self.cluster)}")
         self.sanitizer = sanitizer or Sanitizer()
         self.schedule = Schedule(schedule)
         self.max_steps = max_steps
+        self.resident_ctas = max(int(resident_ctas), 1)
         self.steps = 0
         self.thread_steps = 0
         self.asyncs = AsyncRegistry(self)
@@ -165,6 +175,7 @@ class Machine:
         self.func_local_size = off - self.entry_scope.layout.local_size
         self.current = None       # the warp running now
         self.in_atomic = False    # atomics are not race-tracked
+        self.observer = None      # a SyncObserver (sync_observer.py) when asked for
         self._site_ids: dict = {}
         self._sites: list = []
 
@@ -226,44 +237,71 @@ class Machine:
 
     # --- running ------------------------------------------------------------------------------------
     def run(self) -> list[Report]:
-        gx, gy, gz = self.grid
-        ctaids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+        """Clusters (one CTA each without a cluster launch) in the schedule's order, `resident_ctas`
+        of them at a time: each round runs every ready warp of every resident cluster once (in the
+        schedule's order), so with more than one resident a CTA that spins on a flag or lock another
+        CTA sets lets that CTA run. The CTAs of one cluster always run together."""
+        from .semantics.cluster import clusters_of
+
+        waiting = self.schedule.order(clusters_of(self.grid, self.cluster))
+        resident: list = []
         try:
-            for ctaid in self.schedule.order(ctaids):
-                if not self._run_cta(CTA(self, ctaid)):
-                    break
+            while waiting or resident:
+                while waiting and len(resident) < self.resident_ctas:
+                    resident.append(self._start_cluster(waiting.pop(0)))
+                for ctas in self.schedule.order(resident) if len(resident) > 1 else resident:
+                    if not self._round(ctas):
+                        self._deadlock(ctas)
+                        return self.sanitizer.reports
+                    if all(w.state == DONE for cta in ctas for w in cta.warps):
+                        for cta in ctas:
+                            self.asyncs.finish_cta(cta)
+                        resident.remove(ctas)
         except Trap as t:
             self.sanitizer.reports.append(Report("trap", str(t), self.where_now(self.current)
                                                  if self.current else self.program.filename))
+        except NotEmulated as e:           # a form found only when it runs: located at its instruction
+            if e.where or self.current is None:
+                raise
+            raise NotEmulated(e.what, self.where_now(self.current)) from None
         return self.sanitizer.reports
 
-    def _run_cta(self, cta) -> bool:
+    def _start_cluster(self, ctaids) -> list:
+        ctas = [CTA(self, c) for c in ctaids]
+        for rank, cta in enumerate(ctas):
+            cta.rank, cta.cluster = rank, ctas
+            if self.observer is not None:
+                self.observer.cta_start(cta)
+        return ctas
+
+    def _round(self, ctas) -> bool:
+        """Every ready warp of the cluster runs once (until it blocks or its quantum ends); False
+        when none could run although some are not done (every warp blocked)."""
+        from .semantics.cluster import check_cluster_barrier
         from .semantics.control import check_barriers
 
-        warps = cta.warps
-        while True:
-            ran = False
-            for w in self.schedule.order(warps):
-                if w.state == READY:
-                    self._run_warp(w)
-                    ran = True
-                    check_barriers(cta)
-            if all(w.state == DONE for w in warps):
-                self.asyncs.finish_cta(cta)
-                return True
-            if not ran:
-                self._deadlock(cta)
-                return False
+        warps = [w for cta in ctas for w in cta.warps]
+        ran = False
+        for w in self.schedule.order(warps):
+            if w.state == READY:
+                self._run_warp(w)
+                ran = True
+                check_barriers(w.cta)
+                check_cluster_barrier(ctas)
+        return ran or all(w.state == DONE for w in warps)
 
-    def _deadlock(self, cta):
+    def _deadlock(self, ctas):
         waits = []
-        for w in cta.warps:
-            if w.state == BLOCKED:
-                what, pc, frame = w.waiting
-                waits.append(f"warp {w.index} waits at {self.where_instr(frame.code, pc)} ({what})")
-        first = cta.warps[next(i for i, w in enumerate(cta.warps) if w.state == BLOCKED)]
-        self.sanitizer.report("deadlock", f"every warp of block {cta.ctaid} is blocked: " + "; ".join(waits),
-                              self.where_instr(first.waiting[2].code, first.waiting[1]),
+        for cta in ctas:
+            prefix = f"block {cta.ctaid} " if len(ctas) > 1 else ""
+            for w in cta.warps:
+                if w.state == BLOCKED:
+                    what, pc, frame = w.waiting
+                    waits.append(f"{prefix}warp {w.index} waits at {self.where_instr(frame.code, pc)} ({what})")
+        first = next(w for cta in ctas for w in cta.warps if w.state == BLOCKED)
+        blocks = " and ".join(str(c.ctaid) for c in ctas)
+        self.sanitizer.report("deadlock", f"every warp of block{'s' if len(ctas) > 1 else ''} {blocks} is blocked: "
+                              + "; ".join(waits), self.where_instr(first.waiting[2].code, first.waiting[1]),
                               waits=waits)
 
     def _run_warp(self, w) -> None:
@@ -374,6 +412,8 @@ class Machine:
             for r in np.unique(idx[~bad]):
                 sel = idx == r
                 out[sel] = M.gather(regions.regions[r].data, offs[sel], nbytes)
+                if self.observer is not None and space == "global":
+                    self.observer.global_access(w, lanes[sel], regions.regions[r], offs[sel], nbytes)
             return out
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
@@ -384,6 +424,8 @@ class Machine:
             out = np.zeros((len(lanes), nbytes), np.uint8)
             out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
             return out
+        if space == "shared" and has_remote(addrs):
+            return self._cluster_access(w, lanes, addrs, nbytes)
         data = self._flat(w, space)
         offs = addrs.astype(np.int64)
         ok = (offs >= 0) & (offs + nbytes <= data.size)
@@ -410,6 +452,8 @@ class Machine:
                                           "outside every buffer", True)
             for r in np.unique(idx[~bad]):
                 sel = idx == r
+                if self.observer is not None:
+                    self.observer.global_access(w, lanes[sel], self.globals.regions[r], offs[sel], nbytes, rows[sel])
                 M.scatter(self.globals.regions[r].data, offs[sel], rows[sel])
             return
         if space in ("local", "fparam"):
@@ -422,6 +466,9 @@ class Machine:
             return
         if space == "kparam":
             raise NotEmulated("st to kernel .param space")
+        if has_remote(addrs):
+            self._cluster_access(w, lanes, addrs, nbytes, rows, atomic)
+            return
         data = w.cta.shared
         offs = addrs.astype(np.int64)
         ok = (offs >= 0) & (offs + nbytes <= data.size)
@@ -431,6 +478,20 @@ class Machine:
         if ok.any():
             self.sanitizer.shared_write(w.cta, w, lanes[ok], offs[ok], nbytes, atomic, rows=rows[ok])
         M.scatter(data, offs[ok], rows[ok])
+
+    def _cluster_access(self, w, lanes, addrs, nbytes, rows=None, atomic=False):
+        """Distributed shared memory: `.shared::cluster` addresses, split by the CTA they name."""
+        out = np.zeros((len(lanes), nbytes), np.uint8) if rows is None else None
+        for cta, sel, offs in split_ranks(w, lanes, addrs, nbytes, rows is not None):
+            if cta is w.cta and rows is None:
+                out[sel] = self._load(w, lanes[sel], "shared", offs, nbytes)
+            elif cta is w.cta:
+                self._store(w, lanes[sel], "shared", offs, rows[sel], atomic)
+            elif rows is None:
+                out[sel] = remote_load(w, cta, lanes[sel], offs, nbytes)
+            else:
+                remote_store(w, cta, lanes[sel], offs, rows[sel])
+        return out
 
     def _local_base(self, w) -> int:
         return self.local_base[w.stack[-1][3].code.name]

@@ -5,6 +5,7 @@ of the SIMT stack, see simt.py), with every instruction's file:line:col."""
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 from ptxgrammar.tree import Block, Function, Instruction, Label, VarDecl
@@ -32,7 +33,8 @@ class FunctionCode:
     function: Function
     instructions: list = field(default_factory=list)
     where: list = field(default_factory=list)          # (line, col) per instruction
-    labels: dict = field(default_factory=dict)         # name -> instruction index
+    labels: dict = field(default_factory=dict)         # name -> instruction index (outermost definition)
+    label_scopes: dict = field(default_factory=dict)   # id(instruction) -> ChainMap of the labels it sees
     regs: dict = field(default_factory=dict)           # exact name -> RegDecl
     reg_ranges: dict = field(default_factory=dict)     # prefix -> (count, RegDecl) for %r<N>
     variables: list = field(default_factory=list)      # .shared/.local/.param VarDecls inside the body
@@ -85,27 +87,32 @@ class Program:
 
     def _prepare(self, fn: Function) -> FunctionCode:
         code = FunctionCode(fn.name, fn)
-        pending_labels: list[str] = []
+        pending_labels: list = []          # (name, the block's label table) waiting for an instruction
 
-        def visit(block: Block):
+        # A label is visible in the block that declares it and the blocks inside it (PTX ISA 4.4
+        # "Statements": labels have block scope), so inline-asm blocks may reuse names (LAB_WAIT).
+        def visit(block: Block, scope: ChainMap):
             for item in block.items:
                 if isinstance(item, Instruction):
                     idx = len(code.instructions)
-                    for name in pending_labels:
-                        code.labels[name] = idx
+                    for name, table in pending_labels:
+                        table[name] = idx
                     pending_labels.clear()
                     code.instructions.append(item)
+                    code.label_scopes[id(item)] = scope
                     code.where.append(self.positions.get(id(item), (0, 0)))
                 elif isinstance(item, Label):
-                    pending_labels.append(item.name)
+                    pending_labels.append((item.name, scope.maps[0]))
                 elif isinstance(item, Block):
-                    visit(item)
+                    visit(item, scope.new_child())
                 elif isinstance(item, VarDecl):
                     self._declare(code, item)
 
-        visit(fn.body)
-        for name in pending_labels:       # labels at the very end: the function's implicit return
-            code.labels[name] = len(code.instructions)
+        outer = ChainMap()
+        visit(fn.body, outer)
+        for name, table in pending_labels:   # labels at the very end: the function's implicit return
+            table[name] = len(code.instructions)
+        code.labels = dict(outer.maps[0])
         for p in (fn.head.params.params if fn.head.params else ()):
             if p.space == ".reg":
                 code.regs[p.name] = RegDecl(p.type)
@@ -163,8 +170,9 @@ def code_branchtargets(code: FunctionCode) -> dict:
 
 
 def label_index(code: FunctionCode, name: str, instr) -> int:
+    """The instruction a label names as seen from `instr` (its innermost block first)."""
     try:
-        return code.labels[name]
+        return code.label_scopes[id(instr)][name]
     except KeyError:
         raise EmulationError(f"branch to unknown label {name}") from None
 

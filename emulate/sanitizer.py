@@ -3,7 +3,8 @@ state beside the engine's memory. Each check can be turned off (``Sanitizer(disa
 
 Race model: per CTA, an *epoch* counts completed barriers; per warp, a *warp epoch* counts its
 warp-synchronising instructions (bar.warp.sync, shfl/vote/match/redux/elect .sync). Every shared
-byte remembers its last writer and last reader (warp, lane, instruction, epoch, warp epoch). Two
+byte remembers its last writer, its last reader and the latest reader that is another thread than
+that one (warp, lane, instruction, epoch, warp epoch). Two
 accesses to a byte conflict when at least one writes and they fall in the same epoch (no barrier
 between them), and either come from different warps, or from different lanes of one warp at
 different instructions with no warp synchronisation between them (independent thread scheduling
@@ -48,6 +49,13 @@ class SharedShadow:
         self.r_pc = np.zeros(size, np.int32)
         self.r_epoch = np.full(size, -1, np.int32)
         self.r_wep = np.zeros(size, np.int32)
+        # the latest reader that is another thread than the last reader: a thread that reads its
+        # own slot does not hide another warp's earlier read from the write that follows
+        self.r2_warp = np.full(size, -1, np.int32)
+        self.r2_lane = np.zeros(size, np.int16)
+        self.r2_pc = np.zeros(size, np.int32)
+        self.r2_epoch = np.full(size, -1, np.int32)
+        self.r2_wep = np.zeros(size, np.int32)
         self.pending = np.full(size, -1, np.int64)    # id of the async op that will write it
         self.unfenced = np.zeros(size, bool)          # generic-proxy write not yet fence.proxy.async'd
         self.readers = np.full(size, -1, np.int64)    # id of a pending async op that still reads it
@@ -98,6 +106,8 @@ class Sanitizer:
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
         pc = cta.machine.pc_now(warp)
+        if cta.machine.observer is not None:
+            cta.machine.observer.shared_access(cta, warp, lane_of, idx, False, atomic)
         if self.on["async-read"]:
             pend = sh.pending[idx]
             if (pend >= 0).any():
@@ -120,19 +130,26 @@ class Sanitizer:
                 self._race(cta, warp, "read", lane_of, idx, hit, sh.w_warp, sh.w_lane, sh.w_pc, "write")
             if atomic:               # atomics conflict with plain accesses, never with each other
                 return
+            moved = idx[(sh.r_warp[idx] != warp.index) | (sh.r_lane[idx] != lane_of)]
+            sh.r2_warp[moved], sh.r2_lane[moved], sh.r2_pc[moved] = sh.r_warp[moved], sh.r_lane[moved], sh.r_pc[moved]
+            sh.r2_epoch[moved], sh.r2_wep[moved] = sh.r_epoch[moved], sh.r_wep[moved]
             sh.r_warp[idx] = warp.index
             sh.r_lane[idx] = lane_of
             sh.r_pc[idx] = pc
             sh.r_epoch[idx] = cta.epoch
             sh.r_wep[idx] = warp.sync_epoch
 
-    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False, rows=None):
+    def shared_write(self, cta, warp, lanes, offsets, nbytes, atomic=False, rows=None, landing=False):
         """A write of `rows` (the new bytes, when known): a write that leaves a byte's value
         unchanged does not conflict with earlier accesses (benign, as racecheck's same-value
-        filter)."""
+        filter). `landing`: an asynchronous copy landing (for the sync observer every landed
+        byte is written: reading it before its wait is an error whatever the value)."""
         sh = cta.shadow
         idx = (offsets[:, None] + np.arange(nbytes)).reshape(-1)
         lane_of = np.repeat(lanes, nbytes)
+        if cta.machine.observer is not None:
+            cta.machine.observer.shared_access(cta, warp, lane_of, idx, True, atomic or cta.machine.in_atomic,
+                                               None if landing else rows)
         sh.init[idx] = True
         sh.unfenced[idx] = True
         self.overwrite_pending_read(cta, warp, idx, "write")
@@ -142,7 +159,8 @@ class Sanitizer:
         pc = cta.machine.pc_now(warp)
         for warps, lns, pcs, epochs, weps, what in (
                 (sh.w_warp, sh.w_lane, sh.w_pc, sh.w_epoch, sh.w_wep, "write"),
-                (sh.r_warp, sh.r_lane, sh.r_pc, sh.r_epoch, sh.r_wep, "read")):
+                (sh.r_warp, sh.r_lane, sh.r_pc, sh.r_epoch, sh.r_wep, "read"),
+                (sh.r2_warp, sh.r2_lane, sh.r2_pc, sh.r2_epoch, sh.r2_wep, "read")):
             hit = _conflict(warps, lns, pcs, epochs, weps, idx, cta, warp, lane_of, pc)
             if rows is not None and hit.any():
                 hit &= cta.shared[idx] != rows.reshape(-1)

@@ -1,5 +1,6 @@
 """Special registers (PTX ISA 10) as functions of the warp: a full 32-lane array each.
-Clusters are one CTA (no cluster launch yet); clocks count the warp-instructions run."""
+Cluster registers follow the launch's cluster shape (semantics/cluster.py); clocks count the
+warp-instructions run."""
 
 from __future__ import annotations
 
@@ -41,10 +42,10 @@ def _per_axis(name, comp):
         "%ntid": lambda w: np.full(WARP, w.cta.machine.block[axis], np.uint32),
         "%ctaid": lambda w: np.full(WARP, w.cta.ctaid[axis], np.uint32),
         "%nctaid": lambda w: np.full(WARP, w.cta.machine.grid[axis], np.uint32),
-        "%clusterid": lambda w: np.full(WARP, w.cta.ctaid[axis], np.uint32),
-        "%nclusterid": lambda w: np.full(WARP, w.cta.machine.grid[axis], np.uint32),
-        "%cluster_ctaid": _full(0),
-        "%cluster_nctaid": _full(1),
+        "%clusterid": lambda w: np.full(WARP, w.cta.ctaid[axis] // w.cta.machine.cluster[axis], np.uint32),
+        "%nclusterid": lambda w: np.full(WARP, w.cta.machine.grid[axis] // w.cta.machine.cluster[axis], np.uint32),
+        "%cluster_ctaid": lambda w: np.full(WARP, w.cta.ctaid[axis] % w.cta.machine.cluster[axis], np.uint32),
+        "%cluster_nctaid": lambda w: np.full(WARP, w.cta.machine.cluster[axis], np.uint32),
     }
     return table.get(name)
 
@@ -55,7 +56,9 @@ def _scalar(name):
         "%warpid": lambda w: np.full(WARP, w.index, np.uint32),
         "%nwarpid": lambda w: np.full(WARP, len(w.cta.warps), np.uint32),
         "%smid": _full(0), "%nsmid": _full(1), "%gridid": _full(0, np.uint64),
-        "%cluster_ctarank": _full(0), "%cluster_nctarank": _full(1), "%is_explicit_cluster": _full(0),
+        "%cluster_ctarank": lambda w: np.full(WARP, w.cta.rank, np.uint32),
+        "%cluster_nctarank": lambda w: np.full(WARP, len(w.cta.cluster), np.uint32),
+        "%is_explicit_cluster": lambda w: np.full(WARP, w.cta.machine.explicit_cluster, np.uint32),
         "%clock": lambda w: np.full(WARP, w.cta.machine.steps & 0xFFFFFFFF, np.uint32),
         "%clock_hi": lambda w: np.full(WARP, w.cta.machine.steps >> 32, np.uint32),
         "%clock64": lambda w: np.full(WARP, w.cta.machine.steps, np.uint64),

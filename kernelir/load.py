@@ -147,13 +147,120 @@ def _check(obj, path: str) -> None:
         raise IRError(_join(path, "bytes"), "cp.async copies 4, 8 or 16 bytes")
 
 
+# ---------------------------------------------------------------- the fast path
+# One converter per annotation, built once from the same type hints: no per-node
+# field introspection and no node paths. It accepts exactly what `_convert` accepts;
+# on anything else it gives up (`_Reject`) and `load_kernel` reruns `_record`, whose
+# error names the node path.
+
+class _Reject(Exception):
+    pass
+
+
+_FAST: dict = {}
+_PRIMS = (bool, int, float, str)
+_CHECKED = (ir.Lit, ir.Call, ir.Launch, ir.CpAsyncCopy)  # the classes `_check` looks at
+
+
+def _fast(tp):
+    conv = _FAST.get(tp)
+    if conv is None:
+        _FAST[tp] = lambda data: _FAST[tp](data)   # a recursive type refers to itself
+        conv = _FAST[tp] = _build_fast(tp)
+    return conv
+
+
+def _build_fast(tp):
+    if tp is ir.Expr or tp is ir.Stmt:
+        kinds = ir.EXPR_KINDS if tp is ir.Expr else ir.STMT_KINDS
+        by_kind = {k: _fast_record(cls) for k, cls in kinds.items()}
+
+        def node(data):
+            if data.__class__ is not dict:
+                raise _Reject
+            conv = by_kind.get(data.get("kind"))
+            if conv is None:
+                raise _Reject
+            return conv(data)
+        return node
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _fast_record(tp)
+    if _is_union(tp):
+        args = get_args(tp)
+        optional = type(None) in args
+        prims = [a for a in args if a in _PRIMS]
+        nodes = [_fast(a) for a in args if a not in _PRIMS and a is not type(None)]
+
+        def union(data):
+            if data is None and optional:
+                return None
+            for a in prims:
+                if _prim_ok(a, data):
+                    return data
+            if nodes and isinstance(data, dict):
+                return nodes[0](data)
+            raise _Reject
+        return union
+    if get_origin(tp) is tuple:
+        elem = _fast(get_args(tp)[0])
+
+        def sequence(data):
+            if not isinstance(data, (list, tuple)):
+                raise _Reject
+            return tuple([elem(x) for x in data])
+        return sequence
+    if tp in _PRIMS:
+        def prim(data):
+            if not _prim_ok(tp, data):
+                raise _Reject
+            return data
+        return prim
+    raise TypeError(f"unsupported annotation {tp!r}")
+
+
+def _fast_record(cls):
+    hints = _hints(cls)
+    name = cls.__name__
+    fields = []
+    for f in dataclasses.fields(cls):
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        fields.append((f.name, _json_name(f), hints[f.name], f.metadata.get("enum"), required))
+    known = frozenset(key for _, key, _, _, _ in fields) | {"kind"}
+    checked = issubclass(cls, _CHECKED)
+    convs: list = []
+
+    def record(data):
+        if not convs:   # converters of the fields, on first use (the types may be recursive)
+            convs.extend((fname, key, _fast(tp), enum, req) for fname, key, tp, enum, req in fields)
+        if data.__class__ is not dict or data.get("kind", name) != name or not known.issuperset(data):
+            raise _Reject
+        kw = {}
+        for fname, key, conv, allowed, required in convs:
+            if key in data:
+                val = conv(data[key])
+                if allowed is not None and val not in allowed:
+                    raise _Reject
+                kw[fname] = val
+            elif required:
+                raise _Reject
+        obj = cls(**kw)
+        if checked:
+            _check(obj, "")
+        return obj
+    return record
+
+
 def load_kernel(src) -> ir.Kernel:
     """Load a Kernel from a path, a JSON string, or a dict. A problem file
     ({"kernel": ..., "problem": ...}) is accepted too."""
     data = load_json(src)
     if isinstance(data, dict) and "kernel" in data and data.get("kind") != "Kernel":
         data = data["kernel"]
-    return _record(ir.Kernel, data, "")
+    try:
+        return _fast(ir.Kernel)(data)
+    except (_Reject, IRError):
+        pass
+    return _record(ir.Kernel, data, "")   # raises the located IRError
 
 
 def load_json(src) -> Any:

@@ -253,6 +253,8 @@ def logical_slots(spec: dict) -> list[dict]:
             slots.append(dict(role="buffer", arg=a, dtype=dt, size=(8,)))
         elif kind == "scalar":
             slots.append(dict(role="scalar", arg=a, dtype=dt, value=a.get("value", 0), size=(dtype_bytes(dt),)))
+        elif kind == "tensormap":   # a CUtensorMap by value (nvcc __grid_constant__): 128 bytes, nothing after
+            slots.append(dict(role="tensormap", arg=a, dtype=dt, value=None, size=(128,)))
         elif kind in ("tma-descriptor", "tensordesc"):
             shape, strides = list(a["shape"]), list(a["strides"])
             if metas:
@@ -372,7 +374,7 @@ def tensor_map_request(plan: ArgPlan | dict, meta: dict | None = None, global_ad
         elem_size = dtype_bytes(dt)
         data_type = _TMA_HOST_DTYPE[dt]
         block = [int(x) for x in arg["block_shape"]]
-        swizzle = 0
+        swizzle = int(arg.get("swizzle", 0))     # CU_TENSOR_MAP_SWIZZLE_{NONE,32B,64B,128B} = 0..3
     if len(block) != rank:
         raise PlanError(f"{arg.get('name')}: block {block} has rank {len(block)}, tensor rank {rank}")
     return {

@@ -57,7 +57,7 @@ def run_lint(args) -> int:
             if v.severity == "error" and status == 0:
                 status = 1
     if not found_any:
-        print("error: no .ptx files found", file=sys.stderr)
+        print(f"{' '.join(map(str, args.paths))}: error: no .ptx files found", file=sys.stderr)
         return 2
     return status
 

@@ -156,8 +156,18 @@ def _is_section_symbol(v) -> bool:
     return False
 
 
+PARAMETER_SPACES = frozenset((".param", ".reg"))
+
+
 def check_pointer_tail(c) -> None:
-    """`.ptr [.space] [.align N]`, in that order."""
+    """A parameter is `.param` or `.reg` (ptxas: "illegal state space"); a later state space
+    is a pointer's, right after `.ptr`; then `.ptr [.space] [.align N]`, in that order."""
+    if str(c[0]) not in PARAMETER_SPACES:
+        raise GrammarCheck(c[0], f"a parameter is .param or .reg, not '{c[0]}'")
+    for prev, part in zip(c, c[1:]):
+        if isinstance(part, Token) and part.type == "STATE_SPACE" and not (
+                isinstance(prev, Token) and prev.type == "PTR"):
+            raise GrammarCheck(part, f"a state space inside a parameter follows .ptr, not '{prev}'")
     words = [p if isinstance(p, Token) else ".align" for p in c if not isinstance(p, Token) or p.type in ("PTR", "STATE_SPACE")]
     if ".ptr" in words:
         tail = words[words.index(".ptr") + 1:]

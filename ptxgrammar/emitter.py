@@ -9,9 +9,11 @@ trivia, takes the generic walk.
 
 from __future__ import annotations
 
+import functools
+
 from .tree import (
-    Address, Block, FloatLiteral, Instruction, IntLiteral, Register, SectionData, SpecialRegister,
-    Symbol, Vector,
+    Address, Block, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, Section, SectionData,
+    SpecialRegister, Symbol, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -26,11 +28,10 @@ def emit(node: Node) -> str:
     return "".join(out)
 
 
-def _emit_into(root, out: list) -> None:
+def _emit_into(root, out: list, fast: bool = True) -> None:
     """Write `root` after what `out` holds. An explicit stack, not recursion: a
     5000-term constant sum is a tree 5000 levels deep."""
-    from .style import DEFAULT_STYLE as style
-
+    style = _default_style()
     stack: list = [root]
     line_start = glue = False
     while stack:
@@ -48,9 +49,9 @@ def _emit_into(root, out: list) -> None:
             line_start = False
             glue = t is None and style.glues_next(node, i)
             continue
-        fast = _FAST.get(item.__class__)
-        if fast is not None and item.trivia is not None:
-            fast(item, out)
+        writer = _FAST.get(item.__class__) if fast or item is not root else None
+        if writer is not None and item.trivia is not None:
+            writer(item, out)
             line_start = glue = False
             continue
         if item.trivia is None and isinstance(item, Statement) and out:
@@ -65,55 +66,62 @@ def _emit_into(root, out: list) -> None:
                 stack.append(part)
 
 
+@functools.lru_cache(maxsize=1)
+def _default_style():
+    from .style import DEFAULT_STYLE     # style imports the tree; imported on first use
+
+    return DEFAULT_STYLE
+
+
 def _operand(o, out: list) -> None:
     c = o.__class__
     t = o.trivia
-    if t is not None:
-        if c is Register or c is Symbol or c is SpecialRegister:
-            if o.component is None:
-                out.append(t[0])
-                out.append(o.name)
-                return
-        elif c is IntLiteral or c is FloatLiteral:
-            out.append(t[0])
-            out.append(o.text)
-            return
-    _emit_into(o, out)
+    if t is None:
+        _emit_into(o, out)
+    elif c is Register or c is Symbol or c is SpecialRegister:
+        if o.component is None:
+            out += (t[0], o.name)
+        else:
+            out += (t[0], o.name, t[1], o.component)
+    elif c is IntLiteral or c is FloatLiteral:
+        out += (t[0], o.text)
+    else:
+        writer = _FAST.get(c)
+        if writer is not None:
+            writer(o, out)
+        else:
+            _emit_into(o, out)
 
 
 def _name(node, out: list) -> None:
     t = node.trivia
-    out.append(t[0])
-    out.append(node.name)
-    if node.component is not None:
-        out.append(t[1])
-        out.append(node.component)
+    if node.component is None:
+        out += (t[0], node.name)
+    else:
+        out += (t[0], node.name, t[1], node.component)
 
 
 def _literal(node, out: list) -> None:
-    out.append(node.trivia[0])
-    out.append(node.text)
+    out += (node.trivia[0], node.text)
 
 
 def _instruction(node, out: list) -> None:
     t = node.trivia
-    i = 0
     g = node.guard
-    if g is not None:
-        for p in g._parts():
-            out.append(t[i])
-            out.append(p)
-            i += 1
-    out.append(t[i])
-    out.append(node.opcode)
-    i += 1
+    if g is None:
+        out += (t[0], node.opcode)
+        i = 1
+    elif g.negated:
+        out += (t[0], "@", t[1], "!", t[2], g.predicate, t[3], node.opcode)
+        i = 4
+    else:
+        out += (t[0], "@", t[1], g.predicate, t[2], node.opcode)
+        i = 3
     for m in node.modifiers:
-        out.append(t[i])
-        out.append(m)
+        out += (t[i], m)
         i += 1
     i = _comma_list(node.operands, t, i, out)
-    out.append(t[i])
-    out.append(";")
+    out += (t[i], ";")
 
 
 def _comma_list(items, t, i: int, out: list) -> int:
@@ -123,8 +131,7 @@ def _comma_list(items, t, i: int, out: list) -> int:
         if first:
             first = False
         else:
-            out.append(t[i])
-            out.append(",")
+            out += (t[i], ",")
             i += 1
         _operand(o, out)
     return i
@@ -132,19 +139,16 @@ def _comma_list(items, t, i: int, out: list) -> int:
 
 def _list(node, out: list, open_: str, close: str) -> int:
     t = node.trivia
-    out.append(t[0])
-    out.append(open_)
+    out += (t[0], open_)
     i = _comma_list(node.items, t, 1, out)
-    out.append(t[i])
-    out.append(close)
+    out += (t[i], close)
     return i + 1
 
 
 def _address(node, out: list) -> None:
     i = _list(node, out, "[", "]")
     if node.suffix is not None:
-        out.append(node.trivia[i])
-        out.append(node.suffix)
+        out += (node.trivia[i], node.suffix)
 
 
 def _vector(node, out: list) -> None:
@@ -153,34 +157,67 @@ def _vector(node, out: list) -> None:
 
 def _section_data(node, out: list) -> None:
     t = node.trivia
-    out.append(t[0])
-    out.append(node.directive)
-    i = 1
-    first = True
-    for o in node.values:
-        if first:
-            first = False
+    out += (t[0], node.directive)
+    _comma_list(node.values, t, 1, out)
+
+
+def _label(node, out: list) -> None:
+    t = node.trivia
+    out += (t[0], node.name, t[1], ":")
+
+
+def _loc(node, out: list) -> None:
+    t = node.trivia
+    out += (t[0], ".loc", t[1], node.file, t[2], node.line, t[3], node.column)
+    if node.function_name is None:
+        return
+    out += (t[4], ",", t[5], "function_name", t[6], node.function_name)
+    i = 7
+    if node.function_offset is not None:
+        out += (t[7], "+", t[8], node.function_offset)
+        i = 9
+    f, line, column = node.inlined_at
+    out += (t[i], ",", t[i + 1], "inlined_at", t[i + 2], f, t[i + 3], line, t[i + 4], column)
+
+
+def _statements(items, out: list) -> None:
+    """The statements of a body or section, each dispatched here directly."""
+    fast_writers = _FAST
+    for item in items:
+        fast = fast_writers.get(item.__class__)
+        if fast is not None and item.trivia is not None:
+            fast(item, out)
         else:
-            out.append(t[i])
-            out.append(",")
-            i += 1
-        _operand(o, out)
+            _emit_into(item, out)
 
 
 def _block(node, out: list) -> None:
     t = node.trivia
     out.append(t[0])
     out.append("{")
-    for item in node.items:
-        _emit_into(item, out)
+    _statements(node.items, out)
     out.append(t[1])
+    out.append("}")
+
+
+def _section(node, out: list) -> None:
+    t = node.trivia
+    out.append(t[0])
+    out.append(".section")
+    out.append(t[1])
+    out.append(node.name)
+    out.append(t[2])
+    out.append("{")
+    _statements(node.items, out)
+    out.append(t[3])
     out.append("}")
 
 
 _FAST = {
     Register: _name, SpecialRegister: _name, Symbol: _name, IntLiteral: _literal,
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
-    SectionData: _section_data, Block: _block,
+    SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
+    Section: _section,
 }
 
 

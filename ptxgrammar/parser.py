@@ -11,6 +11,7 @@ positions. Both paths build the same tree (a test checks this on the corpus).
 from __future__ import annotations
 
 import functools
+import gc
 import re
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
-from .shapes import DIGITS, ShapeMismatch, make_builder
+from . import shapecache
+from .shapes import DIGITS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
@@ -92,8 +94,32 @@ def _parser(kind: str) -> GrammarParser:
     return _parsers[kind]
 
 
+def without_gc(fn):
+    """Run `fn` with the cyclic garbage collector paused, then file what it made under
+    the oldest generation. A parse allocates hundreds of thousands of acyclic nodes;
+    with the collector running, every young collection on the way re-scanned all of
+    them (most of the time of a large parse), and the first one after it would scan
+    the whole new tree once more (docs/performance.md). freeze() + unfreeze() moves
+    every tracked object to the oldest generation without a scan: the tree is freed
+    by reference counting as usual, and only full collections look at it."""
+    @functools.wraps(fn)
+    def paused(*args, **kwargs):
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            result = fn(*args, **kwargs)
+            gc.freeze()
+            gc.unfreeze()
+            return result
+        finally:
+            gc.enable()
+    return paused
+
+
 # --- the full grammar -------------------------------------------------------------
 
+@without_gc
 def parse_full(text: str, filename: str = "<string>") -> Module:
     """Parse with the whole grammar at once (the reference path)."""
     _check_characters(text, filename)
@@ -125,9 +151,23 @@ def _with_version(module: Module, text: str, filename: str) -> Module:
 def _check_characters(text: str, filename: str) -> None:
     bad = BAD_CHARACTER.search(text)
     if bad:
-        ch = bad.group()
-        what = "non-ASCII character" if ord(ch) > 0x7E else "control character"
-        raise error_at(text, bad.start(), f"{what} {ch!r} is not allowed in PTX (even in comments)", filename)
+        raise error_at(text, bad.start(), _character_problem(text, bad.start()), filename)
+
+
+def _character_problem(text: str, pos: int, raw: bool = False) -> str:
+    """Why the character at `pos` is refused; `raw`: `text` is a file's bytes as latin-1."""
+    ch = text[pos]
+    if pos == 0 and text.startswith(("\ufeff", "\xef\xbb\xbf")):
+        return "a UTF-8 byte order mark (BOM) is not allowed in PTX: save the file without it"
+    if ord(ch) > 0x7F:
+        what = f"non-ASCII byte 0x{ord(ch):02x}" if raw else f"non-ASCII character {ch!r}"
+    else:
+        what = f"control character {ch!r}"
+    if raw and text.startswith(("\xff\xfe", "\xfe\xff")):
+        return "a UTF-16 file: PTX is ASCII text"
+    if raw and "\x00" in text[:4096]:
+        return f"{what}: this is a binary file, not PTX text"
+    return f"{what} is not allowed in PTX (even in comments)"
 
 
 def _lark_error(text: str, e: UnexpectedInput, filename: str) -> ParseError:
@@ -169,28 +209,74 @@ class StatementError(Exception):
 
 
 class ShapeCache:
-    """Builders by (context, shape), shared across files."""
+    """Builders by (context, shape), shared across files, backed by the on-disk
+    store of shapecache.py: a shape this process has not met is looked up there
+    before the grammar is asked."""
 
     LIMIT = 200_000
 
     def __init__(self):
         self.builders: dict[str, object] = {}
+        self.stored: dict[str, object] | None = None   # shape -> encoded code or None; read on first need
+        self.learned: list[tuple[str, object]] = []    # met here first, not yet written
+        self.damaged = False                            # the store ends in a torn record
 
     def build(self, context: str, chunk: str) -> list:
         pieces = DIGITS.split(chunk)
         key = context + "\0".join(pieces[0::2])
         builder = self.builders.get(key)
         if builder is None:
-            if len(self.builders) > self.LIMIT:
-                self.builders.clear()
-            _check_depth(chunk)          # once per shape: chunks of one shape nest alike
-            builder = self.builders[key] = self._compile(context, chunk) or _parse_chunk
+            builder = self._builder(context, chunk, key)
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
         try:
             return builder(pieces[1::2])
         except ShapeMismatch:
             return _parse_chunk(context, chunk)
+
+    def _builder(self, context: str, chunk: str, key: str):
+        if len(self.builders) > self.LIMIT:
+            self.builders.clear()
+        if self.stored is None:
+            self.stored = self._read_store()
+        if key in self.stored:
+            code = shapecache.decode(self.stored[key])
+        else:
+            _check_depth(chunk)          # once per shape: chunks of one shape nest alike
+            code = self._compile(context, chunk)
+            blob = self.stored[key] = shapecache.encode(code)
+            self.learned.append((key, blob))
+        builder = self.builders[key] = _parse_chunk if code is None else builder_from_code(code)
+        return builder
+
+    def _read_store(self) -> dict:
+        stored: dict = {}
+        records, intact = shapecache.read_records(shapecache.store_path())
+        self.damaged = not intact
+        for patterns, shapes in records:
+            add_pattern_sources(patterns)
+            stored.update(shapes)
+        return stored
+
+    def save(self) -> None:
+        """Append the shapes learned since the last save to the store (or rewrite a
+        damaged store whole: what follows a torn record would never be read)."""
+        if not self.learned:
+            return
+        if self.damaged:
+            shapecache.rewrite(shapecache.store_path(), (pattern_sources(), list(self.stored.items())))
+            self.damaged = False
+        else:
+            shapecache.append_record(shapecache.store_path(), (pattern_sources(), self.learned))
+        self.learned = []
+
+    def forget(self, store: bool = True) -> None:
+        """Empty the in-memory cache (benchmarks: a cold start). With ``store`` the
+        on-disk store is read again on the next unknown shape; without, it is
+        ignored until the next forget."""
+        self.builders.clear()
+        self.learned = []
+        self.stored = None if store else {}
 
     @staticmethod
     def _compile(context: str, chunk: str):
@@ -203,7 +289,7 @@ class ShapeCache:
             raise Unsure from None
         if p.post.last_end != len(chunk):
             raise Unsure
-        return make_builder(chunk, tree, p.terminal_patterns)
+        return builder_code(chunk, tree, p.terminal_patterns)
 
 
 def _parse_chunk(context: str, chunk: str) -> list:
@@ -254,17 +340,17 @@ def _check_depth(text: str, base: int = 0) -> None:
 
 
 class _Assembler:
-    """Folds chunk results (nodes and open/close markers) into the nested tree."""
+    """Folds chunk results (nodes and open/close markers) into the nested tree.
+
+    ``items`` is the list of the innermost open scope and ``context`` its scanner
+    context, kept as plain attributes: they are read once per statement."""
+
+    MARKERS = frozenset((FunctionOpen, BlockOpen, SectionOpen, BlockClose))
 
     def __init__(self):
         self.stack: list[tuple[object, list]] = [(None, [])]
-
-    @property
-    def context(self) -> str:
-        opener = self.stack[-1][0]
-        if opener is None:
-            return scanner.MODULE
-        return scanner.SECTION if isinstance(opener, SectionOpen) else scanner.BODY
+        self.items: list = self.stack[0][1]
+        self.context = scanner.MODULE
 
     def add(self, item) -> None:
         cls = item.__class__
@@ -275,7 +361,11 @@ class _Assembler:
                 raise NestingTooDeep
             self.stack.append((item, []))
         else:
-            self.stack[-1][1].append(item)
+            self.items.append(item)
+            return
+        opener, self.items = self.stack[-1]
+        self.context = (scanner.MODULE if opener is None else
+                        scanner.SECTION if opener.__class__ is SectionOpen else scanner.BODY)
 
     def _close(self, brace: str) -> None:
         if len(self.stack) == 1:
@@ -300,15 +390,19 @@ def parse_fast(text: str) -> Module:
     """Scanner + shape cache; raises Unsure where the full grammar must decide."""
     asm = _Assembler()
     patterns = scanner.PATTERNS
+    markers = _Assembler.MARKERS
     build = SHAPES.build
+    module_context = scanner.MODULE
     pos, end = 0, len(text)
     while pos < end:
         context = asm.context
         m = patterns[context].match(text, pos)
-        if m is None or m.end() == pos:
+        if m is None:
             raise Unsure
         stop = m.end()
-        if context == scanner.MODULE and stop == end and not m.group("body").endswith((";", "{")):
+        if stop == pos:
+            raise Unsure
+        if stop == end and context == module_context and not m.group("body").endswith((";", "{")):
             return _finish(asm, text, pos, m)
         try:
             items = build(context, text[pos:stop])
@@ -319,7 +413,10 @@ def parse_fast(text: str) -> Module:
             e.pos += pos
             raise
         for item in items:
-            asm.add(item)
+            if item.__class__ in markers:
+                asm.add(item)
+            else:
+                asm.items.append(item)
         pos = stop
     return asm.module("")
 
@@ -340,6 +437,7 @@ def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:
     return asm.module(text[pos + p.post.last_end:])
 
 
+@without_gc
 def parse(text: str, filename: str = "<string>") -> Module:
     """Parse PTX text into a lossless Module (fast path, full grammar when unsure)."""
     _check_characters(text, filename)
@@ -350,6 +448,8 @@ def parse(text: str, filename: str = "<string>") -> Module:
             return parse_full(text, filename)
         except StatementError as e:
             raise _chunk_error(text, e, filename) from None
+        finally:
+            SHAPES.save()               # shapes met first here, for later processes
     except NestingTooDeep as e:
         if e.what == "blocks":         # the assembler counts blocks, not positions
             try:
@@ -379,13 +479,33 @@ def parse_file(path, filename: str | None = None) -> Module:
 
 
 def read_ptx(path, filename: str | None = None) -> str:
-    data = Path(path).read_bytes()
+    """A PTX file's text, its bytes exactly; a located ParseError for bytes PTX does not allow."""
+    return decode_ptx(read_file_bytes(path), filename or str(path))
+
+
+def decode_ptx(data: bytes, filename: str) -> str:
+    """PTX bytes (a file's, standard input's) as text, or a located ParseError at the first byte
+    PTX does not allow (an earlier control byte counts before a later non-ASCII one)."""
     try:
         return data.decode("ascii")
-    except UnicodeDecodeError as e:
+    except UnicodeDecodeError:
         text = data.decode("latin-1")
-        raise error_at(text, e.start, f"non-ASCII byte 0x{data[e.start]:02x} is not allowed in PTX",
-                       filename or str(path)) from None
+        pos = BAD_CHARACTER.search(text).start()
+        raise error_at(text, pos, _character_problem(text, pos, raw=True), filename) from None
+
+
+def read_file_bytes(path) -> bytes:
+    """A file's bytes; a device (`/dev/zero` never ends, `/dev/tty` waits) is refused as an
+    OSError naming it. Pipes (`<(...)`) and standard input (`-`, read by the caller) are fine."""
+    import errno
+    import os
+    import stat
+
+    with open(path, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise OSError(errno.ENODEV, "a device, not a file (use - for standard input)", str(path))
+        return f.read()
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,13 +6,15 @@ immediates, line numbers), so the grammar parses them the same way. The first
 time a shape repeats, the span-mode tree of one chunk becomes a builder: Python
 code that makes the same nodes with the digit runs filled in. Tokens whose
 validity depends on their digits (`08`, `0f` + 8 hex digits) are re-checked
-against the grammar's own terminal patterns.
+against the grammar's own terminal patterns (RECHECKED_TERMINALS).
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
+import types
 
 from lark import Token
 
@@ -20,7 +22,10 @@ from .build import MARKER_CLASSES
 from .tree import NODE_CLASSES
 
 DIGITS = re.compile(r"([0-9]+)")     # the group makes split() keep the digit runs
-NUMERIC_TERMINALS = ("INT", "FLOAT_DEC", "FLOAT_HEX")
+# Number tokens whose validity can change with their digits: `08` is no INT, `0f` takes
+# exactly 8 hex digits. FLOAT_DEC is not among them: every digit run in its pattern is
+# `[0-9]+` or `[0-9]*`, so any other digits in the same places match too.
+RECHECKED_TERMINALS = ("INT", "FLOAT_HEX")
 MAX_SHAPE = 100_000      # longer chunks are parsed directly (a builder would not pay off)
 
 
@@ -37,9 +42,10 @@ class BuilderWriter:
 
     def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern]):
         self.holes = [m.span() for m in DIGITS.finditer(text)]
+        self.hole_ends = [end for _, end in self.holes]   # sorted: holes are in text order
         self.patterns = terminal_patterns
         self.checks: list[str] = []
-        self.names: dict[str, object] = {"ShapeMismatch": ShapeMismatch}
+        self.names: dict[str, object] = {}
 
     def source(self, tree) -> str:
         self.lines: list[str] = []
@@ -95,7 +101,8 @@ class BuilderWriter:
             return "(" + "".join(p + ", " for p in parts) + ")"
         if cls is list:
             return "[" + ", ".join(parts) + "]"
-        self.names[cls.__name__] = cls
+        if BUILDER_GLOBALS.get(cls.__name__) is not cls:
+            raise NotAShape(cls)              # a stored builder could not name it
         var = f"n{len(self.lines)}"
         self.lines.append(f"{var} = {cls.__name__}({', '.join(parts)})")
         return var
@@ -103,9 +110,11 @@ class BuilderWriter:
     def token_expr(self, tok: Token) -> str:
         start, end = tok.start_pos, tok.end_pos
         pieces, pos = [], start
-        for i, (hs, he) in enumerate(self.holes):
-            if he <= start or hs >= end:
-                continue
+        first = bisect.bisect_right(self.hole_ends, start)    # holes ending after the token's start
+        for i in range(first, len(self.holes)):
+            hs, he = self.holes[i]
+            if hs >= end:
+                break
             if hs < start or he > end:
                 raise NotAShape(tok)          # a digit run across a token edge
             if hs > pos:
@@ -117,18 +126,30 @@ class BuilderWriter:
         if not any(p.startswith("d[") for p in pieces):
             return repr(str(tok))
         expr = " + ".join(pieces)
-        if tok.type in NUMERIC_TERMINALS:
+        if tok.type in RECHECKED_TERMINALS:
             var = f"t{len(self.checks)}"
             pat = f"_{tok.type}"
             self.names[pat] = self.patterns[tok.type].fullmatch
             self.checks.append(f"{var} = {expr}")
-            self.checks.append(f"if {pat}({var}) is None: raise ShapeMismatch")
+            # A lone decimal run (`d` or `dU`) is a valid INT unless it starts with 0
+            # (`08`): the regex runs only then.
+            lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) <= 2 \
+                and (len(pieces) == 1 or pieces[1] == "'U'")
+            guard = f'{pieces[0]}[0] == "0" and ' if lone else ""
+            self.checks.append(f"if {guard}{pat}({var}) is None: raise ShapeMismatch")
             return var
         return expr
 
 
-def make_builder(text: str, tree, terminal_patterns):
-    """A function d -> tree for chunks of ``text``'s shape, or None if it has none."""
+# The globals every builder runs with: the node and marker classes, ShapeMismatch and
+# the `_TERMINAL` fullmatch functions of the re-checked number terminals. Shared, so a
+# builder is just a code object: it can be stored on disk (shapecache.py) and revived.
+BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, **NODE_CLASSES, **MARKER_CLASSES}
+_PATTERN_SOURCES: dict[str, str] = {}
+
+
+def builder_code(text: str, tree, terminal_patterns) -> types.CodeType | None:
+    """The code of a builder d -> tree for chunks of ``text``'s shape, or None if it has none."""
     if len(text) > MAX_SHAPE:
         return None
     writer = BuilderWriter(text, terminal_patterns)
@@ -136,12 +157,36 @@ def make_builder(text: str, tree, terminal_patterns):
         source = writer.source(tree)
     except NotAShape:
         return None
-    namespace = dict(writer.names)
-    namespace.update(NODE_CLASSES)
-    namespace.update(MARKER_CLASSES)
     try:
-        code = compile(source, "<ptx shape>", "exec")
+        module = compile(source, "<ptx shape>", "exec")
     except (RecursionError, MemoryError, SyntaxError):
         return None      # too big to compile (a 1 MB chunk): it will not repeat either
-    exec(code, namespace)
-    return namespace["build"]
+    for name, fullmatch in writer.names.items():
+        if name not in BUILDER_GLOBALS:
+            BUILDER_GLOBALS[name] = fullmatch
+            if name.startswith("_"):
+                _PATTERN_SOURCES[name] = fullmatch.__self__.pattern
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def builder_from_code(code: types.CodeType):
+    return types.FunctionType(code, BUILDER_GLOBALS)
+
+
+def pattern_sources() -> dict[str, str]:
+    """The regexes behind the builders' `_TERMINAL` names (stored with the builders)."""
+    return dict(_PATTERN_SOURCES)
+
+
+def add_pattern_sources(sources: dict[str, str]) -> None:
+    """Make stored builders' `_TERMINAL` names resolvable without building the grammar."""
+    for name, regex in sources.items():
+        if name not in BUILDER_GLOBALS:
+            BUILDER_GLOBALS[name] = re.compile(regex).fullmatch
+            _PATTERN_SOURCES[name] = regex
+
+
+def make_builder(text: str, tree, terminal_patterns):
+    """A function d -> tree for chunks of ``text``'s shape, or None if it has none."""
+    code = builder_code(text, tree, terminal_patterns)
+    return None if code is None else builder_from_code(code)

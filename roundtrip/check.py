@@ -42,6 +42,8 @@ def check_file(path: Path, *, python_stage: bool = True, sugar: bool = False) ->
             result.update(format_statistics(module))
     except ParseError as e:
         return _failed(result, stage, str(e).splitlines()[0])
+    except OSError as e:   # unreadable, a device, gone since the folder was listed
+        return _failed(result, stage, f"{path}: error: {e.strerror or e}")
     except Exception as e:  # a crash is a failed check, reported, not a traceback
         return _failed(result, stage, f"{type(e).__name__}: {e}")
     result["ok"] = True

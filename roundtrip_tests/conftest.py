@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The suite keeps its statement-shape store (ptxgrammar/shapecache.py) in a folder of
+# its own, never in the user's cache; subprocesses inherit it.
+os.environ.setdefault("PTX2PY_SHAPE_CACHE", tempfile.mkdtemp(prefix="ptx2py-test-shapes-"))
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus" / "ptx"

@@ -9,7 +9,7 @@ from ptxgrammar.tree import (
     AddressSize, Address, Alias, Align, Applied, Attribute, BinaryExpr, Block, CallPrototype, Cast,
     Conditional, Declarator, File, FloatLiteral, Function, FunctionHead, Guard, Indexed, InitField, InitList,
     Instruction, IntLiteral, Label, LabelList, Loc, Module, Negation, Param, ParamList, Paren, ParenList,
-    PerfDirective, Pragma, Section, SectionData, SectionRef, Sink, SpecialRegister, Symbol, Target, UnaryExpr,
+    PerfDirective, Pragma, Register, Section, SectionData, SectionRef, Sink, SpecialRegister, Symbol, Target, UnaryExpr,
     VarDecl, Vector, Version,
 )
 
@@ -241,7 +241,18 @@ call_instructions = st.one_of(
 )
 special = st.sampled_from(["%tid", "%ntid", "%ctaid"]).flatmap(
     lambda n: st.sampled_from([".x", ".y", ".z"]).map(lambda c: SpecialRegister(n, c)))
-expression_instructions = st.tuples(register_name, st.one_of(expressions(5), special, big_expressions)).map(
+def _typed_otherwise_as_operand(e) -> bool:
+    """`!a`, `a|b` and `(a)` as a whole operand are a negation, a predicate pair and a
+    parenthesised list (grammar section 6), not expressions: drawn by `source` instead."""
+    names = (Register, Symbol)
+    return ((e.__class__ is UnaryExpr and e.op == "!" and isinstance(e.operand, names))
+            or (e.__class__ is BinaryExpr and e.op == "|" and isinstance(e.left, names)
+                and isinstance(e.right, names))
+            or (e.__class__ is Paren and isinstance(e.inner, names)))
+
+
+operand_expressions = expressions(5).filter(lambda e: not _typed_otherwise_as_operand(e))
+expression_instructions = st.tuples(register_name, st.one_of(operand_expressions, special, big_expressions)).map(
     lambda t: Instruction(None, "mov", (".u32",), (name_node(t[0]), t[1])))
 
 

@@ -93,3 +93,33 @@ def test_the_notebook_kernel_runs_on_the_cpu_engine_from_its_corpus_sidecar():
     done = 2 * 1024   # two CTAs of BLOCK_SIZE 1024
     assert np.array_equal(out[:done], (x[:done] + y[:done]).astype(np.float32))
     assert not out[done:].any()
+
+
+def _python_of(tmp_path, name):
+    """The sugar Python of a case kernel, and the Python lines of its st.shared / ld.shared."""
+    from ptx2py import ptx_to_python
+
+    py = tmp_path / f"{name}.py"
+    py.write_text(ptx_to_python((CASES / f"{name}.ptx").read_text(), sugar=True))
+    lines = py.read_text().splitlines()
+    return py, {op: next(i + 1 for i, s in enumerate(lines) if f"ptx.{op}.shared" in s) for op in ("st", "ld")}
+
+
+def test_run_of_a_dsl_module_names_its_python_lines_in_race_witnesses(tmp_path, capsys):
+    py, at = _python_of(tmp_path, "race.bad")
+    rep = tmp_path / "rep.json"
+    assert ptx2py_main(["run", str(py), "--launch", _launch(tmp_path, "race"), "--json", str(rep)]) == 1
+    race = next(r for r in json.loads(rep.read_text())["reports"] if r["kind"] == "race")
+    both = {race["where"].split(" ")[0], race["other"].split(" ")[0]}
+    assert both == {f"{py}:{at['st']}", f"{py}:{at['ld']}"}, race
+    assert "(PTX line " in race["where"] and race["ptx_where"].startswith(f"{py} (as PTX):")
+    err = capsys.readouterr().err
+    assert f"{py}:{at['st']} (PTX line " in err and ": error: race: " in err
+
+
+def test_run_of_a_broken_dsl_module_exits_2_located(tmp_path, capsys):
+    py = tmp_path / "broken.py"
+    py.write_text("this is not a kernel(\n")
+    assert ptx2py_main(["run", str(py), "--launch", _launch(tmp_path, "race")]) == 2
+    err = capsys.readouterr().err
+    assert "broken.py" in err and "Traceback" not in err

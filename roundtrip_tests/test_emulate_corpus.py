@@ -15,11 +15,12 @@ FAST = [
     ("corpus/ptx/triton/add_fp32_sm80.ptx", "add_kernel"),
     ("corpus/ptx/triton/cumsum_fp32_b1024_sm80.ptx", "cumsum_kernel"),
     ("corpus/ptx/pallas/add_f32_sm80.ptx", "_add_kernel"),
+    ("corpus/ptx/nvcc/scan_softmax.sm_80.G.ptx", "rmsnorm_half"),   # -G: call blocks reuse retval0
 ]
 
 
 def _spec(ptx, kernel):
-    for producer, path, spec in cases({"sm_80"}, Path(ptx).stem):
+    for producer, path, spec in cases({"sm_80"}, Path(ptx).name.split(".")[0]):
         if str(path.relative_to(ROOT)) == ptx and spec["kernel"] == kernel:
             return path, spec
     raise AssertionError(f"no sidecar for {ptx}::{kernel}")

@@ -269,3 +269,87 @@ def test_isspacep_tells_windows_apart():
 	add.s32 %r6, %r6, %r5;
 	st.global.u32 [%rd4], %r6;""")
     assert (r.outputs["out"] == 3).all()
+
+
+# CTA 1 sets a flag in inp[0] that CTA 0 spins on: one CTA at a time, the in-order schedule never
+# lets CTA 1 run (the step limit ends the run); two resident CTAs interleave and both finish.
+SPIN_ON_OTHER_CTA = """
+	mov.u32 %r2, %ctaid.x;
+	setp.eq.u32 %p1, %r2, 1;
+	@%p1 bra $L__set;
+$L__spin:
+	ld.volatile.global.u32 %r3, [%rd2];
+	setp.ne.u32 %p2, %r3, 77;
+	@%p2 bra $L__spin;
+	st.global.u32 [%rd4], %r3;
+	bra.uni $L__end;
+$L__set:
+	st.volatile.global.u32 [%rd2], 77;
+$L__end:
+"""
+
+
+def _spin(**kw):
+    return emulate.run(HEAD.format(body=SPIN_ON_OTHER_CTA, extra=""),
+                       launch(block=32, grid=2, out=32, inp=32, init="zeros"), filename="k.ptx",
+                       max_steps=20_000, **kw)
+
+
+def test_ctas_run_one_at_a_time_by_default():
+    result = _spin()
+    assert [r.kind for r in result.reports] == ["trap"] and "step limit" in result.reports[0].message
+
+
+@pytest.mark.parametrize("schedule", ["inorder", "reverse", "random:3"])
+def test_resident_ctas_interleave_so_a_cta_can_wait_for_another(schedule):
+    result = _spin(resident_ctas=2, schedule=schedule)
+    assert result.reports == [], [r.render() for r in result.reports]
+    assert (result.outputs["out"] == 77).all()
+
+
+RET_FUNCS = """
+.func (.param .b32 func_retval0) wide(.param .b32 wide_param_0)
+{
+	.reg .b32 %r<4>;
+	ld.param.b32 %r1, [wide_param_0];
+	add.s32 %r2, %r1, 100000;
+	st.param.b32 [func_retval0+0], %r2;
+	ret;
+}
+.func (.param .b16 func_retval0) narrow(.param .b32 narrow_param_0)
+{
+	.reg .b16 %h<2>;
+	.reg .b32 %r<2>;
+	ld.param.b32 %r1, [narrow_param_0];
+	cvt.u16.u32 %h1, %r1;
+	st.param.b16 [func_retval0+0], %h1;
+	ret;
+}
+"""
+
+# each call's { } block declares its own retval0, 4 bytes then 2 (as nvcc -G writes them)
+TWO_RETVAL_SIZES = """
+	{
+	.param .b32 param0;
+	st.param.b32 [param0+0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), wide, (param0);
+	ld.param.b32 %r2, [retval0+0];
+	}
+	{
+	.param .b32 param0;
+	st.param.b32 [param0+0], %r1;
+	.param .b16 retval0;
+	call.uni (retval0), narrow, (param0);
+	ld.param.b16 %rs1, [retval0+0];
+	}
+	cvt.u32.u16 %r3, %rs1;
+	add.s32 %r4, %r2, %r3;
+	st.global.u32 [%rd4], %r4;
+"""
+
+
+def test_call_blocks_may_declare_one_param_name_with_different_sizes():
+    body = "\t.reg .b16 %rs<2>;\n" + TWO_RETVAL_SIZES
+    out = run(body, extra=RET_FUNCS, block=32, out=32, inp=32).outputs["out"]
+    assert list(out) == [2 * t + 100000 for t in range(32)]

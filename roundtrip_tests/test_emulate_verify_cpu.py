@@ -31,3 +31,22 @@ def test_changed_arithmetic_is_a_mismatch(tmp_path, capsys):
     assert ptx2py_main(["verify", str(BASE), str(edited), "--run", "cpu"]) == 1
     out = capsys.readouterr().out
     assert "CPU engine (mismatch)" in out and " NO " in out
+
+
+def test_reports_of_an_edited_dsl_module_name_its_python_lines(tmp_path, capsys):
+    import json
+
+    from ptx2py import ptx_to_python
+
+    cases = ROOT / "roundtrip_tests" / "cases" / "emulate"
+    base = tmp_path / "race.ptx"
+    base.write_text((cases / "race.fixed.ptx").read_text())
+    base.with_suffix(".json").write_text(json.dumps(json.loads((cases / "race.json").read_text())["launch"]))
+    edited = tmp_path / "edited.py"                     # the barrier deleted, in the Python
+    edited.write_text(ptx_to_python((cases / "race.bad.ptx").read_text(), sugar=True))
+    lines = edited.read_text().splitlines()
+    st = next(i + 1 for i, s in enumerate(lines) if "ptx.st.shared" in s)
+    assert ptx2py_main(["verify", str(base), str(edited), "--run", "cpu"]) == 1
+    out = capsys.readouterr().out
+    race = next(s for s in out.splitlines() if ": error: race: " in s)
+    assert f"{edited}:{st} (PTX line " in race and race.count(f"{edited}:") == 2, race

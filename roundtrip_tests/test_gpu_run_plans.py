@@ -62,7 +62,8 @@ def test_plan_matches_entry(side, spec):
             assert p.count > 0 and p.nbytes == p.count * g.dtype_bytes(p.dtype)
             assert p.init in ("randn", "rand", "randint", "zeros", "ones")
         if p.role == "tensormap":
-            assert decl.size == 128 and decl.align == 64 and decl.dim == 128
+            # a CUtensorMap needs 64-byte alignment (Triton declares .align 64, nvcc .align 128)
+            assert decl.size == 128 and decl.align % 64 == 0 and decl.dim == 128
         if p.role in ("scalar", "desc-shape", "desc-stride", "desc-flag"):
             assert len(g.scalar_bytes(p)) == decl.size
     # Triton / Pallas: the two hidden scratch pointers come last; nvcc: none

@@ -97,6 +97,15 @@ def test_loops_are_raised(text, want):
     assert rep.errors == [] and rep.raised == rep.back_edges
 
 
+def test_a_loop_whose_condition_register_is_declared_in_its_body_stays_flat():
+    """`with loop(L, while_=p_2)` reads p_2 at its head: declared in the body, it is not bound yet
+    (the long fuzz run, --seed 15). The loop keeps its label and branch."""
+    text = ptx("$L__BB0_1:", "\tadd.s32 \t%r1, %r1, 1;", "\t.reg .pred \t%q;", "\tsetp.lt.s32 \t%q, %r1, 9;",
+               "\t@%q bra \t$L__BB0_1;")
+    src = roundtrips(text)
+    assert "with loop(" not in src and "pred=q)" in src
+
+
 def test_irreducible_region_stays_flat_with_a_comment():
     src = roundtrips(IRREDUCIBLE, [structure])
     assert "# irreducible control flow" in src and "with loop(" not in src

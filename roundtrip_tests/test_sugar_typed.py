@@ -61,7 +61,9 @@ SAME = [  # (typed call, plain call)
      "ptx.cp.async_.bulk.global_.shared__cta.bulk_group.L2__cache_hint([rd[1]], [r[1]], r[2], rd[2])"),
     ("cp_async_bulk_prefetch.L2.global_(src=[rd[1]], size=r[1])", "ptx.cp.async_.bulk.prefetch.L2.global_([rd[1]], r[1])"),
     ("mbarrier_init.shared__cta.b64(addr=[r[1]], count=1)", "ptx.mbarrier.init.shared__cta.b64([r[1]], 1)"),
-    ("mbarrier_arrive.expect_tx.shared__cta.b64(addr=[r[1]], tx_count=r[2])",
+    ("mbarrier_arrive.expect_tx.shared__cta.b64(addr=[r[1]], bytes=r[2])",
+     "ptx.mbarrier.arrive.expect_tx.shared__cta.b64(sink, [r[1]], r[2])"),
+    ("mbarrier_arrive.expect_tx.shared__cta.b64(addr=[r[1]], tx_count=r[2])",  # the earlier name
      "ptx.mbarrier.arrive.expect_tx.shared__cta.b64(sink, [r[1]], r[2])"),
     ("mbarrier_arrive.shared__cta.b64(state=rd[1], addr=[r[1]])", "ptx.mbarrier.arrive.shared__cta.b64(rd[1], [r[1]])"),
     ("mbarrier_arrive.noComplete.b64(state=rd[1], addr=[r[1]], count=r[2])",

@@ -68,6 +68,9 @@ def test_sass_diff(case):
     assert len(k["moved"]) == case["moved"]
     assert k["renamed"] == case["renamed"]
     assert k["equivalent"] == (not case["changed"] and not case["moved"])
+    if "moved_first" in case:
+        assert k["moved"][0]["line"] == case["moved_first"]
+        assert not any(m["text"].startswith("BAR.") for m in k["moved"])
 
 
 def test_changed_instructions_come_before_moves_and_renames():
@@ -297,6 +300,10 @@ def test_worked_example_two_edits_show_the_depbar_change_first(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text())
     k = data["kernels"]["matmul_tma_kernel"]["sass"]
     assert len(k["rows"]) >= k["base_count"] and k["moved"]      # the JSON carries the whole aligned diff
+    # the moved arrive itself is named (first: it crossed a barrier), not the barrier it crossed
+    assert "SYNCS.ARRIVE.TRANS64" in k["moved"][0]["text"] and k["moved"][0]["across"] >= 1
+    assert not any(m["text"].startswith("BAR.") for m in k["moved"])
+    assert r.stdout.splitlines()[3].startswith("    moved:   @P2 SYNCS.ARRIVE.TRANS64")
     _check_page(page.read_text(), data)
     ctx = _cli(str(MATMUL), str(WORKED / "matmul_edited.py"), "--context", "1").stdout.splitlines()
     diff = ctx[ctx.index(next(x for x in ctx if x.startswith("  aligned diff"))) + 1:]
@@ -413,30 +420,94 @@ def test_races_result_read_and_witness_mapped_to_python():
     r = races.read_result(result, ptx, "k.py", {3: 30, 4: 31})
     assert r["finding"] and r["verdict"] == "potential_race"
     assert [(w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [(3, 30), (4, 31)]
-    assert "    at k.py:30 (PTX line 3): st.shared.u32 [%r1], %r2;" in r["lines"]
+    assert "    at k.py:30 (PTX line 3:2): st.shared.u32 [%r1], %r2;" in r["lines"]
     unsupported = races.read_result({"result": "unsupported", "diagnostics": []}, ptx, "k.ptx", None)
     assert not unsupported["finding"] and any("--run cpu" in x for x in unsupported["lines"])
 
 
-def test_races_witness_from_source_locations_to_ptx_and_python_lines():
-    from verify import races
+def test_races_kernel_is_given_without_loc_so_race_ends_are_ptx_lines():
+    from verify import race_report
 
-    # SentryWard names a race's accesses by their `.loc` source location and memory space
-    ptx = ("\t.loc\t1 265 5\n\tst.shared.v4.b32 \t[%r1], {%r2, %r3, %r4, %r5};\n\tadd.s32 %r6, %r6, 1;\n"
-           "\tbar.sync 0;\n\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r7, %r8}], [%r1];\n"
-           "\t.loc\t1 270 1\n\tst.shared.b32 [%r9], %r2;\n"
-           '\t.file\t1 "/src/kernels.py"\n')
-    race = {"region": {"address_space": "shared", "bytes": 16, "offset": 4096},
-            "first": {"mode": "write", "bytes": 16, "actor": 32,
-                      "location": {"file": "/src/kernels.py", "line": 265, "column": 5}},
-            "second": {"mode": "read", "bytes": 128, "actor": 0,
-                       "location": {"file": "/src/kernels.py", "line": 265, "column": 5}}}
-    result = {"result": "potential_race", "checks": {}, "races": [race],
-              "diagnostics": [{"code": "conflicting_accesses_unordered", "details": {"witnesses_path": "races"}}]}
-    r = races.read_result(result, ptx, "k.py", {2: 40, 5: 42})
-    assert [(w["endpoint"], w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [
-        ("first", 2, 40), ("second", 5, 42)]                 # not the add, not the store under another .loc
-    assert "      write of 16 B by thread 32 at kernels.py:265:5" in r["lines"]
+    ptx = "\t.loc\t1 265 5\n\tst.shared.b32 [%r1], %r2;\n\t.loc 2 314 12, function_name $L__info_string0\n\tbar.sync 0;\n"
+    blank = race_report.without_loc(ptx)
+    assert blank.splitlines() == ["", "\tst.shared.b32 [%r1], %r2;", "", "\tbar.sync 0;"]    # line numbers kept
+
+
+def _race(first, second, line1=2, line2=5):
+    return {"region": {"address_space": "shared", "bytes": 4, "offset": 0},
+            "first": {"mode": first[0], "bytes": 4, "actor": first[1],
+                      "location": {"file": "/tmp/x/kernel.ptx", "line": line1, "column": 2}},
+            "second": {"mode": second[0], "bytes": 4, "actor": second[1],
+                       "location": {"file": "/tmp/x/kernel.ptx", "line": line2, "column": 2}}}
+
+
+RACE_PTX = ("l1\n\tst.shared.v4.b32 \t[%r1], {%r2, %r3, %r4, %r5};\n\tadd.s32 %r6, %r6, 1;\n"
+            "\tbar.sync 0;\n\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r7, %r8}], [%r1];\n")
+
+
+def test_races_witness_ends_are_the_ptx_and_python_lines_sentryward_names():
+    from verify import race_report
+
+    result = {"result": "potential_race", "checks": {}, "races": [_race(("write", 32), ("read", 0))],
+              "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
+    r = race_report.read_result(result, RACE_PTX, "k.py", {2: 40, 5: 42}, threads_per_cta=128)
+    assert [(w["endpoint"], w["ptx_line"], w["column"], w["python_line"]) for w in r["witnesses"]] == [
+        ("first", 2, 2, 40), ("second", 5, 2, 42)]
+    assert any(x.startswith("      write of 4 B by thread 32 at k.py:40 (PTX line 2:2): st.shared.v4.b32")
+               for x in r["lines"])
+    assert r["classification"] is None
+    ptx_input = race_report.read_result(result, RACE_PTX, "k.ptx", None, threads_per_cta=128)
+    assert any("at k.ptx:5:2: cp.async.bulk.tensor" in x for x in ptx_input["lines"])
+
+
+def test_races_same_warp_duplicate_store_is_said_so_and_stays_a_finding():
+    from verify import race_report
+
+    dup = {"result": "potential_race", "checks": {}, "races": [_race(("write", 0), ("write", 1), 2, 2)],
+           "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
+    r = race_report.read_result(dup, RACE_PTX, "k.ptx", None, threads_per_cta=128)
+    assert r["finding"] and r["verdict"] == "potential_race" and r["classification"] == "same_warp_duplicate_store"
+    assert any("same-warp duplicate store" in x and "neither SentryWard" in x for x in r["lines"])
+    other_warp = dict(dup, races=[_race(("write", 0), ("write", 32), 2, 2)])
+    assert race_report.read_result(other_warp, RACE_PTX, "k.ptx", None, threads_per_cta=128)["classification"] is None
+    other_cta = dict(dup, races=[_race(("write", 0), ("write", 128), 2, 2)])
+    assert race_report.read_result(other_cta, RACE_PTX, "k.ptx", None, threads_per_cta=128)["classification"] is None
+
+
+def test_edit_sites_name_replaced_and_removed_lines():
+    from verify import race_report
+
+    base = "a;\n\tmbarrier.try_wait.parity.b64 p, [%r1], %r2;\nb;\n\tbar.sync 0;\nc;\n"
+    edited = "a;\n\tmov.pred p, 1;\nb;\nc;\n"
+    sites = race_report.edit_sites(base, edited)
+    assert [(s["line"], s["column"], s["text"], s["was"], s["removed"]) for s in sites] == [
+        (2, 2, "mov.pred p, 1;", "mbarrier.try_wait.parity.b64 p, [%r1], %r2;", False),
+        (4, 1, "c;", "bar.sync 0;", True)]
+    assert race_report.edit_sites(base, base) == []
+
+
+def test_lifecycle_witness_names_the_edited_ptx_and_python_line():
+    from verify import race_report
+
+    ptx = ("\tmbarrier.init.shared::cta.b64 [%r1], 1;\n\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%r1];\n"
+           "\tmov.pred p, 1;\n\tmbarrier.inval.shared::cta.b64 [%r1];\n")
+    base = ptx.replace("mov.pred p, 1;", "mbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r2;")
+    result = {"result": "invalid_lifecycle", "checks": {"synchronization": "failed"},
+              "diagnostics": [{"code": "barrier_completion_before_invalidation_not_proven",
+                               "message": "Every operation on the mbarrier must finish before its final invalidation.",
+                               "details": {"witnesses": [{"from_instruction": 7, "to_instruction": 9,
+                                                          "kind": "mbarrier_final_invalidation"}]}}]}
+    r = race_report.read_result(result, ptx, "k.py", {3: 33}, edits=race_report.edit_sites(base, ptx))
+    edit = [w for w in r["witnesses"] if w.get("role") == "edit"]
+    assert [(w["ptx_line"], w["column"], w["python_line"]) for w in edit] == [(3, 2, 33)]
+    assert any(x.strip().startswith("edited at k.py:33 (PTX line 3:2): mov.pred p, 1;  (base: mbarrier.try_wait")
+               for x in r["lines"])
+    assert any("to: its final invalidation: one of PTX lines 4" in x for x in r["lines"])
+    assert any("from: an operation on the mbarrier: one of PTX lines 1, 2" in x for x in r["lines"])
+    # without a base to compare with, the witness still says SentryWard names no line, and nothing is made up
+    alone = race_report.read_result(result, ptx, "k.ptx", None)
+    assert not [w for w in alone["witnesses"] if w.get("role") == "edit"]
+    assert any("SentryWard names no PTX line" in x for x in alone["lines"])
 
 
 @pytest.mark.slow
@@ -451,3 +522,86 @@ def test_races_cli_on_a_tcgen05_matmul_and_a_removed_wait(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text())
     k = data["races"]["kernels"]["matmul_tma_kernel"]
     assert k["base"]["verdict"] == "race_free" == k["edited"]["verdict"]
+    # the MMA-completion wait (after the tcgen05.commit) removed in the Python: reported at the edited line
+    from ptx2py import ptx_to_python
+
+    lines = ptx_to_python(path.read_text()).splitlines(keepends=True)
+    waits = [i for i, x in enumerate(lines) if "mbarrier.try_wait" in x]
+    i = waits[1]
+    lines[i] = lines[i][:len(lines[i]) - len(lines[i].lstrip())] + "ptx.mov.pred(complete, 1)\n"
+    edited = tmp_path / "edited.py"
+    edited.write_text("".join(lines))
+    r = _cli(str(path), str(edited), "--races", "--json", str(tmp_path / "e.json"))
+    assert r.returncode == 1, r.stderr
+    k = json.loads((tmp_path / "e.json").read_text())["races"]["kernels"]["matmul_tma_kernel"]
+    assert k["base"]["verdict"] == "race_free" and k["edited"]["verdict"] == "invalid_lifecycle"
+    edit = [w for w in k["edited"]["witnesses"] if w.get("role") == "edit"]
+    assert [(w["python_line"], w["ptx_line"]) for w in edit] == [(i + 1, 316)]
+    assert f"edited at {edited}:{i + 1} (PTX line 316:2): mov.pred complete, 1;" in r.stdout
+
+
+def test_a_finding_the_base_shares_is_told_by_the_exhaustive_race_count():
+    from verify import race_report
+
+    dup = {"result": "potential_race", "checks": {}, "races": [_race(("write", 0), ("write", 1), 2, 2)],
+           "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
+    sites = [{"line": 4, "column": 2, "text": "x;", "was": "bar.sync 0;", "removed": True}]
+
+    def said(counts):
+        return race_report.read_result(dup, RACE_PTX, "k.ptx", None, edits=sites, race_counts=counts,
+                                       threads_per_cta=128)["lines"]
+    assert any("15872 racing access pairs in the base, 24000 in the edited kernel (+8128), which differs at: "
+               "k.ptx:4:2" in x for x in said((15872, 24000)))
+    assert any("15872 racing access pairs in both kernels" in x for x in said((15872, 15872)))
+    assert any("says nothing about what the edit changed" in x for x in said((None, 24000)))
+    assert all("new against the base" not in x for x in said((15872, 24000)))
+
+
+@pytest.mark.slow
+def test_races_removed_barrier_behind_a_duplicate_store_is_seen_by_the_count():
+    from verify import races
+    from ptxgrammar import read_ptx
+
+    if races.sentryward_available():
+        pytest.skip(races.sentryward_available())
+    path = CORPUS / "triton" / "row_reduce_fp32_sm120.ptx"
+    text = read_ptx(str(path))
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, x in enumerate(lines) if x.strip() == "bar.sync \t0;")
+    spec = races.launch_spec(str(path))
+    base = races.race_one(spec, text, "rr.ptx")
+    assert base["verdict"] == "potential_race" and base["classification"] == "same_warp_duplicate_store"
+    edited = races.race_one(spec, "".join(lines[:i] + lines[i + 1:]), "rr.ptx", base={"ptx": text, "result": base})
+    assert edited["verdict"] == "potential_race"
+    low, high = edited["race_counts"]
+    assert high > low > 0
+    assert any(f"which differs at: rr.ptx:{i + 1}:" in x for x in edited["lines"])
+
+
+def test_a_synchronisation_counterexample_names_its_ptx_line_and_the_edit():
+    from verify import race_report
+
+    ptx = ("\tmbarrier.init.shared::cta.b64 [%r1], 1;\n\tmov.pred p, 1;\n"
+           "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1];\n")
+    base = ptx.replace("mov.pred p, 1;", "mbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r2;")
+    result = {"result": "not_wellsynced", "checks": {"synchronization": "failed"},
+              "diagnostics": [{"code": "missing_successful_wait_handoff", "details": {"barrier": 1, "event": 1307},
+                               "message": "next-phase arrival occurred before a successful prior-phase wait"}],
+              "source_events": [{"event": 0, "file": "/tmp/a/kernel.ptx", "line": 1, "column": 2, "instruction": 0},
+                                {"event": 1307, "file": "/tmp/a/kernel.ptx", "line": 3, "column": 2,
+                                 "instruction": 239}]}
+    r = race_report.read_result(result, ptx, "k.py", {2: 20, 3: 21}, edits=race_report.edit_sites(base, ptx))
+    assert [(w.get("role"), w["ptx_line"], w["python_line"]) for w in r["witnesses"]] == [
+        ("event", 3, 21), ("edit", 2, 20)]
+    assert "    at k.py:21 (PTX line 3:2): tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 " \
+           "[%r1];  (SentryWard event 1307)" in r["lines"]
+    assert any(x.startswith("    edited at k.py:20 (PTX line 2:2): mov.pred p, 1;") for x in r["lines"])
+
+
+def test_a_timeout_is_no_proof_and_says_how_to_shrink_further():
+    from verify import race_report
+
+    r = race_report.read_result({"result": "timeout", "checks": {"synchronization": "incomplete"},
+                                 "diagnostics": [{"code": "time_budget"}]}, RACE_PTX, "k.ptx", None)
+    assert not r["finding"] and not r["proved"]
+    assert any("--races-size 16" in x for x in r["lines"])

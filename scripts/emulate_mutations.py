@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import json
 import sys
 from pathlib import Path
@@ -24,57 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import ptxgrammar  # noqa: E402
-from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
 from emulate import EmulationError, run  # noqa: E402
-from emulate.operands import constant  # noqa: E402
 from emulate.corpus_check import small_launch  # noqa: E402
-
-
-def sync_sites(module, kernel=None):
-    """(path to the instruction, mutation kind) for every synchronisation instruction of the
-    launched kernel (and of the device functions of the module, which it may call)."""
-    out = []
-
-    def visit(items, path):
-        for i, item in enumerate(items):
-            if isinstance(item, Block):
-                visit(item.items, path + (i,))
-            elif isinstance(item, Instruction):
-                name = item.name
-                if item.opcode in ("bar", "barrier") and ".sync" in item.modifiers:
-                    out.append((path + (i,), "delete " + name))
-                elif item.opcode == "cp" and (".wait_group" in item.modifiers or ".wait_all" in item.modifiers):
-                    out.append((path + (i,), "delete " + name))
-                elif item.opcode == "shfl" and ".sync" in item.modifiers:
-                    mask = constant(item.operands[-1])      # 0xffffffff, or Triton's -1
-                    if mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF:
-                        out.append((path + (i,), "weaken mask of " + name))
-    for fi, fn in enumerate(module.items):
-        if isinstance(fn, Function) and fn.body is not None and (
-                kernel is None or fn.name == kernel or fn.head.kind != ".entry"):
-            visit(fn.body.items, (fi,))
-    return out
-
-
-def mutate(module, path, kind):
-    def edit_block(block, rest):
-        items = list(block.items)
-        i = rest[0]
-        if len(rest) > 1:
-            items[i] = edit_block(items[i], rest[1:])
-        elif kind.startswith("delete"):
-            del items[i]
-        else:
-            instr = items[i]
-            mask = IntLiteral("0x0000ffff", trivia=instr.operands[-1].trivia)
-            items[i] = instr.with_changes(operands=instr.operands[:-1] + (mask,))
-        return block.with_changes(items=tuple(items))
-
-    items = list(module.items)
-    fn = items[path[0]]
-    items[path[0]] = fn.with_changes(body=edit_block(fn.body, path[1:]))
-    return module.with_changes(items=tuple(items))
+from emulate.mutations import SCHEDULES, instruction_at, mutate, observe, sync_sites  # noqa: E402
+from emulate.mutations import outcome as run_outcome  # noqa: E402
 
 
 def outcome(module, launch, inputs, filename, executed=None):
@@ -85,13 +40,6 @@ def outcome(module, launch, inputs, filename, executed=None):
     if executed is not None:
         executed |= r.executed
     return r.outputs, [x.render() for x in r.reports]
-
-
-def instruction_at(module, path):
-    node = module.items[path[0]].body
-    for i in path[1:]:
-        node = node.items[i]
-    return node
 
 
 def same(a, b):
@@ -110,7 +58,7 @@ def ir_kernels():
             yield f"ir:{name}.{target}", compile_kernel(kernel, target), launch, inputs
 
 
-def corpus_kernels(sweep_json):
+def corpus_kernels(sweep_json, ctas=2):
     from launch.plan import kernel_specs
 
     results = json.loads(Path(sweep_json).read_text())
@@ -118,8 +66,10 @@ def corpus_kernels(sweep_json):
         if r["status"] != "pass":
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
+        if not side.is_file():      # another build of a source (X.sm_80.G.ptx): X.sm_80.json
+            side = side.with_name(side.name.rsplit(".", 2)[0] + ".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
-        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, 2), None
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), small_launch(spec, ctas), None
 
 
 def main(argv=None) -> int:
@@ -128,45 +78,90 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus-sweep", help="the --json of scripts/emulate_corpus.py (corpus kernels that pass)")
     ap.add_argument("--skip", default="", help="comma-separated substrings of kernels to leave out")
     ap.add_argument("--skip-file", help="a file of comma-separated kernel labels to leave out (done before)")
+    ap.add_argument("--ctas", type=int, default=2, help="CTAs of the corpus kernels' reduced launch (default 2)")
+    ap.add_argument("--shfl-sample", type=int, metavar="N",
+                    help="weaken at most N shuffle masks a kernel, spread evenly over its shuffles (time)")
+    ap.add_argument("--shard", default="0/1", help="I/N: only the kernels numbered I mod N (parallel runs)")
     ap.add_argument("--json")
+    ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of earlier runs")
     args = ap.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, args.json)
     sources = [] if args.no_ir else list(ir_kernels())
     skip = [s for s in args.skip.split(",") if s]
     if args.corpus_sweep:
-        sources += list(corpus_kernels(args.corpus_sweep))
+        sources += list(corpus_kernels(args.corpus_sweep, args.ctas))
     if args.skip_file:
         skip += [s for s in Path(args.skip_file).read_text().split(",") if s]
     sources = [s for s in sources if not any(k in s[0] for k in skip)]
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    sources = sources[shard::shards]
     tally = collections.Counter()
     rows = []
     kernels_with_sites = 0
     for label, text, launch, inputs in sources:
+        gc.collect()                 # machines are reference cycles holding every buffer: free them
         module = ptxgrammar.parse(text, filename=label)
-        kernel = launch["kernel"]
-        sites = sync_sites(module, kernel)
+        sites = sample_shuffles(sync_sites(module, launch["kernel"]), args.shfl_sample)
         if not sites:
             continue
-        ran = set()
-        base_out, base_reports = outcome(module, launch, inputs, label, ran)
-        if base_out is None or base_reports:
+        try:
+            seen = observe(module, launch, inputs, label)
+            base_reports = [x.render() for _, r in seen.runs for x in r.reports]
+        except EmulationError as e:
+            base_reports = [str(e)]
+        if base_reports:
             rows.append({"kernel": label, "base": "not clean", "why": base_reports[:1]})
             tally["base not clean"] += 1
             continue
+        base_out = seen.runs[0][1].outputs
         kernels_with_sites += 1
         for path, kind in sites:
-            if id(instruction_at(module, path)) not in ran:    # never runs at this size: unobservable
+            cls = seen.classify(module, path, kind)
+            if cls == "not executed":
                 tally["not executed"] += 1
                 rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": "not executed"})
                 continue
-            out, reports = outcome(mutate(module, path, kind), launch, inputs, label)
-            caught = bool(reports) or not same(base_out, out)
+            mutant = mutate(module, path, kind)
+            for sched in SCHEDULES if cls == "observable" else SCHEDULES[:1]:
+                out, reports = run_outcome(mutant, launch, inputs, label, sched)
+                base = next(r.outputs for s, r in seen.runs if s == sched)
+                caught = bool(reports) or not same(base, out)
+                if caught:
+                    break
             how = "report" if reports else "output" if caught else "missed"
             tally[how] += 1
+            tally[f"{cls} {'caught' if caught else 'missed'}"] += 1
             rows.append({"kernel": label, "mutation": kind, "site": list(path), "caught": caught, "how": how,
-                         "why": reports[:1]})
-            print(f"{how:7} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}", flush=True)
-        del kernel
+                         "observable": cls, "schedule": sched, "why": reports[:1]})
+            print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:160] if reports else ''}",
+                  flush=True)
     return summarize(kernels_with_sites, tally, rows, args.json)
+
+
+def sample_shuffles(sites: list, n: int | None) -> list:
+    """The sites with at most n of the shuffle-mask ones, evenly spaced (None: all)."""
+    shfl = [s for s in sites if s[1].startswith("weaken")]
+    if n is None or len(shfl) <= n:
+        return sites
+    keep = {id(shfl[round(i * (len(shfl) - 1) / max(n - 1, 1))]) for i in range(n)} if n else set()
+    return [s for s in sites if not s[1].startswith("weaken") or id(s) in keep]
+
+
+def merge(paths: list, json_path: str | None) -> int:
+    """The summary of several runs (the shards of one) from their rows."""
+    rows = [r for p in paths for r in json.loads(Path(p).read_text())]
+    tally = collections.Counter()
+    for r in rows:
+        if r.get("base") == "not clean":
+            tally["base not clean"] += 1
+        elif r["how"] == "not executed":
+            tally["not executed"] += 1
+        else:
+            tally[r["how"]] += 1
+            tally[f"{r['observable']} {'caught' if r['caught'] else 'missed'}"] += 1
+    kernels = len({r["kernel"] for r in rows if "mutation" in r})
+    return summarize(kernels, tally, rows, json_path)
 
 
 def summarize(kernels: int, tally, rows: list, json_path: str | None) -> int:
@@ -176,6 +171,13 @@ def summarize(kernels: int, tally, rows: list, json_path: str | None) -> int:
           f"({tally['report']} by a report, {tally['output']} by different outputs), missed {tally['missed']}; "
           f"{tally['not executed']} more sites never run at this size; "
           f"unmutated kernels not clean: {tally['base not clean']}")
+    if tally["observable caught"] + tally["observable missed"] + tally["unobservable caught"]:
+        # a caught mutant was observed, whatever the classifier said (counted with the observable ones)
+        obs = tally["observable caught"] + tally["observable missed"] + tally["unobservable caught"]
+        got = tally["observable caught"] + tally["unobservable caught"]
+        print(f"observable at this size: {obs} of {n} ({tally['unobservable missed']} unobservable: the "
+              f"synchronisation orders nothing at this launch); caught {got} of {obs} = {100 * got / obs:.1f}% "
+              f"({tally['unobservable caught']} caught that the classifier called unobservable)")
     if json_path:
         Path(json_path).write_text(json.dumps(rows, indent=1) + "\n")
     return 0

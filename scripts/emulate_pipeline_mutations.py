@@ -3,12 +3,20 @@
 (TMA, mbarrier, wgmma, tcgen05) that runs clean (scripts/emulate_pipelines_corpus.py --json),
 weaken one synchronisation at a time -- delete an mbarrier wait (try_wait/test_wait) or arrive,
 halve an expect_tx byte count, raise a wgmma.wait_group depth by one, delete a wgmma.commit_group,
-a fence.proxy.async, a cp.async.bulk.wait_group or a tcgen05.commit -- and run the mutant at the
+a fence.proxy.async, a cp.async.bulk.wait_group, a tcgen05.commit or a barrier.cluster.wait -- and run the mutant at the
 same reduced launch with the same inputs. It is caught when its outputs differ from the unmutated
-kernel's or it gets a report (a deadlock or a refusal included). Sites that never run at the test
-size are counted apart (unobservable).
+kernel's or it gets a report (a deadlock or a refusal included).
+
+Observable or not is decided from runs of the *unmutated* kernel under the three schedules,
+never from the mutant's outcome (emulate/semantics/sites.py): a site is observable when, in one
+of those runs, the synchronisation did work the engine models (a wait that blocked or made
+copies visible, an arrive on a phase a wait observed, a wait_group that completed the group the
+raised depth would leave pending, a fence whose fenced bytes an async-proxy read used, ...).
+Sites that never run are "not executed"; observable mutants run under each schedule until one
+catches them.
 
     python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--k 256] [--only SUBSTR] [--json out.json]
+                                                 [--reuse earlier.json,...]
 """
 from __future__ import annotations
 
@@ -25,10 +33,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import ptxgrammar  # noqa: E402
 from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
-from emulate.corpus_check import small_launch  # noqa: E402
-from emulate_mutations import instruction_at, outcome, same, summarize  # noqa: E402
+from emulate import EmulationError, run  # noqa: E402
+from emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
+from emulate.semantics.sites import recording  # noqa: E402
+from emulate_mutations import summarize  # noqa: E402
 
-PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05"}
+PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05", "cluster"}
 
 
 def site_kind(item) -> str | None:
@@ -47,6 +57,8 @@ def site_kind(item) -> str | None:
     if op == "cp" and mods[:2] == (".async", ".bulk") and ".wait_group" in mods:
         return "delete " + item.name
     if op == "tcgen05" and first == ".commit":
+        return "delete " + item.name
+    if op == "barrier" and first == ".cluster" and ".wait" in mods:
         return "delete " + item.name
     return None
 
@@ -119,7 +131,7 @@ def kernels(sweep, k=None, only=None):
             text = ptx.read_text()
             if only and not any(o in str(ptx) for o in only.split(",")):
                 continue
-            if PIPELINE_FEATURES & set(features(text)):
+            if PIPELINE_FEATURES & set(features(text, spec["kernel"])):
                 yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k)
         return
     for r in json.loads(Path(sweep).read_text()):
@@ -130,38 +142,104 @@ def kernels(sweep, k=None, only=None):
         yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k)
 
 
+def instruction_at(module, path):
+    node = module.items[path[0]].body
+    for i in path[1:]:
+        node = node.items[i]
+    return node
+
+
+def _outcome(module, launch, label, schedule):
+    """(outputs or None, rendered reports) of one run; a refusal is a report."""
+    try:
+        r = run(module, launch, filename=label, schedule=schedule, max_steps=400_000)
+    except EmulationError as e:
+        return None, [str(e)], set()
+    return r.outputs, [x.render() for x in r.reports], r.executed
+
+
+def observe(module, launch, label):
+    """The unmutated kernel under each schedule: ({schedule: outputs}, reports, executed ids,
+    ids of the synchronisations that did work)."""
+    outs, reports, executed = {}, [], set()
+    with recording() as acted:
+        for sched in SCHEDULES:
+            out, rep, ran = _outcome(module, launch, label, sched)
+            outs[sched], reports, executed = out, reports + rep, executed | ran
+    return outs, reports, executed, acted
+
+
+def classify(module, path, executed, acted) -> str:
+    key = id(instruction_at(module, path))
+    return "not executed" if key not in executed else "observable" if key in acted else "unobservable"
+
+
+def same(a, b):
+    import numpy as np
+
+    return a is not None and b is not None and all(np.array_equal(a[k].view(np.uint8), b[k].view(np.uint8)) for k in a)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sweep", help="the --json of scripts/emulate_pipelines_corpus.py (default: find the kernels)")
     ap.add_argument("--json")
     ap.add_argument("--k", type=int, help="raise the K loop extent to this (default: the sweep's 64)")
     ap.add_argument("--only", help="comma-separated substrings of the kernels to mutate")
+    ap.add_argument("--reuse", help="comma-separated --json files of earlier runs: their mutant outcomes "
+                    "are taken, not rerun (the unmutated runs and the classification are always redone; a "
+                    "missed mutant now called observable is retried under the schedules it was not run in)")
     args = ap.parse_args(argv)
     tally, rows, nkernels = collections.Counter(), [], 0
+    earlier = {}
+    for f in (args.reuse or "").split(","):
+        for r in json.loads(Path(f).read_text()) if f else ():
+            if "mutation" in r and r.get("how") != "not executed":
+                earlier[(r["kernel"], tuple(r["site"]), r["mutation"])] = r
     for label, text, launch in kernels(args.sweep, args.k, args.only):
         module = ptxgrammar.parse(text, filename=label)
         found = sites(module, launch["kernel"])
         if not found:
             continue
-        ran = set()
-        base_out, base_reports = outcome(module, launch, None, label, ran)
-        if base_out is None or base_reports:
+        base, base_reports, executed, acted = observe(module, launch, label)
+        if any(o is None for o in base.values()) or base_reports:
             print(f"base    {label} not clean: {base_reports[:1]}", flush=True)
             tally["base not clean"] += 1
             rows.append({"kernel": label, "base": "not clean", "why": base_reports[:1]})
             continue
         nkernels += 1
         for path, kind in found:
-            if id(instruction_at(module, path)) not in ran:
+            cls = classify(module, path, executed, acted)
+            if cls == "not executed":
                 tally["not executed"] += 1
+                rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": "not executed"})
                 continue
-            out, reports = outcome(mutate(module, path, kind), launch, None, label)
-            caught = bool(reports) or not same(base_out, out)
-            how = "report" if reports else "output" if caught else "missed"
+            mutant = mutate(module, path, kind)
+            old = earlier.get((label, tuple(path), kind))
+            tried = set(old.get("schedules") or (SCHEDULES if old.get("observable") == "observable"
+                                                 else SCHEDULES[:1])) if old else set()
+            caught, reports = bool(old and old["how"] != "missed"), (old or {}).get("why") or []
+            for sched in SCHEDULES if cls == "observable" else SCHEDULES[:1]:
+                if caught or sched in tried:
+                    continue
+                tried.add(sched)
+                out, reports, _ = _outcome(mutant, launch, label, sched)
+                caught = bool(reports) or not same(base[sched], out)
+            how = old["how"] if old and old["how"] != "missed" else \
+                "report" if reports else "output" if caught else "missed"
             tally[how] += 1
-            rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": how, "why": reports[:1]})
-            print(f"{how:7} {label} {kind} at {list(path)} {reports[0][:150] if reports else ''}", flush=True)
-    return summarize(nkernels, tally, rows, args.json)
+            tally[f"{cls} {'caught' if caught else 'missed'}"] += 1
+            rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": how, "observable": cls,
+                         "schedules": sorted(tried), "why": reports[:1]})
+            print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:150] if reports else ''}", flush=True)
+    status = summarize(nkernels, tally, rows, args.json)
+    obs = tally["observable caught"] + tally["observable missed"]
+    if obs:
+        print(f"observable (the synchronisation did work in an unmutated run): {obs}; caught "
+              f"{tally['observable caught']} = {100 * tally['observable caught'] / obs:.1f}%; unobservable "
+              f"{tally['unobservable caught'] + tally['unobservable missed']} ({tally['unobservable caught']} "
+              "caught all the same)")
+    return status
 
 
 if __name__ == "__main__":

@@ -21,13 +21,28 @@ sys.path.insert(0, str(ROOT))
 from emulate.corpus_check import cases, run_case  # noqa: E402
 
 FEATURES = {"tma": r"cp\.async\.bulk", "mbarrier": r"\bmbarrier\.", "wgmma": r"\bwgmma\.",
-            "mma.sync": r"\bmma\.sync", "ldmatrix": r"\b(ld|st)matrix\.", "tcgen05": r"\btcgen05\."}
-ASYNC = {"tma", "mbarrier", "wgmma", "tcgen05"}
+            "mma.sync": r"\bmma\.sync", "ldmatrix": r"\b(ld|st)matrix\.", "tcgen05": r"\btcgen05\.",
+            "cluster": r"\bbarrier\.cluster|\bmapa\b|%cluster_|\.multicast::cluster"}
+ASYNC = {"tma", "mbarrier", "wgmma", "tcgen05", "cluster"}
 TARGETS = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120", "sm_120a"}
 
 
-def features(text: str) -> list[str]:
+def features(text: str, kernel: str | None = None) -> list[str]:
+    """The features a kernel uses: its own .entry's text (with the module's .func bodies, which it
+    may call), or the whole module without a kernel name."""
+    if kernel is not None:
+        text = kernel_text(text, kernel)
     return [name for name, rx in FEATURES.items() if re.search(rx, text)]
+
+
+def kernel_text(text: str, kernel: str) -> str:
+    entries = [m.start() for m in re.finditer(r"\.entry\s", text)]
+    start = text.find(f".entry {kernel}")
+    if start < 0:
+        return text
+    end = next((e for e in entries if e > start), len(text))
+    funcs = "".join(m.group(0) for m in re.finditer(r"\.func[\s\S]*?\n}\n", text))
+    return text[start:end] + funcs
 
 
 def main(argv=None) -> int:
@@ -42,7 +57,7 @@ def main(argv=None) -> int:
     results = []
     summary = collections.defaultdict(collections.Counter)
     for producer, ptx, spec in cases(TARGETS, args.only):
-        feats = features(ptx.read_text())
+        feats = features(ptx.read_text(), spec["kernel"])
         if not feats or args.async_only and not ASYNC & set(feats):
             continue
         res = run_case(ptx, spec, args.ctas, args.max_steps)

@@ -24,7 +24,7 @@ def one(path: str):
 
     text = ptxgrammar.read_ptx(path)
     try:
-        src = ptx2py.ptx_to_python(text, sugar=True)
+        src = ptx2py.ptx_to_python(text, sugar=True, filename=path)  # as `ptx2py FILE --sugar` does
     except Exception as e:  # noqa: BLE001
         return path, 0, 0, [f"sugar failed: {e}"]
     rep = check(text, src)

@@ -4,7 +4,8 @@ edits of each (a removed `bar.sync`, a removed mbarrier wait, a removed MMA-comp
 the wait that follows a `tcgen05.commit`), each reported with its witnesses and the edited line.
 
     pip install -e '.[races]'
-    python scripts/races_corpus.py [--kernels a.ptx,b.ptx] [--timeout 300] [--no-edits] [--json out.json]
+    python scripts/races_corpus.py [--kernels a.ptx,b.ptx] [--timeout 300] [--size 128] [--retry-size 16]
+                                   [--no-edits] [--json out.json]
 
 A removed wait is the `mbarrier.try_wait` turned into `mov.pred P, 1;` (the wait succeeds at
 once); a removed barrier is the `bar.sync` line deleted (the first one between a shared-memory
@@ -71,6 +72,28 @@ def edits(text: str) -> list[tuple[str, int, str]]:
     return out
 
 
+def summarize(rel: str, kind: str, line: int | None, e: dict, seconds: float) -> dict:
+    """One row: the verdict, the witness lines, and whether a witness stands at the edited line:
+    a lifecycle witness names it (role "edit"), or a race's two ends lie either side of it (a
+    removed line L: the edited text's lines from L on are the original's L+1...)."""
+    wit = e.get("witnesses", [])
+    lines = sorted({w["ptx_line"] for w in wit})
+    ends = sorted({w["ptx_line"] for w in wit if "endpoint" in w})
+    named = bool(line) and any(w.get("role") == "edit" and w["ptx_line"] == line for w in wit)
+    brackets = bool(line) and any(w < line for w in ends) and any(w >= line for w in ends)
+    counts = e.get("race_counts") or [None, None]
+    counted = bool(line) and None not in counts and counts[1] > counts[0]
+    at_edit = ("no edit" if not line else "the race's ends bracket the edited line" if brackets
+               else "a witness names the edited line" if named
+               else f"the base's race comes first; the exhaustive race count rises {counts[0]} -> {counts[1]}"
+               if counted else "NO witness at the edited line")
+    return {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"],
+            "classification": e.get("classification"), "witness_lines": lines, "at_edit": at_edit,
+            "witness_at_edit": named or brackets, "edit_seen_by_count": counted, "race_counts": counts,
+            "seconds": round(seconds, 1), "shrunk": e.get("shrunk"),
+            "lines": e["lines"]}
+
+
 def main() -> int:
     from ptxgrammar import read_ptx
     from verify.races import launch_spec, race_one, sentryward_available
@@ -79,6 +102,9 @@ def main() -> int:
     ap.add_argument("--kernels", default=",".join(DEFAULT))
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--no-edits", action="store_true")
+    ap.add_argument("--size", type=int, default=128, help="cap on each problem dimension (verify --races-size)")
+    ap.add_argument("--retry-size", type=int, default=16, help="when an original times out, run it and its edits "
+                    "again at this size (0: do not)")
     ap.add_argument("--json")
     args = ap.parse_args()
     if sentryward_available():
@@ -89,23 +115,23 @@ def main() -> int:
         path = str(ROOT / "corpus" / "ptx" / rel)
         text = read_ptx(path)
         spec = launch_spec(path)
-        cases = [("original", None, text)] + ([] if args.no_edits else edits(text))
-        for kind, line, edited in cases:
+        original, cap = None, args.size
+        for kind, line, edited in [("original", None, text)] + ([] if args.no_edits else edits(text)):
             t = time.time()
-            e = race_one(spec, edited, rel, timeout=args.timeout)
-            wit = sorted({w["ptx_line"] for w in e.get("witnesses", [])})
-            # a removed line L: the edited text's lines from L on are the original's L+1...
-            brackets = bool(line) and any(w < line for w in wit) and any(w >= line for w in wit)
-            row = {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"], "witness_lines": wit,
-                   "witnesses_bracket_edit": brackets,
-                   "seconds": round(time.time() - t, 1), "shrunk": e.get("shrunk"), "lines": e["lines"]}
+            base = None if original is None else {"ptx": text, "result": original}
+            e = race_one(spec, edited, rel, cap=cap, timeout=args.timeout, base=base)
+            if original is None and e["verdict"] == "timeout" and args.retry_size:
+                cap = args.retry_size       # the original and its edits at the smaller launch alike
+                print(f"{rel}: original: timeout at size {args.size}; again at size {cap}", flush=True)
+                e = race_one(spec, edited, rel, cap=cap, timeout=args.timeout)
+            original = original or e
+            row = summarize(rel, kind, line, e, time.time() - t)
             results.append(row)
-            at = f" at line {line}" if line else ""
-            around = "; the witness pair brackets the edited line" if brackets else ""
-            print(f"{rel}: {kind}{at}: {e['verdict']} (witness PTX lines {wit or '-'}{around}; {row['seconds']} s)",
-                  flush=True)
+            print(f"{rel}: {kind}{f' at line {line}' if line else ''}: {e['verdict']}"
+                  f"{' (' + row['classification'] + ')' if row['classification'] else ''} "
+                  f"(witness PTX lines {row['witness_lines'] or '-'}; {row['at_edit']}; {row['seconds']} s)", flush=True)
             if e["verdict"] not in ("race_free", "verified"):
-                print("    " + "\n    ".join(e["lines"][1:8]), flush=True)
+                print("    " + "\n    ".join(e["lines"][1:10]), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

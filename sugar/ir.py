@@ -64,6 +64,9 @@ def unq(atom: str) -> str | None:
     """The value of a Python string literal atom written by `generator.q` (else None)."""
     if atom.__class__ is not str or len(atom) < 2 or atom[0] not in "\"'" or atom[-1] != atom[0]:
         return None
+    inner = atom[1:-1]
+    if "\\" not in atom and atom[0] not in inner and "\n" not in inner and "\r" not in inner:
+        return inner   # no escapes, one literal: the text between the quotes
     import ast
 
     try:
@@ -96,6 +99,19 @@ def layout_lines(expr, depth, prefix="") -> int:
     return len(out)
 
 
+def per_function(stmts, rewrite) -> list:
+    """`rewrite(run)` of each top-level statement with the deeper statements after it
+    (a function and its body), concatenated."""
+    out, k = [], 0
+    while k < len(stmts):
+        j = k + 1
+        while j < len(stmts) and stmts[j].depth > 0:
+            j += 1
+        out += rewrite(stmts[k:j])
+        k = j
+    return out
+
+
 def taken_names(stmts) -> set:
     """Every identifier the generated code binds (register families and such)."""
     out = set()
@@ -107,4 +123,4 @@ def taken_names(stmts) -> set:
 
 
 __all__ = ["Call", "Display", "Kw", "PyStmt", "head", "is_insn", "is_call", "kwargs", "positional",
-           "stmt", "unq", "taken_names", "inline_comment", "byte_values", "layout_lines"]
+           "stmt", "unq", "taken_names", "per_function", "inline_comment", "byte_values", "layout_lines"]

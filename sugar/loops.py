@@ -17,12 +17,13 @@ never moved. A function whose graph is irreducible keeps its loops flat, with a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from analysis import build, dominators, irreducible_edges, natural_loops
 from analysis.cfg import Step
 
-from .ir import Call, Kw, is_call, stmt
+from .ir import Call, Kw, is_call, stmt, taken_names
 
 LINE = 88
 MAX_DEPTH = 17  # Python allows 20 statically nested blocks
@@ -204,6 +205,9 @@ def _find(region, loop, accepted, inc, room):
         hr = room(stmts, k)
         if hr + 4 * (inc[k] + 1) > LINE >= hr:
             return None
+    pred = branch(stmts[end])[1] if closed else None
+    if pred is not None and _identifiers(pred) & taken_names(stmts[a:end]):
+        return None  # `while_=` is read at the loop's head: a register declared in the body is not bound yet
     last = end if closed else end + 1  # past the body
     for r in accepted:
         inside = r.top < start and end < r.end + (not r.closed)
@@ -211,6 +215,22 @@ def _find(region, loop, accepted, inc, room):
         if not (r.end < start or end < r.start or inside or around):
             return None
     return Raised(start, a, end, enter, closed)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _identifiers(e) -> set:
+    """The Python names an expression IR reads (string literals aside)."""
+    c = e.__class__
+    if c is str:
+        return set() if e[:1] in "\"'" else set(_IDENTIFIER.findall(e))
+    if c is Kw:
+        return _identifiers(e.value)
+    out = set(_IDENTIFIER.findall(getattr(e, "head", "") or ""))
+    for i in getattr(e, "items", ()):
+        out |= _identifiers(i)
+    return out
 
 
 def _exit_branches(region, loops) -> set:

@@ -147,6 +147,17 @@ def _items_param_decls(call):
     return []
 
 
+def _declared_params(call) -> set:
+    """The spellings a function head declares, its parameters and return parameters: inside
+    the function they name the parameter, not a module variable (ptxas resolves them so;
+    labels do not shadow)."""
+    out = set()
+    for it in call.items:
+        if it.__class__ is Kw and it.value.__class__ is Display:
+            out.update(unq(p.items[0]) for p in it.value.items if p.__class__ is Call and p.items)
+    return out
+
+
 def run(stmts, ctx):
     if taken_names(stmts) & {LABELS, "kernel_name", "labels"}:
         return stmts
@@ -227,8 +238,11 @@ def run(stmts, ctx):
     if not rename and not variables:
         return stmts
     active: dict = dict(by_rule_active)
+    outer = None  # the module's names while inside a function (its own declarations are scoped)
     out = []
     for k, s in enumerate(stmts):
+        if s.depth == 0 and outer is not None:
+            active, outer = outer, None
         if k in drop:
             continue
         for t in tables.get(k, ()):
@@ -244,6 +258,10 @@ def run(stmts, ctx):
                 for sp, py in rename.items():
                     if sp == nm or (py.startswith(t.prefix[:-3] + ".") and sp.startswith(nm + "_param_")):
                         active[sp] = py
+        if s.depth == 0 and s.expr.__class__ is Call and s.expr.head in ("ptx.entry", "ptx.func"):
+            outer = active   # a parameter spelled like a module variable names the parameter
+            shadowed = _declared_params(s.expr)
+            active = {sp: py for sp, py in active.items() if not (sp in shadowed and py.__class__ is _Bare)}
         if active:
             s.expr = _sub(s.expr, active, top=True)
         var = variables.get(k)
@@ -375,7 +393,7 @@ def _sub(e, active, top=False, decl=False):
         for idx, it in enumerate(items):
             if idx == 0 and first_is_name and it.__class__ is str:
                 v = unq(it)
-                if v in active:
+                if v in active and active[v].__class__ is not _Bare:  # a variable object names no label
                     new.append(str(active[v]))   # plain str: the IR's walks test `is str`
                     changed = True
                     continue
@@ -384,7 +402,7 @@ def _sub(e, active, top=False, decl=False):
             new.append(r)
         if e.head.startswith(("param", "regparam")) and items and items[0].__class__ is str:
             v = unq(items[0])
-            if v in active:
+            if v in active and active[v].__class__ is not _Bare:   # nor a parameter
                 new[0] = str(active[v])
                 changed = True
         return Call(e.head, new) if changed else e

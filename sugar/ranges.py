@@ -4,7 +4,8 @@ A slice of a register family is the tuple of its registers, so the vector is
 the same; a whole vector of two or more becomes a slice (`(r[8], r[9])` -> `r[8:10]`),
 a run of MIN_RUN or more inside a longer vector is spliced in: `(*f[1:65], r[3])`.
 Descending runs of MIN_DOWN or more are reversed slices (`(f[8], f[7], f[6])` ->
-`f[8:5:-1]`), and a whole vector of one register repeated is `(f[64],) * 8`.
+`f[8:5:-1]`), and a whole vector of one register repeated is `(f[64],) * 8`. A vector
+inside an address (TMA and texture coordinates) is never a range: its values are independent.
 """
 
 from __future__ import annotations
@@ -79,10 +80,20 @@ def _walk(e):
     if c is Display:
         if e.open == "(":
             return _vector(e)
-        e.items = [_walk(i) for i in e.items]
+        e.items = [_coordinates(i) if e.open == "[" else _walk(i) for i in e.items]
         e._flat = None
         return e
     return e
+
+
+def _coordinates(e):
+    """A vector inside an address (`[rd[14], (r[122], r[63])]`: a tensor's or texture's
+    coordinates) holds independent values: it stays a list of them, never a range."""
+    if e.__class__ is Display and e.open == "(":
+        e.items = [_walk(i) for i in e.items]
+        e._flat = None
+        return e
+    return _walk(e)
 
 
 def run(stmts, ctx):

@@ -61,7 +61,10 @@ def _atoms(e, out):
 
 
 def _split(atom):
-    """(text parts, int values) of one atom; ints inside string literals are text."""
+    """(text parts, int values) of one atom, as tuples; ints inside string literals are text."""
+    hit = _SPLITS.get(atom)
+    if hit is not None:
+        return hit
     parts, vals, pos = [], [], 0
     for m in _TOKEN.finditer(atom):
         g = m.group()
@@ -71,7 +74,13 @@ def _split(atom):
         vals.append(int(g))
         pos = m.end()
     parts.append(atom[pos:])
-    return parts, vals
+    hit = (tuple(parts), tuple(vals))
+    if len(_SPLITS) < 200_000:   # atoms repeat across statements and passes
+        _SPLITS[atom] = hit
+    return hit
+
+
+_SPLITS: dict = {}
 
 
 def template(s):
@@ -84,6 +93,16 @@ def template(s):
         shape.append(tuple(p))
         vals.extend(v)
     return (s.depth, tuple(shape)), vals
+
+
+def _returns(T, i, p) -> bool:
+    """Whether unit i's shape comes back every p units for MIN_REPS repetitions."""
+    shape = T[i][0]
+    for r in range(1, MIN_REPS):
+        t = T[i + r * p]
+        if t is None or t[0] != shape:
+            return False
+    return True
 
 
 def _affine(var, a, b):
@@ -321,6 +340,16 @@ def _fold(stmts, var, col):
     out = []
     i, n = 0, len(units)
     memo, atoms = {}, {}
+    occurrences: dict = {}   # shape -> the indexes of its units, ascending
+    where = [0] * n          # unit -> its place in occurrences[its shape]
+    next_none = [n] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        next_none[k] = k if T[k] is None else next_none[k + 1]
+    for k, t in enumerate(T):
+        if t is not None:
+            same = occurrences.setdefault(t[0], [])
+            where[k] = len(same)
+            same.append(k)
 
     def build(i, p, k, table):
         cols = table[1] if table else [()] * p
@@ -352,10 +381,14 @@ def _fold(stmts, var, col):
         if i not in memo:
             cands = []
             if i < n and T[i] is not None:
-                for p in range(1, MAX_PERIOD + 1):
-                    if i + MIN_REPS * p > n or T[i + p - 1] is None:
-                        break  # every longer period holds that unit too
-                    if any(T[i + r * p] is None or T[i + r * p][0] != T[i][0] for r in range(1, MIN_REPS)):
+                # every longer period than pmax holds a None unit or runs past the end
+                pmax = min(MAX_PERIOD, next_none[i] - i, (n - i) // MIN_REPS)
+                same = occurrences[T[i][0]]
+                for q in range(where[i] + 1, len(same)):   # the periods at which unit i's shape comes back
+                    p = same[q] - i
+                    if p > pmax:
+                        break
+                    if not _returns(T, i, p):
                         continue  # the first unit does not come back every p units
                     k = _run_length(T, i, p, n)
                     size = units[i + p - 1][1] - units[i][0]

@@ -182,7 +182,7 @@ def _source_paths(options, module, specs):
     if module is not None:
         from ptxgrammar.tree import File
 
-        for f in module.walk():
+        for f in module.items:   # `.file` is a module-level directive (the grammar's _module_item)
             if f.__class__ is File:
                 yield f.path[1:-1]
     from launch.plan import LAUNCH

@@ -6,10 +6,9 @@ matrix-descriptor constant OR-ed into the registers a `wgmma` reads
 `WGMMA_DESC_BITS = wgmma_desc(sbo=1024, swizzle="128B")`, defined once at the top, and
 a tcgen05.mma instruction descriptor set by `mov.b32` as `IDESC = tcgen05_idesc("f16", ...)`.
 
-A call is rewritten only when the typed call's operands, rebuilt by
-`typed.operands` from its keywords and defaults, are the original ones, and
-when it takes no more lines than the plain call (or the plain call's head
-overflows, which black would split).
+Every instruction of a family is rewritten (one spelling per family, whatever its
+length: the aliases pass shortens long heads), checked: the typed call's operands,
+rebuilt by `typed.operands` from its keywords and defaults, are the original ones.
 """
 
 from __future__ import annotations
@@ -22,10 +21,10 @@ from transpile.dsl.descriptors import TCGEN05_IDESC, WGMMA_DESC, decode
 from transpile.dsl.errors import DSLError
 from transpile.generator import q
 from transpile.dsl.typed import FAMILIES, applicable, operands
-from transpile.format import LINE, flat, layout
+from transpile.format import flat
 from transpile.names import from_python, to_python
 
-from .ir import Call, Display, Kw, is_insn, layout_lines, positional, stmt, taken_names
+from .ir import Call, Display, Kw, is_insn, per_function, positional, stmt, taken_names
 
 _REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
 _RANGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\[\]]*:[^\[\]]*\]\Z")  # r[0:64]: a vector
@@ -96,16 +95,8 @@ def _short(fam, mods, kw, items):
         return kw
 
 
-def _cost(expr, depth):
-    """(a line overflows, lines): a line over LINE columns, here or in a loop the repeat
-    pass may put the statement in, is one black lays out otherwise (its head split)."""
-    out = []
-    layout(expr, "    " * (depth + 1), "", "", out)
-    return any(len(line) > LINE for line in out), layout_lines(expr, depth)
-
-
 def typed(s, free):
-    """(family, {operand: item}, typed call or None when longer) of instruction `s`, else None."""
+    """(family, {operand: item}, typed call) of instruction `s`, else None."""
     sp = _split(s.expr.head)
     if sp is None or sp[1].name not in free:
         return None
@@ -118,7 +109,7 @@ def typed(s, free):
     short = _short(fam, mods, kw, items)
     head = pre + ".".join([fam.name, *idents])
     call = Call(head, [Kw(k, v) for k, v in short.items()] + [i for i in s.expr.items if i.__class__ is Kw])
-    return fam, kw, (call if _cost(call, s.depth) <= _cost(s.expr, s.depth) else None)
+    return fam, kw, call
 
 
 def run(stmts, ctx):
@@ -134,11 +125,56 @@ def run(stmts, ctx):
             descs.update(kw[k] for k in ("a", "b") if kw[k].__class__ is str and _REG.match(kw[k]))
         if call is not None:
             s.expr = call
+    stmts = _accumulators(stmts, taken)
     if "IDESC" not in taken:
         stmts = _idescs(stmts)
     if not descs or "WGMMA_DESC_BITS" in taken:
         return stmts
     return _desc_bits(stmts, descs)
+
+
+def _is_regs(s) -> bool:
+    return s.expr.__class__ is Call and s.expr.head == "regs" and s.prefix.endswith(" = ")
+
+
+def _accumulators(stmts, taken):
+    """The register range a function's wgmma calls accumulate into (`d=r[125:189]`) -> one
+    name, bound after the function's `regs(...)` line: `acc = r[125:189]`, `d=acc`."""
+    return per_function(stmts, lambda fn: _name_accumulators(fn, taken))
+
+
+def _name_accumulators(fn, taken):
+    regs_at = next((k for k, s in enumerate(fn) if s.depth == 1 and _is_regs(s)), None)
+    if regs_at is None:
+        return fn
+    ranges, shapes = [], {}
+    for s in fn:
+        e = s.expr
+        if e.__class__ is Call and ".wgmma_mma." in "." + e.head and not s.prefix:
+            d = next((i for i in e.items if i.__class__ is Kw and i.name == "d"), None)
+            if d is not None and d.value.__class__ is str and _RANGE.match(d.value):
+                if d.value not in shapes:
+                    ranges.append(d.value)
+                    shapes[d.value] = e.head.split("wgmma_mma.", 1)[1]
+    names, n = {}, 0
+    for rg in ranges:
+        while (name := "acc" if n == 0 else f"acc_{n}") in taken:
+            n += 1
+        names[rg] = name
+        n += 1
+    if not names:
+        return fn
+    for s in fn:
+        e = s.expr
+        if e.__class__ is Call and ".wgmma_mma." in "." + e.head:
+            for i in e.items:
+                if i.__class__ is Kw and i.name == "d" and i.value in names:
+                    i.value = names[i.value]
+            e._flat = None
+    decls = []
+    for rg in ranges:
+        decls += [stmt(f"# the wgmma accumulator ({shapes[rg]})", 1), stmt(rg, 1, names[rg] + " = ")]
+    return fn[:regs_at + 1] + decls + fn[regs_at + 1:]
 
 
 def _decoded(call_name, layout, value: int, lead=()):
@@ -192,7 +228,11 @@ def _idescs(stmts):
             order.append((c, kind))
         s.expr.items[1] = consts[(c, kind)][0]
         s.expr._flat = None
-    return [stmt(consts[k][1], 0, consts[k][0] + " = ") for k in order] + stmts
+    head = []
+    for k in order:
+        head += [stmt(f"# {hex(int(k[0]))}: tcgen05.mma instruction descriptor (.kind::{k[1]})", 0),
+                 stmt(consts[k][1], 0, consts[k][0] + " = ")]
+    return head + stmts
 
 
 def _desc_bits(stmts, descs):
@@ -212,4 +252,5 @@ def _desc_bits(stmts, descs):
         if s.expr.items[2] == c:
             s.expr.items[2] = "WGMMA_DESC_BITS"
             s.expr._flat = None
-    return [stmt(_decoded("wgmma_desc", WGMMA_DESC, int(c)) or c, 0, "WGMMA_DESC_BITS = ")] + stmts
+    return [stmt(f"# {hex(int(c))}: the wgmma shared-memory descriptor bits OR-ed into each start address", 0),
+            stmt(_decoded("wgmma_desc", WGMMA_DESC, int(c)) or c, 0, "WGMMA_DESC_BITS = ")] + stmts

@@ -23,14 +23,21 @@ def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
     (`ptx2py.ptx_to_python(text, sugar=True)` composes the two). Passes rewrite that IR only,
     never PTX bytes or generated text, and must keep the round trip exact: running the
     returned Python rebuilds the same module."""
+    from .style import gc_paused
+
+    # One pause for the whole pipeline: the GC comes back on only after the tree and the
+    # generation IR are freed (by reference counting), so no collection walks them.
+    with gc_paused():
+        return _to_python(text, passes, filename)
+
+
+def _to_python(text: str, passes, filename: str) -> str:
     from ptxgrammar import parse
 
-    from .style import deep_trees, gc_paused
-
-    with gc_paused():
-        module = parse(text, filename)
     from .generator import _Unsupported, unsupported_error
+    from .style import deep_trees
 
+    module = parse(text, filename)
     with deep_trees():
         try:
             return _generate(module, passes)
@@ -57,12 +64,41 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     from .dsl import recorder
     from .style import deep_trees
 
-    recorder.begin(check=check)
-    try:
-        with deep_trees():
+    with deep_trees():
+        recorder.begin(check=check)
+        try:
+            out = _run_stepwise(source, filename)
+        finally:
+            recorder.end()
+        if out is not None:
+            return out
+        recorder.begin(check=check)
+        try:
             return _run(source, filename)
-    finally:
-        recorder.end()
+        finally:
+            recorder.end()
+
+
+def _run_stepwise(source: str, filename: str) -> str | None:
+    """The module run statement by statement from compiled templates (`transpile.fastrun`),
+    or None: outside fastrun's subset, or it raised -- then `_run` runs the module whole,
+    from a fresh recorder, and locates the error."""
+    from ptxgrammar import emit
+
+    from . import fastrun
+    from .dsl import recorder
+
+    namespace = {"__name__": "__ptx__", "__file__": filename}
+    stmts = fastrun.plan(source, namespace)
+    if stmts is None:
+        return None
+    try:
+        exec(fastrun.HEADER_CODE, namespace)
+        fastrun.run(stmts)
+        module = recorder.current().finish()
+    except Exception:
+        return None
+    return emit(module)
 
 
 def _run(source: str, filename: str) -> str:

@@ -89,6 +89,7 @@ class Generator:
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
+        self.methods: dict = {}  # statement class -> its s_ method
 
     # --- driver ----------------------------------------------------------------------
 
@@ -118,8 +119,11 @@ class Generator:
         if extra:
             self.explicit += 1
         cls = stmt.__class__
+        method = self.methods.get(cls)
+        if method is None:   # the class's function, not a bound method: no reference cycle
+            method = self.methods[cls] = getattr(type(self), "s_" + cls.__name__)
         try:
-            getattr(self, "s_" + cls.__name__)(stmt, depth, extra)
+            method(self, stmt, depth, extra)
         except _Unsupported as e:
             if e.node is None:    # the innermost statement: where the error is reported
                 e.node = stmt
@@ -131,7 +135,8 @@ class Generator:
 
     def lead(self, lead, key=None) -> list:
         """The calls for the lines before a statement (or `}`); its explicit keyword, if any."""
-        self.layout_calls(lead.tail, lead.lines, lead.indent, key)
+        if lead.tail or lead.lines or self.tags is not None:
+            self.layout_calls(lead.tail, lead.lines, lead.indent, key)
         if lead.keyword is None:
             return []
         kw = Kw(lead.keyword, q(lead.value))
@@ -420,14 +425,14 @@ class Generator:
         return hit
 
     def _name_expr(self, name, component):
+        numbered = _numbered(name)
         for scope in reversed(self.scopes):
             hit = scope.get(name)
             if hit is not None and hit[1] is None:
                 return hit[0] + ("" if component is None else "." + component[1:])
-            m = _NUMBERED.match(name)
-            if m:
-                hit = scope.get(m.group(1))
-                idx = m.group(2)
+            if numbered is not None:
+                hit = scope.get(numbered[0])
+                idx = numbered[1]
                 if hit is not None and hit[1] is not None and (idx == "0" or idx[0] != "0") and int(idx) < hit[1]:
                     return f"{hit[0]}[{idx}]" + ("" if component is None else "." + component[1:])
         comp = [] if component is None else [q(component)]
@@ -516,6 +521,20 @@ class Generator:
             if right is not None and left.__class__ is str:
                 return f"{left} {i.op} {right}"
         return self.operand(i)
+
+
+_SPLIT: dict = {}
+
+
+def _numbered(name: str):
+    """`%r12` -> ("%r", "12"); None for a name without a trailing number (cached)."""
+    hit = _SPLIT.get(name, 0)
+    if hit == 0:
+        m = _NUMBERED.match(name)
+        hit = (m.group(1), m.group(2)) if m else None
+        if len(_SPLIT) < 1_000_000:
+            _SPLIT[name] = hit
+    return hit
 
 
 def _byte_run(s):

@@ -86,7 +86,10 @@ class _Placer:
         lead, lvalue = self.lead(tv[0], preds[0], "indent", "lead", self.at_start)
         self.at_start = False
         self.prev_lead = prev_tag(stmt, self.asm, lvalue)
-        fmt = tuple((k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k])
+        if tv[1:] == preds[1:]:   # the usual case, compared in one go
+            fmt = ()
+        else:
+            fmt = tuple([(k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k]])
         self.out.append(Placement(lead, fmt))
 
     def close(self, container, depth: int) -> None:

@@ -416,7 +416,9 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     def lead_indent(text):
         parts = split_lead(text, nl, at_start[0])
         at_start[0] = False
-        return SAME_LINE + text if parts is None else lead_value(parts[1], parts[2])
+        if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
+            return SAME_LINE + text
+        return lead_value(parts[1], parts[2])
 
     def visit_items(items, depth):
         for item in items:
@@ -453,6 +455,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
                     entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
 
     visit_items(module.items, 0)
+    del visit_items  # the recursive closure is a reference cycle through `shapes` (statements)
     counts: dict = defaultdict(Counter)
     for sig, (item, seen) in shapes.items():
         if sig[0] is _CLOSE:
@@ -658,6 +661,16 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
     reading trivia; also lists the nodes visited (the order `trivia_plan` follows)."""
     cls = node.__class__
     nodes.append(node)
+    if cls is Instruction:   # the hot case first
+        g = node.guard
+        sig.append(_INSN)
+        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
+        sig.append(node.opcode)
+        sig.append(node.modifiers)
+        ops = node.operands
+        sig.append(len(ops))
+        _operand_nodes(ops, sig, nodes)
+        return
     mark = _LEAF_MARK.get(cls)
     if mark is not None:
         if cls is IntLiteral:
@@ -679,16 +692,6 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
         if c is None:
             c = token_class(_leaf_text(node))
         sig.append(c)
-        return
-    if cls is Instruction:
-        g = node.guard
-        sig.append(_INSN)
-        sig.append(None if g is None else (g.negated, _tc(g.predicate)))
-        sig.append(node.opcode)
-        sig.append(node.modifiers)
-        ops = node.operands
-        sig.append(len(ops))
-        _operand_nodes(ops, sig, nodes)
         return
     if cls is SectionData:
         sig.append(SectionData)

@@ -7,22 +7,22 @@ objects, scalars concrete values, CUtensorMaps descriptors (shape, box, strides,
 fill). The launch is shrunk so a proof takes seconds: every problem dimension is capped (default
 128, kept a multiple of the TMA box), strides follow the shrunk shapes, scalars that carried a
 dimension or a stride follow them, and the grid shrinks by the same ratio. Its exit code is 0
-even when it finds a race, so the verdict is read from its JSON (`result`); a witness's PTX line
-is mapped to the Python line for Python input.
+even when it finds a race, so the verdict is read from its JSON (`result`) by race_report, which
+names every witness by its PTX line and column (and Python line), and, for a finding the base
+lacks, the edited lines.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-FINDINGS = {"not_wellsynced", "potential_race", "invalid_lifecycle"}
-PROVED = {"race_free", "verified"}
+from .race_report import KERNEL_FILE, edit_sites, finding_signature, read_result, without_loc
+
 # sidecar dtype (canonical, launch/plan.py) -> SentryWard element / scalar type
 ELEMENT_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64", "fp8e4nv": "e4m3", "fp8e5": "e5m2",
                 "i8": "s8", "u8": "u8", "i16": "s16", "u16": "u16", "i32": "s32", "u32": "u32", "i64": "s64",
@@ -160,8 +160,8 @@ def input_json(ptx_text: str, spec: dict, cap: int = 128, ctas: int = 2) -> tupl
 
 def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="ptx2py-races-") as tmp:
-        ptx, inp = Path(tmp) / "kernel.ptx", Path(tmp) / "input.json"
-        ptx.write_text(ptx_text)
+        ptx, inp = Path(tmp) / KERNEL_FILE, Path(tmp) / "input.json"
+        ptx.write_text(without_loc(ptx_text))     # its locations are then PTX lines (race_report)
         inp.write_text(json.dumps(doc))
         r = subprocess.run([sys.executable, "-m", "sentryward", str(ptx), "--input", str(inp),
                             "--timeout", str(timeout)], capture_output=True, text=True, timeout=timeout + 60)
@@ -171,122 +171,25 @@ def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
         return {"result": "tool_failure", "diagnostics": [{"code": "no_json", "message": (r.stderr or r.stdout)[-2000:]}]}
 
 
-def _ptx_lines(obj, out: set[int]) -> None:
-    """Every PTX line number a result names (`line`, `ptx_line`, `*_line` keys, anywhere)."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if isinstance(v, int) and not isinstance(v, bool) and (k == "line" or k.endswith("_line")):
-                out.add(v)
-            else:
-                _ptx_lines(v, out)
-    elif isinstance(obj, list):
-        for v in obj:
-            _ptx_lines(v, out)
-
-
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', re.M)
-_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
-_OPCODE = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.:]*)")
-# which PTX instructions can be a race endpoint: (mode, memory space) -> opcode pattern
-ACCESS_OPCODES = {
-    ("write", "shared"): re.compile(r"^(st\.shared|st\.volatile\.shared|stmatrix|atom\.shared|red\.shared|"
-                                    r"cp\.async\.bulk\.tensor\.\w+\.shared|cp\.async\.bulk\.shared|tcgen05\.cp)"),
-    ("read", "shared"): re.compile(r"^(ld\.shared|ld\.volatile\.shared|ldmatrix|atom\.shared|"
-                                   r"cp\.async\.bulk\.tensor\.\w+\.global\.shared|tcgen05\.mma|tcgen05\.cp)"),
-    ("write", "global"): re.compile(r"^(st\.global|st\.|atom\.|red\.|cp\.async\.bulk\.tensor\.\w+\.global)"),
-    ("read", "global"): re.compile(r"^(ld\.global|ld\.|atom\.|cp\.async\.bulk\.tensor\.\w+\.shared)"),
-    ("write", "tensor"): re.compile(r"^(tcgen05\.st|tcgen05\.mma|tcgen05\.cp)"),
-    ("read", "tensor"): re.compile(r"^(tcgen05\.ld|tcgen05\.mma)"),
-}
-
-
-def source_sites(ptx_text: str) -> dict[tuple[str, int, int], list[tuple[int, str]]]:
-    """(source file, line, column) of each `.loc` -> the (PTX line, opcode) of the instructions under it."""
-    files = {int(n): path for n, path in _FILE.findall(ptx_text)}
-    sites: dict[tuple[str, int, int], list[tuple[int, str]]] = {}
-    current = None
-    for k, line in enumerate(ptx_text.splitlines(), 1):
-        m = _LOC.match(line)
-        if m:
-            f, ln, col = map(int, m.groups())
-            current = (files.get(f, str(f)), ln, col)
-            continue
-        op = _OPCODE.match(line)
-        if current and op and not line.lstrip().startswith(("//", ".")):
-            sites.setdefault(current, []).append((k, op.group(1)))
-    return sites
-
-
-def race_endpoint_lines(endpoint: dict, space: str, sites) -> list[int]:
-    """The PTX lines that can be this endpoint: under its source location, an access of its mode
-    to its memory space (SentryWard names the source location of the access, not its PTX line)."""
-    loc = endpoint.get("location") or {}
-    key = (loc.get("file"), loc.get("line"), loc.get("column"))
-    pattern = ACCESS_OPCODES.get((endpoint.get("mode"), space))
-    if pattern is None:
-        return []
-    return [ln for ln, op in sites.get(key, []) if pattern.match(op)]
-
-
-def _race_lines(race: dict, sites, describe) -> tuple[list[str], list[dict]]:
-    region = race.get("region") or {}
-    space = region.get("address_space", "")
-    out, witnesses = [f"    race on {space} memory, {region.get('bytes')} B at offset {region.get('offset')} "
-                      f"({race.get('overlap', '')}):"], []
-    for side in ("first", "second"):
-        e = race.get(side) or {}
-        loc = e.get("location") or {}
-        src = f"{Path(str(loc.get('file'))).name}:{loc.get('line')}:{loc.get('column')}" if loc else "no source location"
-        lines = race_endpoint_lines(e, space, sites)
-        out.append(f"      {e.get('mode')} of {e.get('bytes')} B by thread {e.get('actor')} at {src}"
-                   + ("" if lines else " (no PTX line found for it)"))
-        for ln in lines[:6]:
-            w = describe(ln)
-            witnesses.append(dict(w, endpoint=side))
-            out.append(f"        {w['where']}: {w['ptx']}")
-    return out, witnesses
-
-
-def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int] | None) -> dict:
-    """The verdict, its diagnostics as lines, and the witness lines in PTX (and Python) terms."""
-    verdict = result.get("result", "tool_failure")
-    ptx_lines = ptx_text.splitlines()
-    lines = [f"{verdict}; checks: " + ", ".join(f"{k} {v}" for k, v in (result.get("checks") or {}).items())]
-    witnesses = []
-
-    def describe(ln: int) -> dict:
-        text = ptx_lines[ln - 1].strip() if 0 < ln <= len(ptx_lines) else ""
-        text = text if len(text) <= 100 else text[:97] + "..."
-        py = (line_map or {}).get(ln)
-        where = f"{name}:{py} (PTX line {ln})" if py else f"{name} (PTX line {ln})" if line_map is not None \
-            else f"{name}:{ln}"
-        return {"ptx_line": ln, "python_line": py, "ptx": text, "where": where}
-
-    for d in result.get("diagnostics") or []:
-        where: set[int] = set()
-        _ptx_lines(d, where)
-        lines.append(f"  {d.get('code')}: {d.get('message', '')}".rstrip(": "))
-        for ln in sorted(where):
-            w = describe(ln)
-            witnesses.append(w)
-            lines.append(f"    at {w['where']}: {w['ptx']}")
-        for w in (d.get("details") or {}).get("witnesses", [])[:4]:
-            if "from_instruction" in w:   # lifecycle witnesses name SentryWard's lowered instructions only
-                lines.append(f"    witness: lowered instruction #{w['from_instruction']} -> #{w['to_instruction']} "
-                             f"({w.get('kind', '')}; SentryWard gives no PTX line for it)")
-    if result.get("races"):
-        sites = source_sites(ptx_text)
-        for race in result["races"][:4]:
-            more, wit = _race_lines(race, sites, describe)
-            lines += more
-            witnesses += wit
-    if verdict == "unsupported":
-        why = ("its wgmma instructions (sm_90a) are unsupported"
-               if "wgmma" in json.dumps(result.get("diagnostics")) else "see the diagnostics above")
-        lines.append(f"  SentryWard does not model this kernel: {why}; "
-                     "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")
-    return {"verdict": verdict, "finding": verdict in FINDINGS, "proved": verdict in PROVED, "lines": lines,
-            "witnesses": witnesses, "raw": result}
+def race_count(ptx_text: str, doc: dict, timeout: int) -> int | None:
+    """How many racing access pairs SentryWard's exhaustive search counts (None where it cannot
+    say). Its command line stops at the first race and has no option for the search; the native
+    verifier's `--exhaustive-memory-search` is reached through its Python driver, which is not a
+    public API, so any failure to call it is an unknown count, never zero."""
+    try:
+        from sentryward.frontend.ptx_native import _run_ptx
+    except ImportError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="ptx2py-races-") as tmp:
+        ptx, inp = Path(tmp) / KERNEL_FILE, Path(tmp) / "input.json"
+        ptx.write_text(without_loc(ptx_text))
+        inp.write_text(json.dumps(doc))
+        try:
+            result = _run_ptx(ptx, inp, wellsync_timeout_seconds=timeout, exhaustive_memory_search=True)
+        except (TypeError, ValueError, OSError, subprocess.SubprocessError):
+            return None
+    count = result.get("race_count")
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 
 def launch_specs(ptx_path: str) -> list[dict]:
@@ -304,8 +207,9 @@ def launch_spec(ptx_path: str) -> dict:
 
 
 def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | None = None, *,
-             cap: int = 128, timeout: int = 300) -> dict:
-    """One kernel through SentryWard at the shrunk launch of `spec`."""
+             cap: int = 128, timeout: int = 300, base: dict | None = None) -> dict:
+    """One kernel through SentryWard at the shrunk launch of `spec`; `base` ({"ptx": text,
+    "result": race_one's answer for it}) lets a finding the base lacks name the edited lines."""
     from launch import plan as lp
 
     try:
@@ -313,7 +217,19 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
     except (lp.PlanError, KeyError, ValueError) as e:
         return {"verdict": "not run", "finding": False, "witnesses": [],
                 "lines": [f"not run: the sidecar does not describe this launch: {e}"]}
-    res = read_result(run_sentryward(ptx_text, doc, timeout), ptx_text, name, line_map)
+    raw = run_sentryward(ptx_text, doc, timeout)
+    edits, counts = None, None
+    if base is not None and "raw" in base["result"]:
+        new = finding_signature(raw, ptx_text) - finding_signature(base["result"]["raw"], base["ptx"])
+        edits = edit_sites(base["ptx"], ptx_text) if new or raw.get("races") else None
+        if not new and raw.get("races"):     # the first race is the base's: count them all, both sides
+            base_count = base["result"].setdefault("race_count", race_count(base["ptx"], base["result"]["input"],
+                                                                            timeout))
+            counts = (base_count, race_count(ptx_text, doc, timeout))
+        elif not new:
+            counts = (None, None)
+    res = read_result(raw, ptx_text, name, line_map, edits=edits, race_counts=counts,
+                      threads_per_cta=math.prod(doc["launch"]["block_dim"]))
     res.update(input=doc, shrunk=shrunk)
     return res
 
@@ -334,9 +250,9 @@ def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: di
     base_ptx = read_ptx(base_path)
     kernels = {}
     for spec in specs:
-        kernels[spec["kernel"]] = {
-            "base": race_one(spec, base_ptx, base_path, None, cap=cap, timeout=timeout),
-            "edited": race_one(spec, edited_ptx, edited_name, line_map, cap=cap, timeout=timeout)}
+        base = race_one(spec, base_ptx, base_path, None, cap=cap, timeout=timeout)
+        kernels[spec["kernel"]] = {"base": base, "edited": race_one(
+            spec, edited_ptx, edited_name, line_map, cap=cap, timeout=timeout, base={"ptx": base_ptx, "result": base})}
     return {"status": "done", "sidecar": specs[0]["sidecar"], "kernels": kernels,
             "finding": any(k["edited"]["finding"] for k in kernels.values())}
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from .locate import Source, located_diagnostics
 from .sass import SassInstr, compare_kernel, parse_sass_listing
 from .tools import Tool, ToolError, find_disassembler, require_ptxas
+from transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -153,55 +154,6 @@ def _located_finding(err, text: str) -> str:
     col = getattr(err, "col", None) or len(src) - len(src.lstrip()) + 1
     return f"{err.filename}:{line}:{col}: error: {err.message}\n{src}\n{' ' * (col - 1)}^"
 
-
-def python_to_ptx_traced(source: str, filename: str, check: bool = False) -> tuple[str, dict[int, int] | None]:
-    """Run the DSL while noting which Python line recorded each instruction; then the PTX line
-    of each instruction (from the module the recorder finished) maps back to that Python line.
-    Any mismatch with the recorder's internals gives no map rather than a wrong one."""
-    import sys
-
-    import transpile
-
-    try:
-        from transpile.dsl import recorder
-        Recorder = recorder.Recorder
-        original_record, original_finish = Recorder.record, Recorder.finish
-    except (ImportError, AttributeError):
-        return transpile.python_to_ptx(source, filename=filename, check=check), None
-    lines: dict[int, tuple[object, int]] = {}
-    finished: list = []
-
-    def record(self, stmt, *args, **kwargs):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != filename:
-            frame = frame.f_back
-        if frame is not None:
-            lines[id(stmt)] = (stmt, frame.f_lineno)
-        return original_record(self, stmt, *args, **kwargs)
-
-    def finish(self):
-        module = original_finish(self)
-        finished.append(module)
-        return module
-
-    Recorder.record, Recorder.finish = record, finish
-    try:
-        ptx = transpile.python_to_ptx(source, filename=filename, check=check)
-    finally:
-        Recorder.record, Recorder.finish = original_record, original_finish
-    if not finished:
-        return ptx, None
-    from lint import instruction_positions
-
-    line_map = {}
-    for instr, line, _ in instruction_positions(finished[-1]):
-        hit = lines.get(id(instr))
-        if hit is not None and hit[0] is instr:
-            line_map[line] = hit[1]
-    return ptx, line_map or None
-
-
-# --- comparison ---------------------------------------------------------------------------------
 
 def compare(base: Assembly, edited: Assembly) -> dict:
     kernels = {}

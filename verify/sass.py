@@ -5,7 +5,8 @@ Normalising (per side): registers, uniform registers, predicates and barriers ar
 only for *matching* (each operand becomes its register class: `R`, `UR`, `P`, `UP`, `B`), operand
 `.reuse` hints are dropped, and branch targets (`BRA 0x1670`, `.L_x_12`) become labels. Two
 instructions with the same *shape* (opcode, modifiers, immediates, register classes) are the
-same instruction; the streams are aligned on shapes with difflib's sequence matcher, per kernel.
+same instruction; the streams are aligned on shapes with difflib's sequence matcher, per kernel,
+CTA barriers and control flow first (ANCHOR_OPCODES), then the stretches between them.
 The result lists, in this order:
   changed  - aligned instructions whose opcode, modifiers or immediates differ
              (`WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0`), and instructions only one side has;
@@ -165,7 +166,8 @@ def _pair_block(rows: list[Row], b: list[str], e: list[str], i1: int, i2: int, j
 
 def _opcodes(a: list[str], b: list[str]):
     """difflib's opcodes, run only on what lies between the common prefix and suffix (the
-    matcher is quadratic on long runs of repeated instructions; an unchanged kernel costs O(n))."""
+    matcher is quadratic on long runs of repeated instructions; an unchanged kernel costs O(n));
+    the middle is aligned on its anchors first (`_anchored`)."""
     n = min(len(a), len(b))
     pre = 0
     while pre < n and a[pre] == b[pre]:
@@ -175,12 +177,38 @@ def _opcodes(a: list[str], b: list[str]):
         post += 1
     if pre:
         yield "equal", 0, pre, 0, pre
-    mid_a, mid_b = a[pre:len(a) - post], b[pre:len(b) - post]
-    if mid_a or mid_b:
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
-            yield tag, i1 + pre, i2 + pre, j1 + pre, j2 + pre
+    if pre < len(a) - post or pre < len(b) - post:
+        yield from _anchored(a, b, pre, len(a) - post, pre, len(b) - post)
     if post:
         yield "equal", len(a) - post, len(a), len(b) - post, len(b)
+
+
+# CTA barriers and control flow: the scheduler keeps instructions on their side of these, so the
+# streams are aligned on them first; an instruction that crossed one is the one that moved (else a
+# moved arrive and the barrier it crossed explain the diff equally well, and the barrier is named).
+ANCHOR_OPCODES = frozenset({"BAR", "BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BSSY", "BSYNC", "WARPSYNC"})
+
+
+def _matcher_opcodes(a: list[str], b: list[str], i1: int, i2: int, j1: int, j2: int):
+    for tag, x1, x2, y1, y2 in difflib.SequenceMatcher(None, a[i1:i2], b[j1:j2], autojunk=False).get_opcodes():
+        yield tag, x1 + i1, x2 + i1, y1 + j1, y2 + j1
+
+
+def _anchored(a: list[str], b: list[str], i1: int, i2: int, j1: int, j2: int):
+    """Opcodes for a[i1:i2] against b[j1:j2]: the anchors (ANCHOR_OPCODES) matched first, then
+    each stretch between two matched anchors aligned on its own."""
+    def anchors(xs: list[str], lo: int, hi: int) -> list[int]:
+        return [k for k in range(lo, hi) if SassInstr(0, xs[k]).base_opcode in ANCHOR_OPCODES]
+
+    ka, kb = anchors(a, i1, i2), anchors(b, j1, j2)
+    matcher = difflib.SequenceMatcher(None, [a[k] for k in ka], [b[k] for k in kb], autojunk=False)
+    pairs = [(ka[x + t], kb[y + t]) for x, y, n in matcher.get_matching_blocks() for t in range(n)]
+    lo_a, lo_b = i1, j1
+    for pa, pb in pairs + [(i2, j2)]:
+        yield from _matcher_opcodes(a, b, lo_a, pa, lo_b, pb)
+        if pa < i2:
+            yield "equal", pa, pa + 1, pb, pb + 1
+        lo_a, lo_b = pa + 1, pb + 1
 
 
 def align(base: list[SassInstr], edited: list[SassInstr]) -> list[Row]:
@@ -228,9 +256,16 @@ def _operand_change(old: str, new: str) -> str:
     return " ".join(a[:k]) + " " + " ".join(a[k:]) + " -> " + " ".join(b[k:])
 
 
+def _anchors_crossed(base: int, edited: int, anchors: list[tuple[int, int]]) -> int:
+    """How many aligned anchors an instruction at `base` (base stream) -> `edited` passed."""
+    return sum(1 for a, b in anchors if (base < a) != (edited < b))
+
+
 def summarise(rows: list[Row]) -> dict:
     """changed (first), moved, and the rename count, each change with its stream positions."""
     changed, moved, renamed = [], [], 0
+    anchors = [(r.base, r.edited) for r in rows if r.tag in ("equal", "renamed")
+               and SassInstr(0, r.base_text).base_opcode in ANCHOR_OPCODES]
     for r in rows:
         if r.tag == "changed":
             changed.append({"base": r.base, "edited": r.edited, "old": r.base_text, "new": r.edited_text,
@@ -242,10 +277,13 @@ def summarise(rows: list[Row]) -> dict:
             changed.append({"base": None, "edited": r.edited, "old": None, "new": r.edited_text,
                             "line": f"+ {r.edited_text}"})
         elif r.tag == "moved" and r.base is not None:
-            moved.append({"base": r.base, "edited": r.moved_to, "text": r.base_text,
-                          "line": f"{r.base_text}  (moved {r.base} -> {r.moved_to})"})
+            across = _anchors_crossed(r.base, r.moved_to, anchors)
+            note = f", across {across} barrier/branch{'es' if across > 1 else ''}" if across else ""
+            moved.append({"base": r.base, "edited": r.moved_to, "text": r.base_text, "across": across,
+                          "line": f"{r.base_text}  (moved {r.base} -> {r.moved_to}{note})"})
         elif r.tag == "renamed":
             renamed += 1
+    moved.sort(key=lambda m: -m["across"])     # a move across a barrier matters more than a local swap
     return {"changed": changed, "moved": moved, "renamed": renamed,
             "equivalent": not changed and not moved}   # equal up to register names
 

@@ -15,7 +15,7 @@ def space_of(mods) -> str:
         if m in SPACES:
             return SPACES[m]
         if m == ".shared::cluster":
-            return "shared"      # one-CTA clusters: the CTA's own shared memory
+            return "shared"      # the CTA's own offsets, or another CTA's (semantics/cluster.py)
     return "generic"
 
 

@@ -33,7 +33,7 @@ def _diverge(w, top, pc, paths, code):
 
 def _bra(instr, scope):
     code = scope.code
-    target = code.labels.get(instr.operands[0].name)
+    target = code.label_scopes[id(instr)].get(instr.operands[0].name)
     if target is None:
         raise NotEmulated(f"bra to {instr.operands[0].name} (not a label of {code.name})")
 
@@ -102,8 +102,11 @@ def _call(instr, scope):
     if any(not isinstance(a, Symbol) for a in args + rets):
         raise NotEmulated(f"call arguments that are not .param names ({instr.name})")
     lay, clay = scope.layout, callee.layout
-    copy_in = [(lay.params[a.name], clay.params[p.name], clay.param_sizes[p.name]) for a, p in zip(args, formals)]
-    copy_out = [(clay.params[p.name], lay.params[r.name], clay.param_sizes[p.name]) for r, p in zip(rets, formal_rets)]
+    # the bytes both sides hold (a call-site slot is as large as the largest call using its name)
+    copy_in = [(lay.params[a.name], clay.params[p.name], min(lay.param_sizes[a.name], clay.param_sizes[p.name]))
+               for a, p in zip(args, formals)]
+    copy_out = [(clay.params[p.name], lay.params[r.name], min(lay.param_sizes[r.name], clay.param_sizes[p.name]))
+                for r, p in zip(rets, formal_rets)]
 
     def run(w, exec_mask, top):
         top[0] += 1
@@ -252,6 +255,8 @@ def check_barriers(cta) -> None:
         if bar["arrived"] < expected or not bar["waiting"] and bar["count"] is None:
             continue
         values = np.concatenate(bar["values"]) if bar["values"] else np.zeros(0, bool)
+        if cta.machine.observer is not None:
+            cta.machine.observer.barrier(cta, bar["waiting"])
         for w, mask, write in bar["waiting"]:
             w.state = READY
             w.waiting = None
@@ -269,6 +274,8 @@ def check_barriers(cta) -> None:
 def _warp_sync(instr, scope):
     """bar.warp.sync mask: lanes of one warp run in lock-step here; the mask must hold them."""
     def run(w, exec_mask, top):
+        if w.cta.machine.observer is not None:
+            w.cta.machine.observer.warp_sync(w)
         w.sync_epoch += 1
         top[0] += 1
     return run
@@ -277,6 +284,9 @@ def _warp_sync(instr, scope):
 def _bar(instr, scope):
     if ".warp" in instr.modifiers:
         return _warp_sync(instr, scope)
+    if ".cluster" in instr.modifiers:
+        from .cluster import barrier_cluster
+        return barrier_cluster(instr, scope)
     return _barrier(instr, scope)
 
 

@@ -76,16 +76,23 @@ def _wait_group(instr, scope):
     if keep is None:
         raise NotEmulated(f"{instr.name} with a register count")
     machine = scope.machine
-    return lambda w, m: machine.asyncs.groups(w).wait(machine.asyncs, keep)
+    return lambda w, m: _wait(machine, w, keep)
+
+
+def _wait(machine, w, keep: int) -> None:
+    g = machine.asyncs.groups(w)
+    if machine.observer is None:
+        g.wait(machine.asyncs, keep)
+    else:                                   # the mutation test's observability (sync_observer.py)
+        machine.observer.wait(w, g, keep, lambda: g.wait(machine.asyncs, keep))
 
 
 def _wait_all(instr, scope):
     machine = scope.machine
 
     def run(w, m):
-        g = machine.asyncs.groups(w)
-        g.commit()
-        g.wait(machine.asyncs, 0)
+        machine.asyncs.groups(w).commit()
+        _wait(machine, w, 0)
     return run
 
 

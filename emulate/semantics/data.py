@@ -10,6 +10,7 @@ from ptxgrammar.tree import Address, Vector
 from .. import memory as M
 from ..errors import NotEmulated
 from ..types import TYPES, UINT
+from . import cluster
 from .common import resolve_param_space, space_of, type_of, vector_of
 
 
@@ -108,23 +109,6 @@ def _isspacep(instr, scope):
     return lambda w, m: write(w, m, M.window_of(read(w, m)) == want)
 
 
-def _mapa(instr, scope):
-    """mapa: a shared address in another CTA of the cluster. Clusters are one CTA here, so only
-    rank 0 (this CTA) exists."""
-    from ..errors import Trap
-
-    ptype = type_of(instr)
-    d, a, rank = instr.operands
-    dec = scope.decoder
-    read, read_rank, write = dec.reader(a, ptype), dec.reader(rank, TYPES[".u32"]), dec.writer(d, ptype)
-
-    def run(w, m):
-        if (read_rank(w, m) != 0).any():
-            raise Trap(f"{instr.name}: CTA rank other than 0 in a one-CTA cluster")
-        write(w, m, read(w, m))
-    return run
-
-
 def _nothing(instr, scope):
     """Cache hints and orderings: the engine's memory is always coherent and in order."""
     return lambda w, m: None
@@ -133,7 +117,7 @@ def _nothing(instr, scope):
 HANDLERS = {
     "mov": _mov, "cvta": _cvta, "ld": _ld, "ldu": _ld, "st": _st,
     "prefetch": _nothing, "prefetchu": _nothing, "fence": _nothing, "membar": _nothing,
-    "isspacep": _isspacep, "mapa": _mapa, "griddepcontrol": _nothing, "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
+    "isspacep": _isspacep, "mapa": cluster.mapa, "getctarank": cluster.getctarank, "griddepcontrol": _nothing, "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
     "createpolicy": lambda instr, scope: _zero_policy(instr, scope),
 }
 

@@ -30,6 +30,8 @@ from ..memory import SHARED_WINDOW, WINDOW_SIZE
 from ..operands import constant
 from ..types import TYPES
 from ..warp import BLOCKED, READY
+from . import sites
+from .cluster import LOCAL_MASK, on_rank, own_local
 from .common import space_of
 
 U32, U64, PRED = TYPES[".u32"], TYPES[".u64"], TYPES[".pred"]
@@ -38,7 +40,7 @@ STATE_TAG = np.uint64(1 << 63)     # arrive's opaque state: the phase number, ta
 
 class MBarrier:
     __slots__ = ("offset", "expected", "pending", "tx", "phase", "waiters", "attached", "landed",
-                 "where")
+                 "where", "arrivers")
 
     def __init__(self, offset: int, count: int, where: str):
         self.offset = offset
@@ -50,6 +52,7 @@ class MBarrier:
         self.attached: list = []      # async ops that complete the current phase
         self.landed: list = []        # (phase, op): completed phases' ops no wait observed yet
         self.where = where
+        self.arrivers: dict = {}      # phase -> arrive instructions (only while sites.recording)
 
     def describe(self, cta) -> str:
         return (f"mbarrier at {shared_name(cta, self.offset)} (phase {self.phase}, "
@@ -84,13 +87,15 @@ def shared_offsets(addr_reader, space):
             if not inside.all():
                 raise NotEmulated("mbarrier at a generic address outside shared memory")
             a = a - np.uint64(SHARED_WINDOW)
-        return a.astype(np.int64)
+        return own_local(w, a.astype(np.int64))
     return read
 
 
 def lookup(w, offset: int, what: str):
     """The live barrier at a shared offset, or None after a report (uninitialised/invalidated)."""
     cta = w.cta
+    if int(offset) > LOCAL_MASK:
+        raise NotEmulated(f"{what} on an mbarrier of another CTA of the cluster")
     bar = barriers_of(cta).get(int(offset))
     if bar is None:
         m = cta.machine
@@ -141,15 +146,25 @@ def _maybe_complete(cta, bar: MBarrier) -> None:
     bar.waiters = []
 
 
-def observe(cta, bar: MBarrier, phase: int) -> None:
-    """A wait saw `phase` complete: the async writes of that phase and earlier land now."""
-    keep = []
+def observe(cta, bar: MBarrier, phase: int) -> int:
+    """A wait saw `phase` complete: the async writes of that phase and earlier land now (how
+    many)."""
+    keep, landed = [], 0
     for ph, op in bar.landed:
         if ph <= phase:
+            landed += not op.done
             cta.machine.asyncs.complete(op)
         else:
             keep.append((ph, op))
     bar.landed = keep
+    if sites.active():
+        sites.note_ids(id(i) for i in bar.arrivers.get(phase, ()))
+    return landed
+
+
+def record_arrival(bar: MBarrier, phase: int, instr) -> None:
+    if sites.active():
+        bar.arrivers.setdefault(phase, []).append(instr)
 
 
 def land_all(cta) -> None:
@@ -230,9 +245,11 @@ def _arrive(instr, scope):
         cnts = count(w, m) if count is not None else np.ones(n, np.int64)
         phases = np.zeros(n, np.uint64)
         for i, off in enumerate(offs):
-            bar = lookup(w, off, instr.name)
+            target = on_rank(w, off)         # a remote arrive reaches another CTA's barrier
+            bar = lookup(target[0], target[1], instr.name) if target is not None else None
             if bar is not None:
-                phases[i] = arrive(w.cta, bar, int(cnts[i]), int(txs[i]), drop)
+                phases[i] = arrive(target[0].cta, bar, int(cnts[i]), int(txs[i]), drop)
+                record_arrival(bar, int(phases[i]), instr)
         if write is not None:
             write(w, m, phases | STATE_TAG)
     return run
@@ -279,8 +296,8 @@ def _wait(instr, scope):
             else:
                 waited = int(np.uint64(tok) & ~STATE_TAG)
             out[i] = bar.phase > waited
-            if out[i]:
-                observe(w.cta, bar, waited)
+            if out[i] and observe(w.cta, bar, waited):
+                sites.note(instr)            # copies become visible through this wait
         return out, bars
 
     if not blocking:
@@ -296,6 +313,7 @@ def _wait(instr, scope):
             top[0] += 1
             return
         bar = next(b for b in bars if b is not None)
+        sites.note(instr)                    # it holds the warp back
         w.state = BLOCKED
         w.waiting = (f"{name} on {bar.describe(w.cta)}", top[0], top[3])
         bar.waiters.append(w)

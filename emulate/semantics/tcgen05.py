@@ -50,6 +50,8 @@ class TensorMemory:
         self.cells = np.zeros((LANES, COLUMNS), np.uint32)
         self.allocated = np.zeros(COLUMNS, bool)
         self.pending = np.full((LANES, COLUMNS), -1, np.int64)
+        self.issued: list = []                     # tcgen05.mma ops not yet performed, in issue order
+        self.readers = np.full((LANES, COLUMNS), -1, np.int64)   # a pending mma reads A here
         self.where: dict[int, str] = {}            # first column -> where allocated
 
 
@@ -99,6 +101,14 @@ class TcgenMma(AsyncOp):
         self.reads = reads
 
     def apply(self) -> None:
+        """tcgen05.mma operations are performed in issue order (PTX ISA "tcgen05 Memory
+        Consistency Model": mma -> mma is a pipelined pair), so the earlier ones go first."""
+        tm = tmem_of(self.warp.cta)
+        idx = next((i for i, op in enumerate(tm.issued) if op is self), None)
+        if idx is not None:
+            earlier, tm.issued = tm.issued[:idx], tm.issued[idx + 1:]
+            for op in earlier:
+                self.warp.cta.machine.asyncs.complete(op)
         release_reads(self.warp.cta, self, self.reads)
         self.run()
 
@@ -198,21 +208,19 @@ def _mma(instr, scope):
                     tm.cells[np.ix_(rows, cols)] = D.astype(np.float32).view(np.uint32)
                 sub = tm.pending[np.ix_(rows, cols)]
                 tm.pending[np.ix_(rows, cols)] = np.where(sub == op_ref[0].id, -1, sub)
+                if a_cells is not None:
+                    held = tm.readers[a_cells]
+                    tm.readers[a_cells] = np.where(held == op_ref[0].id, -1, held)
 
             op_ref = []
             op = machine.asyncs.issue(TcgenMma(machine.asyncs, w, where, compute, reads))
             op_ref.append(op)
             hold_reads(cta, op, reads)
             tm.pending[np.ix_(rows, cols)] = op.id
-            _uncommitted(w).append(op)
+            if a_cells is not None:
+                tm.readers[a_cells] = op.id
+            tm.issued.append(op)
     return run
-
-
-def _uncommitted(w) -> list:
-    ops = getattr(w, "tcgen05_ops", None)
-    if ops is None:
-        ops = w.tcgen05_ops = []
-    return ops
 
 
 def _commit(instr, scope):
@@ -224,15 +232,17 @@ def _commit(instr, scope):
 
     def run(w, m):
         for off in offsets(w, m):
-            ops = list(_uncommitted(w))
-            w.tcgen05_ops = []
+            # the barrier tracks every prior tcgen05.mma of the thread (PTX ISA tcgen05.commit)
+            ops = [op for op in tmem_of(w.cta).issued if op.warp is w and not op.done]
             op = machine.asyncs.issue(TcgenCommit(machine.asyncs, w, machine.where_now(w), ops))
             bar = mbarrier.lookup(w, off, instr.name)
             if bar is None:
                 machine.asyncs.complete(op)
                 continue
             mbarrier.attach(w.cta, bar, op, 0)
-            mbarrier.arrive(w.cta, bar, 1)
+            phase = mbarrier.arrive(w.cta, bar, 1)
+            if ops:
+                mbarrier.record_arrival(bar, phase, instr)
     return run
 
 
@@ -241,13 +251,14 @@ def _alloc(instr, scope):
     if ".cta_group::1" not in mods:
         raise NotEmulated(instr.name)
     dst, ncols_node = instr.operands
-    ncols = constant(ncols_node)
-    if ncols is None or ncols < 32 or ncols > COLUMNS or ncols & (ncols - 1):
-        raise NotEmulated(f"{instr.name} with {ncols_node} columns (a power of 2 in [32, 512])")
+    read_ncols = _column_count(instr, scope, ncols_node)
     offsets = mbarrier.shared_offsets(scope.decoder.address(dst), "shared")
     machine = scope.machine
 
     def run(w, m):
+        ncols = read_ncols(w, m)
+        if ncols is None:
+            return
         tm = tmem_of(w.cta)
         free = next((c for c in range(0, COLUMNS, ncols) if not tm.allocated[c: c + ncols].any()), None)
         if free is None:
@@ -262,14 +273,33 @@ def _alloc(instr, scope):
     return run
 
 
+def _column_count(instr, scope, node):
+    """f(w, m) -> the column count of alloc/dealloc (an immediate or a register, one value for
+    the warp: PTX ISA tcgen05.alloc, a power of 2 in [32, 512]), None after a `tmem` report."""
+    value = constant(node)
+    read = None if value is not None else scope.decoder.reader(node, U32)
+
+    def count(w, m):
+        values = {value} if read is None else {int(v) for v in read(w, m)}
+        n = values.pop() if len(values) == 1 else -1
+        if n < 32 or n > COLUMNS or n & (n - 1):
+            machine = w.cta.machine
+            machine.sanitizer.report("tmem", f"{instr.name} of {sorted(values | {n})} columns: the count must "
+                                     "be one power of 2 in [32, 512] for the warp", machine.where_now(w))
+            return None
+        return n
+    return count
+
+
 def _dealloc(instr, scope):
     taddr, ncols_node = instr.operands
-    ncols = constant(ncols_node)
+    read_ncols = _column_count(instr, scope, ncols_node)
     read = scope.decoder.reader(taddr, U32)
-    if ncols is None:
-        raise NotEmulated(f"{instr.name} with a register column count")
 
     def run(w, m):
+        ncols = read_ncols(w, m)
+        if ncols is None:
+            return
         tm = tmem_of(w.cta)
         _, col = _split(int(read(w, m)[0]))
         if _check_columns(w, tm, np.arange(col, col + ncols), instr.name):
@@ -383,8 +413,24 @@ def _st(instr, scope):
         lanes, cols = _cells(instr, w, int(read_addr(w, m)[0][0]), reps, split)
         tm = tmem_of(w.cta)
         if _check_columns(w, tm, cols.reshape(-1), instr.name):
+            _overwrite_pending(w, tm, lanes, cols, instr.name)
             tm.cells[lanes, cols] = np.stack([r(w, m) for r in readers], 1).astype(np.uint32)
     return run
+
+
+def _overwrite_pending(w, tm, lanes, cols, name) -> None:
+    """tcgen05.st into cells a pending tcgen05.mma still writes (its D) or reads (its A from
+    tensor memory): the mma may see, or overwrite, either value."""
+    for table, verb in ((tm.pending, "writes"), (tm.readers, "reads")):
+        held = table[lanes, cols]
+        if (held >= 0).any():
+            m = w.cta.machine
+            op = m.async_op(int(held[held >= 0][0]))
+            if not op.done:
+                m.sanitizer.report("race", f"{name} writes tensor memory the {op.kind} at {op.where} still "
+                                   f"{verb} (before a wait observed its commit)", m.where_now(w),
+                                   key=("tmem-war", op.where), other=op.where)
+                return
 
 
 def _wait(instr, scope):

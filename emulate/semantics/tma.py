@@ -22,7 +22,8 @@ from ..errors import NotEmulated
 from ..operands import constant
 from ..tensormaps import tensor_maps_of
 from ..types import TYPES
-from . import cp_async, mbarrier
+from . import cp_async, mbarrier, sites
+from .cluster import LOCAL_MASK, multicast_targets
 from .common import space_of
 
 U32, U64, S32 = TYPES[".u32"], TYPES[".u64"], TYPES[".s32"]
@@ -83,11 +84,22 @@ def release_reads(cta, op, idx) -> None:
     rd[idx[rd[idx] == op.id]] = -1
 
 
+def _fenced_by(shadow) -> np.ndarray:
+    """Per shared byte: id of the fence.proxy.async that last fenced a generic write to it."""
+    fb = getattr(shadow, "fenced_by", None)
+    if fb is None:
+        fb = shadow.fenced_by = np.full(shadow.init.size, -1, np.int64)
+    return fb
+
+
 def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
     """Generic-proxy writes to bytes an async-proxy operation reads need fence.proxy.async."""
     unfenced = getattr(cta.shadow, "unfenced", None)
     if unfenced is None:
         return
+    if sites.active():
+        fences = np.unique(_fenced_by(cta.shadow)[np.clip(idx, 0, unfenced.size - 1)])
+        sites.note_ids(fences[fences >= 0])
     hit = unfenced[np.clip(idx, 0, unfenced.size - 1)]
     if hit.any():
         k = int(np.asarray(idx)[np.flatnonzero(hit)[0]])
@@ -109,6 +121,10 @@ def _fence(instr, scope):
         def run(w, m):
             unfenced = getattr(w.cta.shadow, "unfenced", None)
             if unfenced is not None:
+                if sites.active():     # a byte fenced twice since its write needs neither alone
+                    fb = _fenced_by(w.cta.shadow)
+                    fb[~unfenced & (fb >= 0) & (fb != id(instr))] = -2   # (every warp runs it)
+                    fb[unfenced] = id(instr)
                 unfenced[:] = False
         return run
     if ".proxy" in mods and ".tensormap::generic" in mods and ".acquire" in mods:
@@ -125,8 +141,18 @@ def _tensormap_acquire(instr, scope):
     def run(w, m):
         a, _ = read(w, m)
         for addr in np.unique(a.astype(np.uint64)):
-            unacquired_maps(machine).discard(int(addr))
+            if int(addr) in unacquired_maps(machine):
+                unacquired_maps(machine).discard(int(addr))
+                if sites.active():       # the mutation test: a TMA use of this map needs it
+                    _acquired_by(machine)[int(addr)] = id(instr)
     return run
+
+
+def _acquired_by(machine) -> dict:
+    d = getattr(machine, "tensormap_acquired_by", None)
+    if d is None:
+        d = machine.tensormap_acquired_by = {}
+    return d
 
 
 def unacquired_maps(machine) -> set:
@@ -165,6 +191,8 @@ def _tensor_operand(scope, node, rank):
 def _tensor_map(machine, w, lane, addr):
     mask = np.zeros(32, bool)
     mask[lane] = True
+    if sites.active() and int(addr) in _acquired_by(machine):
+        sites.note_ids([_acquired_by(machine).pop(int(addr))])
     if int(addr) in unacquired_maps(machine):
         machine.sanitizer.report("async-proxy", f"TMA uses the tensor map at {int(addr):#x}, written by "
                                  "tensormap.cp_fenceproxy, with no fence.proxy.tensormap::generic.acquire of it",
@@ -190,10 +218,15 @@ def _rank(mods):
 def _tensor_load(instr, scope):
     mods = set(instr.modifiers)
     rank = _rank(mods)
-    if rank is None or ".im2col" in mods or any(m.startswith(".multicast") for m in mods) \
-            or any(m.startswith(".im2col") or m.startswith(".tile::") for m in mods):
+    multicast = ".multicast::cluster" in mods
+    if rank is None or ".im2col" in mods or any(m.startswith(".multicast") for m in mods) and not multicast \
+            or any(m.startswith(".im2col") or m.startswith(".tile::") or m.startswith(".cta_group") for m in mods):
         raise NotEmulated(instr.name)
     dst, src, bar, *rest = instr.operands
+    rest = _drop_hint(mods, rest)
+    if multicast != (len(rest) == 1) or len(rest) > 1:
+        raise NotEmulated(f"{instr.name} with operands after the mbarrier other than a multicast ctaMask")
+    read_mask = scope.decoder.reader(rest[0], TYPES[".u16"]) if multicast else None
     dst_off = _shared_addr(scope, dst, mods)
     tensor = _tensor_operand(scope, src, rank)
     bar_off = _shared_addr(scope, bar, mods)
@@ -203,6 +236,7 @@ def _tensor_load(instr, scope):
         lanes = np.flatnonzero(m)
         maps, coords = tensor(w, m)
         dsts, bars = dst_off(w, m), bar_off(w, m)
+        masks = read_mask(w, m) if multicast else None
         where = machine.where_now(w)
         for i, lane in enumerate(lanes):
             tmap = _tensor_map(machine, w, lane, maps[i])
@@ -211,13 +245,41 @@ def _tensor_load(instr, scope):
                 machine.sanitizer.report("oob", f"{instr.name}: the tensor map's box at {list(coords[i])} "
                                          "reads outside its global buffer", where, key="tma-oob")
             chunks = tmap.shared_chunks(int(dsts[i]))
-            _land_via_barrier(w, lane, where, chunks, raw.reshape(-1, 16), int(bars[i]),
-                              "cp.async.bulk.tensor", instr.name)
+            for target in multicast_targets(w, int(masks[i])) if multicast else (w,):
+                _land_via_barrier(target, lane, where, chunks, raw.reshape(-1, 16), int(bars[i]),
+                                  "cp.async.bulk.tensor", instr.name)
     return run
+
+
+def _watched_overwrite(cta, idx) -> None:
+    """A TMA write over shared bytes a completed wgmma group read (wgmma.Watch, while
+    sites.recording): the wait and commit behind that group are observable."""
+    for w in cta.warps:
+        for watch in getattr(getattr(w, "wgmma", None), "watches", ()):
+            if np.isin(idx, watch.reads).any():
+                sites.note_ids(watch.ids)
+
+
+def _overwrite_pending_write(w, idx, name, where) -> None:
+    """A copy into shared bytes that an earlier asynchronous copy still writes (no wait observed
+    its phase): the two land in either order, and a reader of the first may see the second (a
+    stage refilled before its consumers released it)."""
+    pend = w.cta.shadow.pending[idx]
+    if not (pend >= 0).any():
+        return
+    machine = w.cta.machine
+    op = machine.async_op(int(pend[np.flatnonzero(pend >= 0)[0]]))
+    if not op.done:
+        machine.sanitizer.report("race", f"{name} into shared offset {int(idx[np.flatnonzero(pend >= 0)[0]]):#x} "
+                                 f"while the {op.kind} at {op.where} still writes it (no wait observed its "
+                                 "completion)", where, key=("waw", op.where), other=op.where)
 
 
 def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
     machine = w.cta.machine
+    if (offsets > LOCAL_MASK).any():
+        raise NotEmulated(f"{name} into the shared memory of another CTA of the cluster (only "
+                          ".multicast::cluster reaches other CTAs)")
     bar = mbarrier.lookup(w, bar_offset, name)
     if (offsets < 0).any() or (offsets + rows.shape[1] > w.cta.shared.size).any():
         machine.sanitizer.report("oob", f"{name}: destination outside the {w.cta.shared.size}-byte shared "
@@ -225,6 +287,9 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
         return
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
+    _overwrite_pending_write(w, idx, name, where)
+    if sites.active():
+        _watched_overwrite(w.cta, idx)
     op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))
     if bar is None:
         machine.asyncs.complete(op)
@@ -360,7 +425,13 @@ def _bulk_wait(instr, scope):
     if keep is None:
         raise NotEmulated(f"{instr.name} with a register count")
     machine = scope.machine
-    return lambda w, m: _bulk_groups(w).wait(machine.asyncs, keep)
+
+    def run(w, m):
+        groups = _bulk_groups(w)
+        if any(not op.done for g in groups.groups[:max(len(groups.groups) - keep, 0)] for op in g):
+            sites.note(instr)
+        groups.wait(machine.asyncs, keep)
+    return run
 
 
 def _cp(instr, scope):

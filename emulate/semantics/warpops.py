@@ -27,6 +27,8 @@ def _lanes_of(bits: int):
 def _check_members(w, exec_mask, member_bits, name):
     """Active lanes outside the member mask, or members that are not active: undefined."""
     san = w.cta.machine.sanitizer
+    if w.cta.machine.observer is not None:
+        w.cta.machine.observer.warp_op(w, exec_mask)
     if not san.on["shfl"]:
         return
     members = _lanes_of(member_bits)
@@ -43,6 +45,8 @@ def _member_reader(dec, node):
     read = dec.reader(node, U32)
 
     def member(w, m):
+        if w.cta.machine.observer is not None:
+            w.cta.machine.observer.warp_sync(w)
         w.sync_epoch += 1
         return int(read(w, m)[0]) if m.any() else 0
     return member

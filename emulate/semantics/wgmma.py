@@ -34,6 +34,7 @@ from ..operands import constant
 from ..tensormaps import swizzle
 from ..types import TYPES
 from .matrix import _decode, _layout_m16n8k16
+from . import sites
 from .tma import async_read, check_fenced, hold_reads, release_reads
 
 LANE = np.arange(32)
@@ -96,6 +97,44 @@ def element_values(raw: np.ndarray, ty: str) -> np.ndarray:
 class WgmmaState:
     def __init__(self):
         self.groups = CommitGroups()
+        self.commit_ids: list = []     # id of the commit_group that closed each group (sites.py)
+        self.watches: list = []
+
+
+class Watch:
+    """While sites.recording: a group the last wgmma.wait_group completed. A consumer of its
+    accumulators other than a following wgmma.mma_async, or a TMA write over its shared operands,
+    before the warp's next wait_group marks that wait (its raised depth would leave the group
+    pending) and the commit that closed the group (deleted, the group would join the next one)
+    as observable."""
+
+    def __init__(self, ids, regs, cta, reads):
+        self.ids = ids
+        self.regs = regs
+        self.cta = cta
+        self.reads = reads
+
+    def early_access(self, w, name: str, verb: str) -> None:
+        sites.note_ids(self.ids)
+
+
+def _clear_watches(w, state) -> None:
+    pend = w.pending_regs or {}
+    for watch in state.watches:
+        for r in watch.regs:
+            if pend.get(r) is watch:
+                del pend[r]
+    state.watches = []
+
+
+def _watch(w, state, ops, ids) -> None:
+    if w.pending_regs is None:
+        w.pending_regs = {}
+    for op in ops:
+        watch = Watch(ids, [r for r in op.regs if r not in w.pending_regs], w.cta, op.reads)
+        for r in watch.regs:
+            w.pending_regs[r] = watch
+        state.watches.append(watch)
 
 
 def state_of(w) -> WgmmaState:
@@ -212,6 +251,9 @@ def _mma_async(instr, scope):
             check_fenced(cta, w, a_idx.reshape(-1), instr.name)
         use_c = bool(sd) if sd is not None else bool(read_sd(w, m)[0])
         pend = w.pending_regs or {}
+        for r in regs:                   # a following wgmma is no consumer a watch looks for
+            if isinstance(pend.get(r), Watch):
+                del pend[r]
         owners = {pend.get(r) for r in regs}
         if owners == {None}:
             c_now = np.stack([r(w, m) for r in readers], 1).view(np.float32) if use_c else None
@@ -252,7 +294,11 @@ def _fence(instr, scope):
 
 
 def _commit(instr, scope):
-    return lambda w, m: state_of(w).groups.commit()
+    def run(w, m):
+        state = state_of(w)
+        state.groups.commit()
+        state.commit_ids.append(id(instr))
+    return run
 
 
 def _wait(instr, scope):
@@ -260,7 +306,22 @@ def _wait(instr, scope):
     if keep is None:
         raise NotEmulated(f"{instr.name} with a register count")
     machine = scope.machine
-    return lambda w, m: state_of(w).groups.wait(machine.asyncs, keep)
+
+    def run(w, m):
+        state = state_of(w)
+        groups = state.groups
+        done = max(len(groups.groups) - keep, 0)
+        watched = []
+        if sites.active():
+            _clear_watches(w, state)
+            if done:                     # the group a depth of keep+1 would leave pending
+                watched = [op for op in groups.groups[done - 1] if not op.done]
+                ids = (id(instr), state.commit_ids[done - 1])
+        groups.wait(machine.asyncs, keep)
+        state.commit_ids = state.commit_ids[done:]
+        if watched:
+            _watch(w, state, watched, ids)
+    return run
 
 
 _FORMS = {".mma_async": _mma_async, ".fence": _fence, ".commit_group": _commit, ".wait_group": _wait}

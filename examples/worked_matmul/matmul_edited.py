@@ -17,7 +17,7 @@ ptx.style(
     },
 )
 stmatrix_m8n8 = stmatrix.m8n8.x4.shared.b16
-WGMMA_DESC_BITS = 4611686293305294848
+WGMMA_DESC_BITS = wgmma_desc(sbo=1024, swizzle="128B")
 srcmap(38, {1: "kernels.py"})
 banner("llvm")
 ptx.version("9.4")
@@ -30,7 +30,10 @@ ptx.comment(
 )
 global_smem = var.shared.align(16).b8("global_smem", dims=(None,), extern=True)
 ptx.comment(" @matmul_tma_kernel", indent="                                        ")
-matmul_tma_kernel = kernel_name("matmul_tma_kernel", params=20)
+matmul_tma_kernel = kernel_name(
+    "matmul_tma_kernel",
+    params="a_desc a_desc_shape0 a_desc_shape1 a_desc_stride0 a_desc_stride1 b_desc b_desc_shape0 b_desc_shape1 b_desc_stride0 b_desc_stride1 c_desc c_desc_shape0 c_desc_shape1 c_desc_stride0 c_desc_stride1 M N K global_scratch profile_scratch",
+)
 with matmul_tma_kernel.entry(
     param.align(64).b8[128],
     param.u32 * 2,
@@ -53,13 +56,13 @@ with matmul_tma_kernel.entry(
     loc(1, 256, 0)
     ptx.blank()
     ptx.comment(" %bb.0:", indent="")
-    ptx.ld.param.b32(r[5], [sym(matmul_tma_kernel.param_17)])
-    ptx.mov.b32(r[15], sym(matmul_tma_kernel.param_0))
-    ptx.mov.b32(r[16], sym(matmul_tma_kernel.param_10))
+    ptx.ld.param.b32(r[5], [sym(matmul_tma_kernel.K)])
+    ptx.mov.b32(r[15], sym(matmul_tma_kernel.a_desc))
+    ptx.mov.b32(r[16], sym(matmul_tma_kernel.c_desc))
     ptx.label(L.tmp0)
     at(1, 258, 13).cvt.u64.u32(rd[1], r[16])
     ptx.cvta.param.u64(rd[24], rd[1])
-    ptx.mov.b32(r[17], sym(matmul_tma_kernel.param_5))
+    ptx.mov.b32(r[17], sym(matmul_tma_kernel.b_desc))
     ptx.cvt.u64.u32(rd[2], r[17])
     ptx.cvta.param.u64(rd[15], rd[2])
     ptx.cvt.u64.u32(rd[3], r[15])

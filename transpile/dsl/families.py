@@ -1,6 +1,6 @@
 """The instruction families of typed calls (transpile/dsl/typed.py): name ->
 (leading PTX spelling, operands in PTX order). Operand names follow the PTX
-ISA's (`a-desc` -> `a`, `txCount` -> `tx_count`).
+ISA's (`a-desc` -> `a`), or say what the value is (`txCount` -> `bytes`: the bytes a phase expects).
 
 An operand spec is space-separated, each item
 
@@ -40,10 +40,10 @@ FAMILIES = {
     # mbarriers: the arrive state is usually discarded (`_`)
     "mbarrier_init": ("mbarrier.init", "addr count"),
     "mbarrier_inval": ("mbarrier.inval", "addr"),
-    "mbarrier_arrive": ("mbarrier.arrive", "state=sink addr count?@!.expect_tx tx_count@.expect_tx"),
-    "mbarrier_arrive_drop": ("mbarrier.arrive_drop", "state=sink addr count?@!.expect_tx tx_count@.expect_tx"),
-    "mbarrier_expect_tx": ("mbarrier.expect_tx", "addr tx_count"),
-    "mbarrier_complete_tx": ("mbarrier.complete_tx", "addr tx_count"),
+    "mbarrier_arrive": ("mbarrier.arrive", "state=sink addr count?@!.expect_tx bytes@.expect_tx"),
+    "mbarrier_arrive_drop": ("mbarrier.arrive_drop", "state=sink addr count?@!.expect_tx bytes@.expect_tx"),
+    "mbarrier_expect_tx": ("mbarrier.expect_tx", "addr bytes"),
+    "mbarrier_complete_tx": ("mbarrier.complete_tx", "addr bytes"),
     "mbarrier_test_wait": ("mbarrier.test_wait", "complete addr state@!.parity parity@.parity"),
     "mbarrier_try_wait": ("mbarrier.try_wait", "complete addr state@!.parity parity@.parity hint?"),
     "mbarrier_pending_count": ("mbarrier.pending_count", "count state"),
@@ -63,3 +63,8 @@ FAMILIES = {
 # the old spelling `wgmma_mma(shape=..., dtype=..., atype=..., btype=..., d=..., ...)`:
 # these keywords are the modifiers, in order
 LEGACY = {"wgmma_mma": ("shape", "dtype", "atype", "btype")}
+# earlier operand names, still read: old name -> name
+RENAMED = {"tx_count": "bytes"}
+
+# instructions of their own whose spelling starts with a family's leading words
+OTHERS = ("cp.async.bulk.commit_group", "cp.async.bulk.wait_group")

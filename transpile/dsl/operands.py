@@ -302,7 +302,10 @@ _CONVERT = {int: _int_node, tuple: _vector_node, list: _address_node}
 
 def to_node(v):
     """A DSL value -> a fresh operand node; a wrong kind is a DSLError."""
-    f = _CONVERT.get(v.__class__)
+    cls = v.__class__
+    if cls is Name:   # the hot case: a register
+        return v.kind(v.name, v.component)
+    f = _CONVERT.get(cls)
     if f is not None:
         return f(v)
     if isinstance(v, Value):

@@ -56,7 +56,8 @@ class Op:
         guard = None if pred is None else _guard(pred)
         if at is not None:
             run_locs(at)
-        return recorder.current().record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
+        rec = recorder._current[0] or recorder.current()
+        return rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
 
 
 def opcode(ident: str) -> Op:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import Module
+from ptxgrammar.tree import Instruction, Module
 
 from .trivia_check import check_trivia
 from .trivia_table import END, merge_lines
@@ -123,6 +123,23 @@ class Recorder:
                     fmt = {**entry["fmt"], **(fmt or {})}
                 if indent is None and lead is None:
                     indent, lead = entry.get("indent"), entry.get("lead")
+        clean = not entry and fmt is None and lead is None and indent is None and not (self.lines or self.tail or self.at_start)
+        sig = [depth, (self.asm, self.prev_lead)]
+        nodes = []
+        shape_nodes(stmt, sig, nodes)
+        sig = tuple(sig)
+        hit = self.key_cache.get(sig)
+        if clean and hit is not None and hit[2] is not None:
+            # the common case: nothing pending, nothing explicit -- the shape fixes every
+            # trivia, the lead included, and the L value the next statement sees
+            values, prev = hit[2]
+            apply_plan(nodes, hit[1], values)
+            self.prev_lead = prev
+            if self.checker is not None:
+                self.checker.see(stmt)
+            if append:
+                self.items.append(stmt)
+            return stmt
         if lead is not None:
             check_trivia(lead, "lead")
             self.asm = asm_context(lead, self.asm)
@@ -130,19 +147,17 @@ class Recorder:
             self.asm = asm_context(self.pending_text(), self.asm)
         if indent is not None:
             check_trivia(indent, "indent")
-        sig = [depth, (self.asm, self.prev_lead)]
-        nodes = []
-        shape_nodes(stmt, sig, nodes)
-        sig = tuple(sig)
-        hit = self.key_cache.get(sig)
+        if sig[1][0] != self.asm:   # a pending `begin inline asm` changed the shape
+            sig = (sig[0], (self.asm, sig[1][1]), *sig[2:])
+            hit = self.key_cache.get(sig)
         if hit is None:
             predict = self.style.predict
-            hit = self.key_cache[sig] = (
+            hit = self.key_cache[sig] = [
                 [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])],
-                trivia_plan(stmt, nodes))
+                trivia_plan(stmt, nodes), None]
             for v in hit[0][1:]:     # once per shape: the ptx.style table's spacing is trivia
                 check_trivia(v, "a ptx.style entry")
-        values, plan = hit
+        values, plan = hit[0], hit[1]
         if lead is None:
             lead = self.lead_for(values[0] if indent is None else indent)
         else:
@@ -162,6 +177,8 @@ class Recorder:
                 check_trivia(v, f"fmt[{k}]")
                 values[k] = v
         values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
+        if clean and stmt.__class__ is Instruction:   # prev_tag of other statements reads more than the shape
+            hit[2] = (values, self.prev_lead)
         apply_plan(nodes, plan, values)
         if entry:
             self.push_after(entry)
@@ -310,6 +327,10 @@ def begin(style: Style | None = None, check: bool = False) -> Recorder:
 def end() -> Recorder:
     rec = current()
     _current[0] = None
+    # drop the recorded statements first: the first collection after the GC is back on
+    # would otherwise walk the whole tree (the caller holds the Module it still needs)
+    rec.module_items = rec.items = []
+    rec.stack = [rec.module_items]
     if rec.gc_was_enabled:
         gc.enable()
     return rec

@@ -24,7 +24,7 @@ from typing import NamedTuple
 from ..names import from_python, to_python
 from .directives import ptx
 from .errors import DSLError
-from .families import FAMILIES as _TABLE, LEGACY
+from .families import FAMILIES as _TABLE, LEGACY, RENAMED
 from .operands import sink
 
 
@@ -138,6 +138,7 @@ class Typed:
     def __call__(self, *args, pred=None, fmt=None, indent=None, lead=None, at=None, **kw):
         if args:
             raise DSLError(f"{self}: operands are keywords ({', '.join(o.name for o in self._fam.operands)})")
+        kw = {RENAMED.get(k, k): v for k, v in kw.items()}
         legacy = LEGACY.get(self._fam.name, ()) if not self._mods else ()
         if legacy and legacy[0] in kw:
             t = self

@@ -1,0 +1,551 @@
+#!/usr/bin/env python3
+"""Every speed figure side by side with its peer, in one run:
+
+    python benchmarks/run_all.py            # full: the 12 largest corpus files, 15 IR problems
+    python benchmarks/run_all.py --quick    # smoke test: 2 small files, 1 problem, 1 repeat
+
+1. parse+emit (ptxgrammar) against pyptx 0.1.1's parse, with the shape cache cold
+   (nothing stored on disk), cold with a store learned from the *other* corpus
+   files (the measured files held out), and warm;
+2. the whole PTX -> Python -> PTX loop against pyptx's ptx_to_python(sugar=False)
+   alone, and the --sugar loop against pyptx's sugar, cold and warm;
+3. kernel-IR compile against Triton, both to PTX and both to cubin (same ptxas);
+4. peak RSS / input size on the largest file, for parse and for the whole loop.
+
+Writes results.json, results.md and results.png (per-file ratios against file
+size) to --out (default: benchmarks/). Parse and loop times are CPU time of this
+process (time.process_time: on a shared machine it moves less with the load than
+wall time); IR compile and Triton are wall time (Triton runs ptxas in a child).
+Ratios are peer time / ptx2py time, so > 1 means ptx2py is faster; geometric
+means are over the files the peer handles (its failures are listed, excluded).
+The work itself lives in bench_parse, bench_transpile and bench_compile_ir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_compile_ir  # noqa: E402
+import bench_parse  # noqa: E402
+import bench_transpile  # noqa: E402
+from common import CORPUS, ROOT, geomean, largest_files, peak_rss_mb  # noqa: E402
+
+import ptxgrammar  # noqa: E402
+from ptxgrammar import parser as grammar_parser  # noqa: E402
+from ptxgrammar import shapecache  # noqa: E402
+
+SECTIONS = ("parse", "loop", "sugar_loop", "ir", "rss")
+EMPTY = {
+    "parse": {"rows": [], "geomean": {"cold": None, "cold_stored": None, "warm": None}},
+    "loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
+    "sugar_loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
+    "ir": {"rows": [], "summary": {"ptx2py_median_ms": None, "ratio_ptx_median": None, "ratio_cubin_median": None}},
+    "rss": {"file": "-", "mb": 0.0, "rows": []},
+}
+GOALS = {"parse_warm": 10, "parse_cold": 5, "loop": 4, "sugar_loop": 2, "ir_to_ptx": 150,
+         "ir_median_ms": 2, "rss_loop": 15}
+CPU = time.process_time
+
+
+def cpu_timed(fn, *args):
+    """(CPU seconds, result or the exception raised: the peer fails on some inputs)."""
+    start = CPU()
+    try:
+        result = fn(*args)
+    except Exception as e:  # noqa: BLE001 - reported per file, not fatal
+        result = e
+    return CPU() - start, result
+
+
+def median_cpu(fn, arg, repeat):
+    times, result = [], None
+    for _ in range(repeat):
+        t, result = cpu_timed(fn, arg)
+        times.append(t)
+    return statistics.median(times), result
+
+
+def quick_files(n: int = 2) -> list[Path]:
+    """Small files for --quick: the first `n` corpus files of at least 20 kB."""
+    files = sorted(CORPUS.rglob("*.ptx"), key=lambda p: (p.stat().st_size, str(p)))
+    return [p for p in files if p.stat().st_size >= 20_000][:n]
+
+
+def name_of(path: Path) -> str:
+    return str(path.relative_to(CORPUS))
+
+
+def failure(result) -> str | None:
+    return f"{type(result).__name__}: {str(result)[:120]}" if isinstance(result, Exception) else None
+
+
+# --- 1. parse ----------------------------------------------------------------------
+
+class ShapeStores:
+    """The on-disk shape stores the cold measurements run against, in a temporary
+    folder (the user's own store is never read or written by the benchmark)."""
+
+    def __init__(self, held_out: list[Path], prime_files: list[Path]):
+        self.root = Path(tempfile.mkdtemp(prefix="ptx2py-bench-shapes-"))
+        self.primed = self.root / "primed"
+        os.environ[shapecache.ENV] = str(self.primed)
+        grammar_parser.SHAPES.forget(store=False)
+        start = CPU()
+        for path in prime_files:
+            if path not in held_out:
+                try:
+                    ptxgrammar.parse(ptxgrammar.read_ptx(path))
+                except ptxgrammar.ParseError:
+                    pass               # corpus files that are bad on purpose
+        self.prime_seconds = CPU() - start
+        self.prime_count = len([p for p in prime_files if p not in held_out])
+        store = shapecache.store_path()
+        self.primed_bytes = store.stat().st_size if store.exists() else 0
+
+    def nothing_stored(self) -> None:
+        os.environ[shapecache.ENV] = "off"
+        grammar_parser.SHAPES.forget(store=False)
+
+    def held_out_store(self, tag: str) -> None:
+        """A fresh copy of the primed store, so one file's new shapes never reach another's run."""
+        copy = self.root / tag
+        shutil.copytree(self.primed, copy, dirs_exist_ok=True)
+        os.environ[shapecache.ENV] = str(copy)
+        grammar_parser.SHAPES.forget(store=True)
+
+    def close(self) -> None:
+        os.environ[shapecache.ENV] = "off"
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def bench_parse_files(files, repeat, stores: ShapeStores, peer_parse):
+    rows = []
+    for i, path in enumerate(files):
+        text = ptxgrammar.read_ptx(path)
+        stores.nothing_stored()
+        cold, _ = cpu_timed(bench_parse.ptx2py_roundtrip, text)
+        stores.held_out_store(f"file{i}")
+        cold_stored, _ = cpu_timed(bench_parse.ptx2py_roundtrip, text)
+        warm, _ = median_cpu(bench_parse.ptx2py_roundtrip, text, repeat)
+        peer, result = median_cpu(peer_parse, text, repeat)
+        rows.append(_ratio_row(path, text, peer, result, cold=cold, cold_stored=cold_stored, warm=warm))
+        print(f"  parse {name_of(path)}: {rows[-1]['ratios']}", flush=True)
+    stores.nothing_stored()
+    return rows
+
+
+def _ratio_row(path, text, peer, result, **ours):
+    fail = failure(result)
+    return {"file": name_of(path), "mb": len(text) / 1e6, "ptx2py_s": ours, "peer_s": None if fail else peer,
+            "peer_failure": fail,
+            "ratios": {k: (None if fail else peer / v) for k, v in ours.items()}}
+
+
+def summarize(rows, keys):
+    return {k: geomean([r["ratios"][k] for r in rows if r["ratios"][k] is not None]) for k in keys}
+
+
+# --- 2. the PTX -> Python -> PTX loops ---------------------------------------------------
+
+def sugar_loop(text: str) -> str:
+    import ptx2py
+
+    out = ptx2py.python_to_ptx(ptx2py.ptx_to_python(text, sugar=True))
+    assert out == text, "--sugar round trip is not byte-identical"
+    return out
+
+
+def bench_loops(files, repeat, ours_fn, peer_fn, label):
+    rows = []
+    for path in files:
+        text = ptxgrammar.read_ptx(path)
+        grammar_parser.SHAPES.forget(store=False)
+        os.environ[shapecache.ENV] = "off"
+        cold, result = cpu_timed(ours_fn, text)
+        if isinstance(result, Exception):
+            raise result               # ptx2py must not fail on its own corpus
+        warm_t, peer_t = [], []
+        for _ in range(repeat):        # interleaved, so load changes hit both tools alike
+            warm_t.append(cpu_timed(ours_fn, text)[0])
+            t, peer_result = cpu_timed(peer_fn, text)
+            peer_t.append(t)
+        rows.append(_ratio_row(path, text, statistics.median(peer_t), peer_result,
+                               cold=cold, warm=statistics.median(warm_t)))
+        print(f"  {label} {name_of(path)}: {rows[-1]['ratios']}", flush=True)
+    return rows
+
+
+# --- 3. kernel IR compile against Triton -------------------------------------------------
+
+def triton_stage_ms(name: str, cap: int, repeat: int):
+    """(median ms to PTX, median ms to cubin) of Triton, fresh cache each time. The
+    cubin stage (ptxas) is timed through Triton's stage-inspection hook."""
+    import triton
+    from triton import knobs
+    from triton_equivalents import compile_triton
+
+    to_ptx, to_cubin = [], []
+    cubin_seconds = []
+
+    def hook(*args):
+        if not args:           # Triton first asks for a cache key part: no change to it
+            return "", ""
+        stages = args[1]       # then (backend, stages, options, language, capability)
+        make_cubin = stages["cubin"]
+
+        def timed_cubin(src, metadata):
+            start = time.perf_counter()
+            try:
+                return make_cubin(src, metadata)
+            finally:
+                cubin_seconds.append(time.perf_counter() - start)
+        stages["cubin"] = timed_cubin
+
+    previous = knobs.runtime.add_stages_inspection_hook
+    knobs.runtime.add_stages_inspection_hook = hook
+    try:
+        for _ in range(repeat):
+            cache = tempfile.mkdtemp(prefix="bench-ir-triton-")
+            os.environ["TRITON_CACHE_DIR"] = cache
+            knobs.cache.dir = cache
+            cubin_seconds.clear()
+            start = time.perf_counter()
+            compile_triton(name, cap)
+            total = time.perf_counter() - start
+            to_cubin.append(total * 1e3)
+            to_ptx.append((total - sum(cubin_seconds)) * 1e3)
+            shutil.rmtree(cache, ignore_errors=True)
+    finally:
+        knobs.runtime.add_stages_inspection_hook = previous
+    del triton
+    return statistics.median(to_ptx), statistics.median(to_cubin)
+
+
+def ptxas_path(cap: int) -> str | None:
+    try:
+        from triton.backends.nvidia.compiler import get_ptxas
+
+        return get_ptxas(cap).path            # the ptxas Triton itself runs
+    except Exception:  # noqa: BLE001 - no Triton: any ptxas on PATH
+        return shutil.which("ptxas")
+
+
+def ptxas_ms(ptx: str, target: str, ptxas: str, repeat: int) -> float:
+    with tempfile.TemporaryDirectory() as d:
+        src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
+        src.write_text(ptx)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run([ptxas, f"--gpu-name={target}", str(src), "-o", str(out)], check=True,
+                           capture_output=True)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def bench_ir(names, target, repeat, triton_repeat, use_triton):
+    import json as _json
+
+    from kernelir import compile_kernel, load_kernel
+    from kernelir.problems import problem_path
+
+    cap = int("".join(c for c in target[3:] if c.isdigit()))
+    ptxas = ptxas_path(cap)
+    have_triton = use_triton
+    if have_triton:
+        try:
+            import triton  # noqa: F401
+        except ImportError:
+            have_triton = False
+    rows = []
+    for name in names:
+        median_ms, first_ms = bench_compile_ir.ptx2py_ms(name, target, repeat)
+        ptx = compile_kernel(load_kernel(_json.loads(problem_path(name).read_text())["kernel"]), target)
+        row = {"problem": name, "ptx2py_ms": median_ms, "ptx2py_first_ms": first_ms,
+               "ptx2py_cubin_ms": None, "triton_ptx_ms": None, "triton_cubin_ms": None, "triton_failure": None}
+        if ptxas:
+            row["ptx2py_cubin_ms"] = median_ms + ptxas_ms(ptx, target, ptxas, max(1, triton_repeat))
+        if have_triton:
+            try:
+                row["triton_ptx_ms"], row["triton_cubin_ms"] = triton_stage_ms(name, cap, triton_repeat)
+            except Exception as e:  # noqa: BLE001 - reported per problem
+                row["triton_failure"] = failure(e)
+        row["ratio_ptx"] = row["triton_ptx_ms"] / median_ms if row["triton_ptx_ms"] else None
+        row["ratio_cubin"] = (row["triton_cubin_ms"] / row["ptx2py_cubin_ms"]
+                              if row["triton_cubin_ms"] and row["ptx2py_cubin_ms"] else None)
+        rows.append(row)
+        print(f"  ir {name}: {median_ms:.2f} ms, Triton {row['triton_ptx_ms']}", flush=True)
+    ours = [r["ptx2py_ms"] for r in rows]
+    summary = {
+        "ptx2py_median_ms": statistics.median(ours),
+        "ratio_ptx_median": _median([r["ratio_ptx"] for r in rows]),
+        "ratio_ptx_geomean": geomean([r["ratio_ptx"] for r in rows if r["ratio_ptx"]]),
+        "ratio_cubin_median": _median([r["ratio_cubin"] for r in rows]),
+        "triton": have_triton, "ptxas": ptxas,
+    }
+    return rows, summary
+
+
+def _median(values):
+    values = [v for v in values if v]
+    return statistics.median(values) if values else None
+
+
+# --- 4. peak memory ---------------------------------------------------------------------
+
+def bench_rss(path: Path):
+    size_mb = path.stat().st_size / 1e6
+    p = str(path)
+    probes = {
+        "ptx2py parse+emit": f"import ptxgrammar as g; t=g.read_ptx({p!r}); assert g.emit(g.parse(t)) == t",
+        "pyptx parse": f"from pyptx.parser import parse; parse(open({p!r}).read())",
+        "ptx2py PTX->Python->PTX": ("import ptxgrammar as g; from transpile import ptx_to_python, python_to_ptx; "
+                                   f"t=g.read_ptx({p!r}); assert python_to_ptx(ptx_to_python(t)) == t"),
+        "pyptx ptx_to_python": ("from pyptx.codegen.codegen import ptx_to_python; "
+                                f"ptx_to_python(open({p!r}).read(), sugar=False)"),
+    }
+    rows = []
+    for what, code in probes.items():
+        try:
+            mb = peak_rss_mb(code)
+        except subprocess.CalledProcessError as e:
+            rows.append({"what": what, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})
+            continue
+        rows.append({"what": what, "peak_mb": mb, "per_input": mb / size_mb, "failure": None})
+    return {"file": name_of(path), "mb": size_mb, "rows": rows}
+
+
+# --- output -------------------------------------------------------------------------------
+
+def fmt(v, spec=".2f", none="-"):
+    return none if v is None else format(v, spec)
+
+
+def markdown(results) -> str:
+    meta, s = results["meta"], results["summary"]
+    out = [f"# Benchmarks: ptx2py side by side with its peers ({'quick' if meta['quick'] else 'full'} run)", "",
+           f"`{meta['command']}` — {meta['date']}, {meta['machine']}; Python {meta['python']}, "
+           f"pyptx {meta['pyptx']}, Triton {meta['triton']}. Load average at start {meta['load_start']}, "
+           f"at end {meta['load_end']}.", "",
+           "Parse and loop times: CPU seconds of one process (`time.process_time`); IR compile: wall ms. "
+           "Ratio = peer time / ptx2py time (> 1: ptx2py faster); geometric means over the files the peer "
+           "handles. *cold* = empty shape cache and nothing stored on disk; *cold, stored* = empty in-memory "
+           f"cache with the on-disk store learned from the other {meta['primed_files']} corpus files (the "
+           "measured files held out; reading the store is timed); *warm* = median of repeats.", "",
+           "## Summary", "", "| figure | result | goal | met |", "|---|---:|---:|:-:|"]
+    for row in s["table"]:
+        out.append(f"| {row['figure']} | {row['result']} | {row['goal']} | {row['met']} |")
+    out += ["", "## Parse+emit vs pyptx parse", "",
+            "| file | MB | ptx2py cold s | cold, stored s | warm s | pyptx s | × cold | × cold, stored | × warm |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results["parse"]["rows"]:
+        t, x = r["ptx2py_s"], r["ratios"]
+        out.append(f"| {r['file']} | {r['mb']:.2f} | {t['cold']:.3f} | {t['cold_stored']:.3f} | {t['warm']:.3f} | "
+                   f"{fmt(r['peer_s'], '.3f', 'fails')} | {fmt(x['cold'])} | {fmt(x['cold_stored'])} | "
+                   f"{fmt(x['warm'])} |")
+    g = results["parse"]["geomean"]
+    out.append(f"| **geometric mean** | | | | | | **{fmt(g['cold'])}** | **{fmt(g['cold_stored'])}** | "
+               f"**{fmt(g['warm'])}** |")
+    for key, title in (("loop", "PTX→Python→PTX vs pyptx ptx_to_python(sugar=False)"),
+                       ("sugar_loop", "--sugar PTX→Python→PTX vs pyptx ptx_to_python(sugar=True)")):
+        out += ["", f"## {title}", "", "| file | MB | ptx2py cold s | warm s | pyptx s | × cold | × warm |",
+                "|---|---:|---:|---:|---:|---:|---:|"]
+        for r in results[key]["rows"]:
+            t, x = r["ptx2py_s"], r["ratios"]
+            out.append(f"| {r['file']} | {r['mb']:.2f} | {t['cold']:.3f} | {t['warm']:.3f} | "
+                       f"{fmt(r['peer_s'], '.3f', 'fails')} | {fmt(x['cold'])} | {fmt(x['warm'])} |")
+        g = results[key]["geomean"]
+        out.append(f"| **geometric mean** | | | | | **{fmt(g['cold'])}** | **{fmt(g['warm'])}** |")
+    for key in ("parse", "loop", "sugar_loop"):
+        for r in results[key]["rows"]:
+            if r["peer_failure"]:
+                out.append(f"\npeer fails on {r['file']} ({key}, excluded): `{r['peer_failure']}`")
+    ir, irs = results["ir"]["rows"], results["ir"]["summary"]
+    out += ["", "## Kernel IR compile vs Triton (same target, fresh Triton cache each time)", "",
+            "| problem | ptx2py → PTX ms | Triton → PTX ms | × | ptx2py → cubin ms | Triton → cubin ms | × |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in ir:
+        out.append(f"| {r['problem']} | {r['ptx2py_ms']:.2f} | {fmt(r['triton_ptx_ms'], '.1f', r['triton_failure'] or '-')} | "
+                   f"{fmt(r['ratio_ptx'], '.0f')} | {fmt(r['ptx2py_cubin_ms'], '.1f')} | "
+                   f"{fmt(r['triton_cubin_ms'], '.1f')} | {fmt(r['ratio_cubin'], '.1f')} |")
+    out.append(f"| **median** | **{fmt(irs['ptx2py_median_ms'])}** | | **{fmt(irs['ratio_ptx_median'], '.0f')}** | | | "
+               f"**{fmt(irs['ratio_cubin_median'], '.1f')}** |")
+    rss = results["rss"]
+    out += ["", f"## Peak RSS on the largest file ({rss['file']}, {rss['mb']:.2f} MB)", "",
+            "| process | peak MB | peak / input |", "|---|---:|---:|"]
+    for r in rss["rows"]:
+        out.append(f"| {r['what']} | {fmt(r['peak_mb'], '.0f', 'fails')} | {fmt(r['per_input'], '.1f')} |")
+    out += ["", f"![per-file ratios]({results['meta']['plot']})", ""]
+    return "\n".join(out)
+
+
+def plot(results, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    series = [("parse", "warm", "parse+emit, warm", "o"), ("parse", "cold", "parse+emit, cold", "s"),
+              ("parse", "cold_stored", "parse+emit, cold, stored", "D"), ("loop", "warm", "PTX→Py→PTX", "^"),
+              ("sugar_loop", "warm", "--sugar loop", "v")]
+    for section, key, label, marker in series:
+        pts = [(r["mb"], r["ratios"][key]) for r in results[section]["rows"] if r["ratios"].get(key)]
+        if pts:
+            ax.scatter(*zip(*pts), label=label, marker=marker)
+    for goal, style in ((GOALS["parse_warm"], ":"), (GOALS["loop"], "--"), (1, "-")):
+        ax.axhline(goal, color="grey", linestyle=style, linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("file size (MB)")
+    ax.set_ylabel("peer time / ptx2py time")
+    ax.set_title("ptx2py against pyptx 0.1.1, per file (> 1: ptx2py faster)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def summary_table(results) -> list[dict]:
+    p, lp, sg = results["parse"]["geomean"], results["loop"]["geomean"], results["sugar_loop"]["geomean"]
+    irs = results["ir"]["summary"]
+    loop_rss = next((r["per_input"] for r in results["rss"]["rows"] if r["what"].startswith("ptx2py PTX")), None)
+
+    def row(figure, value, goal, spec, at_least=True, unit="×"):
+        value = None if value is None or value != value else value
+        met = "-" if value is None or value != value else ("yes" if (value >= goal if at_least else value <= goal) else "no")
+        bound = "≥" if at_least else "≤"
+        return {"figure": figure, "value": value, "result": f"{fmt(value, spec)}{unit}", "goal": f"{bound} {goal}{unit}",
+                "met": met}
+    return [
+        row("parse+emit vs pyptx parse, warm (geomean)", p["warm"], GOALS["parse_warm"], ".2f"),
+        row("parse+emit vs pyptx parse, cold, nothing stored", p["cold"], GOALS["parse_cold"], ".2f"),
+        row("parse+emit vs pyptx parse, cold, store from held-out files", p["cold_stored"], GOALS["parse_cold"], ".2f"),
+        row("PTX→Python→PTX vs pyptx ptx_to_python (warm)", lp["warm"], GOALS["loop"], ".2f"),
+        row("PTX→Python→PTX vs pyptx ptx_to_python (cold)", lp["cold"], GOALS["loop"], ".2f"),
+        row("--sugar loop vs pyptx sugar (warm)", sg["warm"], GOALS["sugar_loop"], ".2f"),
+        row("IR compile median ms", irs["ptx2py_median_ms"], GOALS["ir_median_ms"], ".2f", at_least=False, unit=" ms"),
+        row("IR compile vs Triton to PTX (median ratio)", irs["ratio_ptx_median"], GOALS["ir_to_ptx"], ".0f"),
+        row("peak RSS / input, whole loop, largest file", loop_rss, GOALS["rss_loop"], ".1f", at_least=False),
+    ]
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smoke test: 2 small files, 1 IR problem, 1 repeat")
+    ap.add_argument("--files", type=int, default=12, help="the N largest corpus files (full run)")
+    ap.add_argument("--repeat", type=int, default=3, help="parse repeats (median)")
+    ap.add_argument("--loop-repeat", type=int, default=1, help="repeats of the loops (slow peers)")
+    ap.add_argument("--ir-repeat", type=int, default=50)
+    ap.add_argument("--triton-repeat", type=int, default=3)
+    ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--target", default="sm_90a")
+    ap.add_argument("--out", type=Path, default=HERE)
+    ap.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                    help="run only these (the sugar loop is the slowest: ~4 min a file on a loaded machine)")
+    ap.add_argument("--sugar-files", type=int, default=None, help="the sugar loop on the N smallest of the files")
+    args = ap.parse_args(argv)
+    from pyptx.codegen.codegen import ptx_to_python as pyptx_to_python
+    from pyptx.parser import parse as pyptx_parse
+
+    if args.quick:
+        files, repeat, loop_repeat, ir_names = quick_files(2), 1, 1, ["vector_add"]
+        ir_repeat, triton_repeat = 5, 1
+        prime = quick_files(4)[2:]
+    else:
+        files, repeat, loop_repeat = largest_files(args.files), args.repeat, args.loop_repeat
+        from kernelir import PROBLEM_NAMES
+        ir_names, ir_repeat, triton_repeat = list(PROBLEM_NAMES), args.ir_repeat, args.triton_repeat
+        prime = sorted(CORPUS.rglob("*.ptx"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    import importlib.metadata as md
+
+    def version(pkg):
+        try:
+            return md.version(pkg)
+        except md.PackageNotFoundError:
+            return "not installed"
+    results = {"meta": {
+        "command": "python benchmarks/run_all.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "python": platform.python_version(),
+        "pyptx": version("pyptx"), "triton": version("triton"), "quick": args.quick,
+        "load_start": load_average(), "repeat": repeat, "loop_repeat": loop_repeat, "plot": "results.png",
+    }}
+    pyptx_parse(ptxgrammar.read_ptx(quick_files(1)[0]))        # the peer's own first-call costs, untimed
+    todo = set(args.sections)
+
+    def save() -> None:             # after every section: a run cut short keeps what it measured
+        (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+
+    if todo & {"parse", "loop", "sugar_loop"}:
+        print("priming the held-out shape store ...", flush=True)
+        stores = ShapeStores(files, prime)
+        results["meta"].update(primed_files=stores.prime_count, prime_cpu_s=stores.prime_seconds,
+                               primed_store_bytes=stores.primed_bytes)
+        try:
+            if "parse" in todo:
+                print("parse+emit vs pyptx parse", flush=True)
+                rows = bench_parse_files(files, repeat, stores, pyptx_parse)
+                results["parse"] = {"rows": rows, "geomean": summarize(rows, ("cold", "cold_stored", "warm"))}
+                save()
+            if "loop" in todo:
+                print("PTX->Python->PTX vs pyptx ptx_to_python", flush=True)
+                rows = bench_loops(files, loop_repeat, bench_transpile.ptx2py_loop,
+                                   lambda t: pyptx_to_python(t, sugar=False), "loop")
+                results["loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
+                save()
+            if "sugar_loop" in todo:
+                print("--sugar loop vs pyptx sugar", flush=True)
+                sugar_files = sorted(files, key=lambda p: p.stat().st_size)[:args.sugar_files or len(files)]
+                rows = bench_loops(sugar_files, loop_repeat, sugar_loop, lambda t: pyptx_to_python(t, sugar=True),
+                                   "sugar")
+                results["sugar_loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
+                save()
+        finally:
+            stores.close()
+    if "ir" in todo:
+        print("kernel IR compile vs Triton", flush=True)
+        rows, summary = bench_ir(ir_names, args.target, ir_repeat, triton_repeat, not args.no_triton)
+        results["ir"] = {"rows": rows, "summary": summary}
+        save()
+    if "rss" in todo:
+        print("peak RSS", flush=True)
+        results["rss"] = bench_rss(max(files, key=lambda p: p.stat().st_size))
+    for section in SECTIONS:
+        results.setdefault(section, EMPTY[section])       # not run this time: a '-' in the tables
+    results["meta"].setdefault("primed_files", 0)
+    results["meta"]["load_end"] = load_average()
+    results["summary"] = {"table": summary_table(results)}
+    save()
+    plot(results, args.out / "results.png")
+    (args.out / "results.md").write_text(markdown(results))
+    for row in results["summary"]["table"]:
+        print(f"{row['figure']}: {row['result']} (goal {row['goal']}: {row['met']})")
+    print(f"wrote {args.out / 'results.json'}, results.md, results.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

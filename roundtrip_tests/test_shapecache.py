@@ -1,0 +1,103 @@
+"""The on-disk shape store (ptxgrammar/shapecache.py): builders learned by one
+process are revived by the next without the grammar, build the same trees, keep
+re-checking their numbers, and a damaged, disabled or outdated store never
+changes a parse."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import ptxgrammar
+from ptxgrammar import ParseError, parser, shapecache
+from ptxgrammar.parser import parse_full
+
+from conftest import CORPUS
+
+SAMPLE = CORPUS / "nvcc" / "reduce.sm_80.ptx"
+HEADER = ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+
+def kernel(body: str) -> str:
+    return HEADER + ".visible .entry k()\n{\n\t.reg .f32 %f<4>;\n" + body + "\tret;\n}\n"
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A store of our own, and a cold in-memory cache before and after."""
+    monkeypatch.setenv(shapecache.ENV, str(tmp_path))
+    parser.SHAPES.forget(store=True)
+    yield tmp_path
+    parser.SHAPES.forget(store=True)
+
+
+def no_grammar(*_args, **_kwargs):
+    raise AssertionError("the grammar was asked for a shape the store holds")
+
+
+def test_a_second_process_revives_the_builders_without_the_grammar(store, monkeypatch):
+    text = ptxgrammar.read_ptx(SAMPLE)
+    first = ptxgrammar.parse(text)
+    files = list(store.glob("shapes-*.bin"))
+    assert len(files) == 1 and files[0].stat().st_size > 0
+    parser.SHAPES.forget(store=True)                     # as a fresh process would start
+    monkeypatch.setattr(parser.ShapeCache, "_compile", staticmethod(no_grammar))
+    again = ptxgrammar.parse(text)
+    assert again == first == parse_full(text)
+    assert ptxgrammar.emit(again) == text
+
+
+def test_a_revived_builder_still_rechecks_its_numbers(store):
+    ptxgrammar.parse(kernel("\tmov.f32 %f1, 0f3F800000;\n"))
+    parser.SHAPES.forget(store=True)
+    bad = kernel("\tmov.f32 %f1, 0f3F80000;\n")        # seven hex digits: no float literal
+    with pytest.raises(ParseError) as fast:
+        ptxgrammar.parse(bad, "k.ptx")
+    with pytest.raises(ParseError) as full:
+        parse_full(bad, "k.ptx")
+    assert str(fast.value) == str(full.value)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage"])
+def test_a_damaged_store_is_ignored_and_rewritten(store, damage):
+    text = ptxgrammar.read_ptx(SAMPLE)
+    expected = ptxgrammar.parse(text)
+    path = next(store.glob("shapes-*.bin"))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "truncate" else b"\x07" * 64 + data)
+    assert not shapecache.read_records(path)[1]
+    parser.SHAPES.forget(store=True)
+    assert ptxgrammar.parse(text) == expected
+    records, intact = shapecache.read_records(path)
+    assert intact and records
+
+
+def test_off_keeps_nothing_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv(shapecache.ENV, "off")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    parser.SHAPES.forget(store=True)
+    text = ptxgrammar.read_ptx(SAMPLE)
+    assert ptxgrammar.emit(ptxgrammar.parse(text)) == text
+    assert shapecache.store_path() is None
+    assert not any(tmp_path.rglob("*"))
+    parser.SHAPES.forget(store=True)
+
+
+def test_the_store_is_named_by_the_grammar_and_the_code(tmp_path, monkeypatch):
+    copy = tmp_path / "ptxgrammar"
+    shutil.copytree(shapecache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    keys = {}
+    for change in ("none", "grammar", "builder code"):
+        if change == "grammar":
+            (copy / "ptx.lark").write_text((copy / "ptx.lark").read_text() + "\n// a comment\n")
+        elif change == "builder code":
+            (copy / "shapes.py").write_text((copy / "shapes.py").read_text() + "\n# a comment\n")
+        monkeypatch.setattr(shapecache, "PACKAGE", copy)
+        shapecache.code_key.cache_clear()
+        keys[change] = shapecache.code_key()
+    shapecache.code_key.cache_clear()
+    monkeypatch.undo()
+    assert shapecache.code_key() == keys["none"]       # the copy hashes like the package
+    assert len(set(keys.values())) == 3

@@ -1,0 +1,80 @@
+"""One spelling per instruction family in `--sugar` output (sugar/spelling.py): every TMA,
+mbarrier, wgmma, tcgen05, mma, ldmatrix, stmatrix instruction is its typed call with keyword
+operands, coordinates are separate values, accumulators, pipeline stage and phase registers
+and descriptor bits are named (sugar/tensorcore.py, sugar/roles.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import ptxgrammar
+import ptx2py
+from sugar.spelling import check
+
+from conftest import ROOT, corpus_files, external_files, file_id, sample, small
+from test_sugar import roundtrips
+
+FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|mbarrier\.|tcgen05\.|mma\.sync|ldmatrix|stmatrix)")
+
+
+def _with_families(files):
+    return [p for p in files if FAMILY.search(p.read_text(errors="replace"))]
+
+
+TENSOR = _with_families(small(corpus_files(), 400_000))
+
+
+def _sugar(path):
+    text = ptxgrammar.read_ptx(path)
+    src = ptx2py.ptx_to_python(text, sugar=True, filename=str(path))
+    assert roundtrips(text) is not None
+    return src
+
+
+def test_the_checker_finds_plain_and_positional_spellings():
+    src = "\n".join([
+        "asm.mbarrier.arrive.expect_tx.shared__cta.b64(sink, [r[6]], 32768)",
+        "mbarrier_arrive.expect_tx.shared__cta.b64([r[6]], bytes=32768)",
+        "cp_async = asm.cp.async_.bulk.tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes",
+        "cp_async([r[1]], [rd[1], (r[2], r[3])], [r[4]])",
+        "asm.cp_async_bulk_tensor._2d.global_.shared__cta.bulk_group(dst=[rd[1], r[2:4]], src=[r[1]])",
+        "ptx.cp.async_.bulk.commit_group()",
+        "asm.at(1, 2, 3).wgmma_mma.m64n128k16.f32.f16.f16(d=acc, a=rd[4], b=rd[5], scale_d=p[27])",
+    ])
+    got = check(src)
+    assert [g.split(":")[0] for g in got] == ["1", "2", "4", "5"]
+    assert "spelled plain" in got[0] and "positional" in got[1] and "spelled plain" in got[2]
+    assert "register range" in got[3]
+
+
+@pytest.mark.parametrize("path", sample(TENSOR, 6), ids=file_id)
+def test_one_spelling_per_family(path):
+    assert check(_sugar(path)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", _with_families(corpus_files() + external_files()), ids=file_id)
+def test_one_spelling_per_family_everywhere(path):
+    assert check(_sugar(path)) == []
+
+
+TMA = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
+
+
+def test_roles_are_named_in_a_tma_matmul():
+    src = _sugar(TMA)
+    assert "    acc = r[125:189]\n" in src and "d=acc, a=rd[4]" in src
+    assert "bytes=32768" in src and "tx_count" not in src
+    assert "# 0x4000004000000000: the wgmma shared-memory descriptor bits" in src
+    assert "src=[rd[14], (r[122], r[63])]" in src
+    assert "        stage = r[123]\n" in src and "        phase = r[122]\n" in src
+    assert "        bar_base = 98304\n" in src and "ptx.add.s32(r[27], r[39], bar_base)" in src
+    assert "ptx.selp.b32(stage, 0, r[36], p[32])" in src and "mbarrier_wait([r[27]], phase," in src
+    assert "src=[rd[14], (r[122], r[63])]" in src  # before the loop r[122] is not the phase
+    renamed = src.replace("acc = r[125:189]", "accum = r[125:189]").replace("d=acc,", "d=accum,")
+    renamed = re.sub(r"\bstage\b", "k_stage", renamed)
+    import transpile
+
+    assert transpile.python_to_ptx(renamed) == ptxgrammar.read_ptx(TMA)

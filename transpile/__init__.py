@@ -88,11 +88,15 @@ def _run_stepwise(source: str, filename: str) -> str | None:
     from . import fastrun
     from .dsl import recorder
 
+    from .dsl.trivia_table import split_trailer
+
+    body, trailer = split_trailer(source)
     namespace = {"__name__": "__ptx__", "__file__": filename}
-    stmts = fastrun.plan(source, namespace)
+    stmts = fastrun.plan(body, namespace)
     if stmts is None:
         return None
     try:
+        _run_trailer(trailer, filename)
         exec(fastrun.HEADER_CODE, namespace)
         fastrun.run(stmts)
         module = recorder.current().finish()
@@ -112,8 +116,7 @@ def _run(source: str, filename: str) -> str:
         body, trailer = split_trailer(source)
         code = compile(body, filename, "exec")
         namespace = {"__name__": "__ptx__", "__file__": filename}
-        if trailer is not None:  # the layout (ptx.style, ptx.trivia) comes before the body runs
-            exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx()})
+        _run_trailer(trailer, filename)
         exec(code, namespace)
         module = recorder.current().finish()
     except DSLError as e:
@@ -126,6 +129,12 @@ def _run(source: str, filename: str) -> str:
     except Exception as e:
         raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__, source) from None
     return emit(module)
+
+
+def _run_trailer(trailer, filename: str) -> None:
+    """The layout (ptx.style, ptx.trivia) at the end of a generated module runs before its body."""
+    if trailer is not None:
+        exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx()})
 
 
 def _ptx():

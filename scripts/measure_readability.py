@@ -7,6 +7,9 @@ median per producer and the file count. `--plain` measures without sugar.
 black, and prints the byte-identical and black-stable counts. `--floor` counts
 only the lines of instruction statements (calls with their continuation lines,
 `for`/`skip_if`/`loop` headers): the figure a sugar without any other line would reach.
+`--layout` counts, in the kernel bodies (before the layout trailer), the layout keywords
+(`fmt=`, `indent=`, `close_indent=`, `lead=`, ...) and `.loc` mini-language strings
+(`at("1:2:3@0")`, `loc("...")`, `at="..."`) left, and files that open with `ptx.style(`.
 `--loops` also counts the back edges raised as `with loop(...)` and checks every raised
 block against the control-flow graph (`sugar.loopcheck`). Files are converted with their
 path, as `ptx2py FILE --sugar` does (so launch sidecars and sources name parameters).
@@ -15,6 +18,7 @@ path, as `ptx2py FILE --sugar` does (so launch sidecars and sources name paramet
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -73,8 +77,21 @@ def instruction_lines(src: str) -> int:
     return sum(1 for k in lines if text[k - 1].strip() and not text[k - 1].strip().startswith("#"))
 
 
+LAYOUT_WORDS = re.compile(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent)=")
+MINI_LANGUAGE = re.compile(r"""\b(?:at|loc)\(["']|\bat=["']""")
+
+
+def layout_counts(src: str) -> tuple:
+    """(layout keywords, mini-language strings, opens with ptx.style) in the body of `src`."""
+    from transpile.dsl.trivia_table import split_trailer
+
+    body = split_trailer(src)[0]
+    head = body.split("\n", 3)[2] if body.count("\n") >= 3 else ""
+    return len(LAYOUT_WORDS.findall(body)), len(MINI_LANGUAGE.findall(body)), int(head.startswith("ptx.style("))
+
+
 def one(job):
-    path, sugar, check, min_insns, floor, loops = job
+    path, sugar, check, min_insns, floor, loops, layout = job
     import ptx2py
     import transpile
     from ptxgrammar import parse
@@ -82,12 +99,13 @@ def one(job):
 
     text = Path(path).read_bytes().decode("latin-1")
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
-    if n < min_insns and not check and not loops:
-        return path, n, None, None, None, None
+    if n < min_insns and not check and not loops and not layout:
+        return path, n, None, None, None, None, None
     try:
         src = ptx2py.ptx_to_python(text, sugar=sugar, filename=path)
     except Exception as e:  # noqa: BLE001
-        return path, n, None, False, f"generate: {e}", None
+        return path, n, None, False, f"generate: {e}", None, None
+    lay = layout_counts(src) if layout else None
     loop_report = None
     if loops:
         from sugar.loopcheck import check as check_loops
@@ -100,11 +118,11 @@ def one(job):
         try:
             ok = transpile.python_to_ptx(src) == text
         except Exception as e:  # noqa: BLE001
-            return path, n, r, False, f"run: {e}", loop_report
+            return path, n, r, False, f"run: {e}", loop_report, lay
         import black
 
         black_ok = black.format_str(src, mode=black.Mode()) == src
-    return path, n, r, ok, black_ok, loop_report
+    return path, n, r, ok, black_ok, loop_report, lay
 
 
 def main(argv=None) -> int:
@@ -114,6 +132,8 @@ def main(argv=None) -> int:
     ap.add_argument("--floor", action="store_true", help="count only instruction statement lines")
     ap.add_argument("--loops", action="store_true",
                     help="also count the back edges raised as loops and check them against the CFG (sugar.loopcheck)")
+    ap.add_argument("--layout", action="store_true",
+                    help="also count layout keywords and .loc mini-language strings left in the kernel bodies")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
     ap.add_argument("-j", type=int, default=None)
     ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx")])
@@ -125,8 +145,13 @@ def main(argv=None) -> int:
     edges = raised = 0
     disagree = []
     with ProcessPoolExecutor(args.j) as ex:
-        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops) for f in files]
-        for path, n, r, ok, black_ok, lr in ex.map(one, jobs, chunksize=2):
+        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops, args.layout) for f in files]
+        lay_total, lay_files = [0, 0, 0], []
+        for path, n, r, ok, black_ok, lr, lay in ex.map(one, jobs, chunksize=2):
+            if lay is not None:
+                lay_total = [a + b for a, b in zip(lay_total, lay)]
+                if any(lay):
+                    lay_files.append((path, lay))
             if lr is not None:
                 edges += lr[0]
                 raised += lr[1]
@@ -147,6 +172,11 @@ def main(argv=None) -> int:
         print(f"byte-identical: {same}/{total}  black-stable: {black_same}/{total}")
         for b in bad[:20]:
             print("  FAIL", *b)
+    if args.layout:
+        print(f"in kernel bodies: layout keywords {lay_total[0]}, .loc mini-language strings {lay_total[1]}; "
+              f"files opening with ptx.style: {lay_total[2]} ({len(lay_files)} files with any)")
+        for f, c in lay_files[:20]:
+            print("  LAYOUT", f, *c)
     if args.loops:
         share = 100.0 * raised / edges if edges else 100.0
         print(f"back edges raised as loops: {raised}/{edges} ({share:.1f}%)  disagreements with the CFG: {len(disagree)}")

@@ -25,12 +25,12 @@ from transpile.format import LINE
 from transpile.generator import q
 
 from .ir import _DIRECTIVES, Call, Kw, is_call, layout_lines, stmt, taken_names
-from .srcloc import locs_before, with_at
+from .srcloc import at_fits, locs_before, with_at
 
 NOISE = frozenset({"sync", "aligned"})
 MIN_USES = 2  # a name for one call is only indirection
 MIN_GAIN = 2  # lines saved, the alias line counted
-_AT = re.compile(r'at\((?:("(?:[^"\\]|\\.)*")|(\d+), (\d+), (\d+))\)\.')
+_AT = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(line=5, col=0).at(...).`
 _CHAIN = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
 _PREFIXES = ("ptx", "asm", "nvasm")
 RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
@@ -38,11 +38,11 @@ RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword
 
 def split_head(head: str):
     """(alias target, `at=` value or None) of an instruction head, else None:
-    `at(1, 5, 0).asm.bar.sync` -> ("asm.bar.sync", '"1:5:0"')."""
+    `at(line=5, col=0).asm.bar.sync` -> ("asm.bar.sync", "at(line=5, col=0)")."""
     at = None
     m = _AT.match(head)
     if m is not None:
-        at = m.group(1) or q(f"{m.group(2)}:{m.group(3)}:{m.group(4)}")
+        at = m.group(1)[:-1]
         head = head[m.end():]
     if not _CHAIN.match(head):
         return None
@@ -130,6 +130,8 @@ def run(stmts, ctx):
             continue
         split = split_head(e.head)
         if split is None or (split[1] is not None and any(i.__class__ is Kw and i.name == "at" for i in e.items)):
+            continue
+        if split[1] is not None and not at_fits(split[1], s.depth):
             continue
         uses.setdefault(split[0], []).append((k, split[1]))
     taken = taken_names(stmts)

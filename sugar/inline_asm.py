@@ -88,6 +88,17 @@ def _with_call(tight, ind, block) -> Call:
     return Call("inline_asm", kw)
 
 
+def _at_inside(b):
+    """b with its `at=` keyword (a `.loc` inside the markers) as an `at(...).` prefix of its
+    head, which `asm.` keeps inside them (`asm.<insn>(..., at=...)` puts it before)."""
+    kw = [i for i in b.expr.items if i.__class__ is Kw and i.name == "at"]
+    if not kw:
+        return b
+    h = b.expr.head
+    head = kw[0].value + "." + (h[4:] if h.startswith("ptx.") else h)
+    return stmt(Call(head, [i for i in b.expr.items if i is not kw[0]]), b.depth)
+
+
 def _statement_call(s) -> bool:
     """A whole call the prefixes take like an instruction (`mbarrier_wait(...)`)."""
     return any(is_call(s, n) for n in STATEMENT_CALLS)
@@ -148,7 +159,8 @@ def run(stmts, ctx):
                 p = ("nvasm." if tight else "asm.") + "block."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
             elif h.startswith("ptx.") or h.startswith("at(") or h in STATEMENT_CALLS:
-                b = body[0]
+                b = _at_inside(body[0])
+                h = b.expr.head
                 p = "nvasm." if tight else "asm."
                 items = list(b.expr.items) + ([Kw("end_indent", q(ind))] if ind else [])
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), items), b.depth))

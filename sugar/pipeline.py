@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 
-from . import aliases, arrays, banner, debugdata, demoted, debugstr, inline_asm, name_runs, names, ranges, registers, repeat, roles, srcloc, structure, tensorcore
+from . import aliases, arrays, banner, debugdata, demoted, debugstr, inline_asm, name_runs, names, ranges, registers, repeat, roles, srcloc, structure, tensorcore, trivia
 
-PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, roles, repeat, aliases]
+PASSES: list = [names, structure, banner, registers, arrays, demoted, name_runs, srcloc, inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, roles, repeat, aliases, trivia]
 
 
 def passes(**options):

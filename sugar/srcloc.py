@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ptxgrammar.tree import File
+from transpile.dsl.locs import DEFAULT_FILE
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
@@ -74,16 +75,17 @@ def run(stmts, ctx):
                 j += 1
             else:
                 ok = True
-            if (ok and j < n and stmts[j].depth == s.depth and stmts[j].prefix == "with "
+            f = _frame(s)
+            if (ok and f is not None and j < n and stmts[j].depth == s.depth and stmts[j].prefix == "with "
                     and stmts[j].expr.__class__ is Call and stmts[j].expr.head == "inline_asm"):
-                pre = Call("at", s.expr.items).flat()
+                pre = _typed([f])
                 hdr = stmts[j]
                 if len(pre) <= MAX_PREFIX and 4 * hdr.depth + len(pre) + 30 <= 88:
                     out.append(stmt(Call(pre + ".inline_asm", hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
                     k = j + 1
                     continue
-            if ok and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth:
-                pre = Call("at", s.expr.items).flat()
+            if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth:
+                pre = _typed([f])
                 ins = stmts[j]
                 h = ins.expr.head
                 rest = h[4:] if h.startswith("ptx.") else h
@@ -91,19 +93,19 @@ def run(stmts, ctx):
                     out.append(stmt(Call(pre + "." + rest, ins.expr.items), ins.depth))
                     k = j + 1
                     continue
-                f = _frame(s)
-                kw = None if f is None else with_at(stmts[k:j], ins, _text([f]))
+                kw = with_at(stmts[k:j], ins, _typed([f]))
                 if kw is not None:
                     out.append(kw)
                     k = j + 1
                     continue
         if k in node_of and column is not None and commented(k) and _frame(s) is not None:
-            out.append(stmt(Call("loc", s.expr.items), s.depth))  # `.loc` + comment, no instruction
+            out.append(stmt(_typed([_frame(s)], "loc"), s.depth))  # `.loc` + comment, no instruction
             k += 2
             continue
         run_end = _plain_run_end(stmts, k, node_of) if column is None else k
         if run_end - k >= 2 and _no_statement_after(stmts, run_end, s.depth):  # before a label or block
-            out.append(stmt(Call("loc", [q(_text([_frame(x) for x in stmts[k:run_end]]))]), s.depth))
+            for x in stmts[k:run_end]:
+                out.append(stmt(_typed([_frame(x)], "loc"), s.depth))
             k = run_end
             continue
         out.append(s)
@@ -153,17 +155,21 @@ def _int(x):
     return x.__class__ is str and x.isdigit() and (x == "0" or x[0] != "0")
 
 
-def _text(frames):
+def _typed(frames, head="at"):
+    """`at(line=53, col=3).at(line=477, col=5, file=2, fn=0)`: the frames' `.loc` lines as
+    typed calls (`file=` when not `.file 1`; `inlined_at=` when not the frame before)."""
     out, prev = [], None
     for f in frames:
-        t = f"{f[0]}:{f[1]}:{f[2]}"
+        a = [f"line={f[1]}", f"col={f[2]}"]
+        if f[0] != DEFAULT_FILE:
+            a.append(f"file={f[0]}")
         if f[3] is not None:
-            t += f"@{f[3]}"
+            a.append(f"fn={f[3]}")
             if f[4] != prev:
-                t += "^" + ":".join(map(str, f[4]))
-        out.append(t)
+                a.append("inlined_at=(" + ", ".join(map(str, f[4])) + ")")
+        out.append(f"{head}({', '.join(a)})")
         prev = f[:3]
-    return " ".join(out)
+    return ".".join(out)
 
 
 def _chain(stmts, k, node_of, out, commented=None):
@@ -192,12 +198,12 @@ def _chain(stmts, k, node_of, out, commented=None):
     h = ins.expr.head
     rest = h[4:] if h.startswith("ptx.") else h
     for m in range(len(frames)):
-        pre = Call("at", [q(_text(frames[m:]))]).flat()
+        pre = _typed(frames[m:])
         if 4 * depth + len(pre) + len(rest) + 2 <= 88:
             out.extend(stmts[k:starts[m]])
             out.append(stmt(Call(pre + "." + rest, ins.expr.items), depth))
             return j + 1
-    kw = with_at(stmts[k:j], ins, _text(frames))
+    kw = with_at(stmts[k:j], ins, _typed(frames))
     if kw is not None:
         out.append(kw)
         return j + 1
@@ -205,15 +211,22 @@ def _chain(stmts, k, node_of, out, commented=None):
 
 
 def with_at(locs, ins, text):
-    """`ins` with `at="..."` standing for the `.loc` statements before it (a head too long
+    """`ins` with `at=at(...)` standing for the `.loc` statements before it (a head too long
     for the `at(...)` prefix), when that takes fewer lines; else None. (Under `asm.` the
     keyword's `.loc` comes before the inline-asm markers, as `at(...).asm.` writes it.)"""
     e = ins.expr
     if e.head.startswith(_AT_HEADS) or any(i.__class__ is Kw and i.name == "at" for i in e.items):
         return None
-    call = Call(e.head, [*e.items, Kw("at", q(text))])
+    if not at_fits(text, ins.depth):
+        return None
+    call = Call(e.head, [*e.items, Kw("at", text)])
     before = sum(layout_lines(s.expr, s.depth) for s in locs) + layout_lines(e, ins.depth)
     return stmt(call, ins.depth) if layout_lines(call, ins.depth) < before else None
+
+
+def at_fits(text, depth) -> bool:
+    """Whether `at=<text>,` fits on its own argument line (black splits a longer chain)."""
+    return 4 * (depth + 1) + len("at=") + len(text) + 1 <= 88
 
 
 _AT_HEADS = ("at(", "ptx.at(", "asm.at(", "nvasm.at(")  # a `.loc` prefix of its own already
@@ -226,4 +239,4 @@ def locs_before(stmts, j):
     while k > 0 and stmts[k - 1].depth == stmts[j].depth and is_call(stmts[k - 1], "ptx.loc") \
             and _frame(stmts[k - 1]) is not None:
         k -= 1
-    return (k, _text([_frame(s) for s in stmts[k:j]])) if k < j else None
+    return (k, _typed([_frame(s) for s in stmts[k:j]])) if k < j else None

@@ -48,11 +48,11 @@ def _to_python(text: str, passes, filename: str) -> str:
 def _generate(module, passes) -> str:
     from .generator import Generator, render
 
-    gen = Generator(module)
+    gen = Generator(module, tag=passes is not None)
     stmts = gen.run()
     if passes is not None:
         stmts = passes(stmts, module=module, generator=gen)
-    return render(stmts, gen.style)
+    return render(stmts, gen.style, trailer=getattr(gen, "trivia_table", None))
 
 
 def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False,
@@ -92,11 +92,15 @@ def _run_stepwise(source: str, filename: str) -> str | None:
     from . import fastrun
     from .dsl import recorder
 
+    from .dsl.trivia_table import split_trailer
+
+    body, trailer = split_trailer(source)
     namespace = {"__name__": "__ptx__", "__file__": filename}
-    stmts = fastrun.plan(source, namespace)
+    stmts = fastrun.plan(body, namespace)
     if stmts is None:
         return None
     try:
+        _run_trailer(trailer, filename)
         exec(fastrun.HEADER_CODE, namespace)
         fastrun.run(stmts)
         module = recorder.current().finish()
@@ -110,9 +114,13 @@ def _run(source: str, filename: str) -> str:
 
     from .dsl import recorder
 
+    from .dsl.trivia_table import split_trailer
+
     try:
-        code = compile(source, filename, "exec")
+        body, trailer = split_trailer(source)
+        code = compile(body, filename, "exec")
         namespace = {"__name__": "__ptx__", "__file__": filename}
+        _run_trailer(trailer, filename)
         exec(code, namespace)
         module = recorder.current().finish()
     except DSLError as e:
@@ -125,6 +133,18 @@ def _run(source: str, filename: str) -> str:
     except Exception as e:
         raise _located(DSLError(f"{type(e).__name__}: {e}"), filename, e.__traceback__, source) from None
     return emit(module)
+
+
+def _run_trailer(trailer, filename: str) -> None:
+    """The layout (ptx.style, ptx.trivia) at the end of a generated module runs before its body."""
+    if trailer is not None:
+        exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx()})
+
+
+def _ptx():
+    from .dsl import ptx
+
+    return ptx
 
 
 def _located(err: DSLError, filename: str, tb, source: str = "") -> DSLError:

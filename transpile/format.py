@@ -54,15 +54,16 @@ class Kw:
 
 
 class Pair:
-    """A dict display entry `key: value`; a key that does not fit is split like black does."""
+    """A dict display entry `key: value`; a key that does not fit is split like black does
+    (a value that is itself a display is split instead, when the key is a plain atom)."""
 
     __slots__ = ("key", "value")
 
-    def __init__(self, key, value: str):
+    def __init__(self, key, value):
         self.key, self.value = key, value
 
     def flat(self) -> str:
-        return flat(self.key) + ": " + self.value
+        return flat(self.key) + ": " + flat(self.value)
 
 
 def flat(item) -> str:
@@ -79,7 +80,10 @@ def layout(item, indent: str, prefix: str, trailer: str, out: list) -> None:
         layout(item.value, indent, prefix + item.name + "=", trailer, out)
         return
     if item.__class__ is Pair:
-        layout(item.key, indent, prefix, ": " + item.value + trailer, out)
+        if item.value.__class__ is not str and item.key.__class__ is str:
+            layout(item.value, indent, prefix + item.key + ": ", trailer, out)
+        else:
+            layout(item.key, indent, prefix, ": " + flat(item.value) + trailer, out)
         return
     if item.__class__ is Call:
         head, open_, close, items, display = item.head, "(", ")", item.items, False

@@ -23,6 +23,7 @@ from ptxgrammar.tree import (
 
 from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .dsl.ops import LINKAGE
+from .dsl.trivia_table import END, TRAILER, KeyCounter
 from .format import Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python
 from .layout import place
@@ -65,8 +66,14 @@ class Generator:
     """Python for a module, one way: its Style and every statement's placement against it
     (`layout.place`) are computed first; generation reads them in order."""
 
-    def __init__(self, module, style=None):
+    def __init__(self, module, style=None, tag=False):
         self.module = module
+        # with `tag`: id(IR object) -> (object, trivia key, kind, value) for every layout keyword
+        # and lead-line call, and key -> its lines, for sugar's trivia table (sugar/trivia.py)
+        self.tags: dict | None = {} if tag else None
+        self.leads: dict = {}
+        self.keys = KeyCounter() if tag else None
+        self.key = None
         memo: dict = {}
         with gc_paused():
             if style is None:
@@ -101,9 +108,13 @@ class Generator:
 
     def statement(self, stmt, depth):
         placed = next(self.placements)
-        extra = self.lead(placed.lead)
+        if self.keys is not None:
+            self.key = self.keys.key(stmt)
+        extra = self.lead(placed.lead, self.key)
         if placed.fmt:
-            extra.append(Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in placed.fmt])))
+            kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in placed.fmt]))
+            self.tag(kw, self.key, "fmt", dict(placed.fmt))
+            extra.append(kw)
         self.statements += 1
         if extra:
             self.explicit += 1
@@ -118,31 +129,43 @@ class Generator:
                 e.node = stmt
             raise
 
-    def lead(self, lead) -> list:
-        """The calls for the lines before a statement (or `}`); its explicit keyword, if any."""
-        if lead.tail or lead.lines:
-            self.layout_calls(lead.tail, lead.lines, lead.indent)
-        return [] if lead.keyword is None else [Kw(lead.keyword, q(lead.value))]
+    def tag(self, obj, key, kind, value) -> None:
+        if self.tags is not None:
+            self.tags[id(obj)] = (obj, key, kind, value)
 
-    def layout_calls(self, tail, lines, indent):
+    def lead(self, lead, key=None) -> list:
+        """The calls for the lines before a statement (or `}`); its explicit keyword, if any."""
+        if lead.tail or lead.lines or self.tags is not None:
+            self.layout_calls(lead.tail, lead.lines, lead.indent, key)
+        if lead.keyword is None:
+            return []
+        kw = Kw(lead.keyword, q(lead.value))
+        self.tag(kw, key, "kw", lead.value)
+        return [kw]
+
+    def layout_calls(self, tail, lines, indent, key=None):
+        if self.tags is not None:
+            self.leads[key] = (tail, tuple(lines), indent)
         if tail:
             m = _COMMENT.match(tail)
             if m:
                 self.emit(Call("ptx.comment", [q(m.group(2)), Kw("inline", q(m.group(1)))]))
             else:
                 self.emit(Call("ptx.tail", [q(tail)]))
-        for line in lines:
+                self.tag(self.out[-1].expr, key, "tail", tail)
+        for n, line in enumerate(lines):
             if not line.strip(" \t"):
                 self.emit(Call("ptx.blank", [q(line)] if line else []))
-                continue
-            m = _COMMENT.match(line)
-            if m:
-                args = [q(m.group(2))]
-                if m.group(1) != indent:
-                    args.append(Kw("indent", q(m.group(1))))
-                self.emit(Call("ptx.comment", args))
             else:
-                self.emit(Call("ptx.text", [q(line)]))
+                m = _COMMENT.match(line)
+                if m:
+                    args = [q(m.group(2))]
+                    if m.group(1) != indent:
+                        args.append(Kw("indent", q(m.group(1))))
+                    self.emit(Call("ptx.comment", args))
+                else:
+                    self.emit(Call("ptx.text", [q(line)]))
+            self.tag(self.out[-1].expr, key, "line", n)
 
     def trailing(self, text):
         nl = self.nl
@@ -162,7 +185,7 @@ class Generator:
                 lines, final = segs[1:-1], True
             else:
                 lines, final = segs[1:], False
-        self.layout_calls(tail, lines, "")
+        self.layout_calls(tail, lines, "", END)
         if not final:
             self.emit(Call("ptx.end", [Kw("newline", "False")]))
 
@@ -171,10 +194,12 @@ class Generator:
         if self.pydepth >= _MAX_WITH_DEPTH and call.head == "ptx.block":
             self.emit(Call("ptx.block_open", extra))
             self.scopes.append({})
+            opener = self.key
             self.items(container.items, depth + 1)
             self.scopes.pop()
-            self.emit(Call("ptx.block_close", self._close_kw(container, depth)))
+            self.emit(Call("ptx.block_close", self._close_kw(container, depth, opener)))
             return
+        opener = self.key
         stmt = PyStmt(call, self.pydepth, "with ", ":")
         self.out.append(stmt)
         call.items.extend(extra)
@@ -182,15 +207,15 @@ class Generator:
         self.scopes.append({})
         start = len(self.out)
         self.items(container.items, depth + 1)
-        close_kw = self._close_kw(container, depth)
+        close_kw = self._close_kw(container, depth, opener)
         self.scopes.pop()
         if len(self.out) == start:
             self.emit("pass")
         self.pydepth -= 1
         call.items.extend(close_kw)
 
-    def _close_kw(self, container, depth):
-        return self.lead(next(self.placements).lead)
+    def _close_kw(self, container, depth, opener=None):
+        return self.lead(next(self.placements).lead, None if opener is None else "}" + opener)
 
     # --- statements --------------------------------------------------------------------
 
@@ -559,7 +584,9 @@ def unsupported_error(e: _Unsupported, module, text: str, filename: str):
 HEADER = "from transpile.dsl import *  # noqa: F401,F403"
 
 
-def render(stmts: list, style) -> str:
+def render(stmts: list, style, trailer=None) -> str:
+    """The module's Python: its `ptx.style(...)` first, or, with `trailer` (a Display of the
+    trivia table, sugar/trivia.py), the style and the table after the body, after TRAILER."""
     lines = [HEADER, ""]
     table = style.overrides()
     st = [q(style.preset)] if style.preset else []
@@ -567,10 +594,17 @@ def render(stmts: list, style) -> str:
         st.append(Display("{", "}", [Pair(_tuple(k), q(v)) for k, v in sorted(table.items(), key=repr)]))
     if style.newline != "\n":
         st.append(Kw("newline", q(style.newline)))
-    layout(Call("ptx.style", st), "", "", "", lines)
+    if trailer is None:
+        layout(Call("ptx.style", st), "", "", "", lines)
     for s in stmts:
         indent = "    " * s.depth
         layout(s.expr, indent, s.prefix, s.trailer, lines)
+    if trailer is not None:
+        lines += ["", TRAILER]
+        if st:
+            layout(Call("ptx.style", st), "", "", "", lines)
+        if trailer.items:
+            layout(Call("ptx.trivia", [trailer]), "", "", "", lines)
     lines.append("")
     return "\n".join(lines)
 

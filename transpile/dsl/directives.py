@@ -1,7 +1,8 @@
 """`ptx`: the namespace of the DSL. Instructions are attribute chains (`ptx.add.s32`);
 directives, comments and layout are methods:
 
-    ptx.style(table, newline="\\n")      # the module's inferred formatting (first line)
+    ptx.style(table, newline="\\n")      # the module's inferred formatting (first line, or the trailer)
+    ptx.trivia({key: entry})            # layout exceptions by statement (the --sugar trailer)
     ptx.comment(" text")  ptx.blank()  ptx.text("/* raw comment line */")  ptx.tail("  ")
     ptx.version("9.0")  ptx.target("sm_90a")  ptx.address_size(64)
     ptx.file(1, "k.cu")  ptx.loc(1, 5, 0)  ptx.loc(1, 5, 0, "$L__info_string3", (1, 9, 2))
@@ -103,6 +104,17 @@ class PTX:
         rec = recorder.current()
         rec.style = Style(table, newline, preset)
         rec.key_cache = {}
+
+    def trivia(self, entries: dict):
+        """The module's layout exceptions, keyed by statement (`transpile.dsl.trivia_table`):
+        the trailer of `--sugar` output, which py2ptx runs before the body."""
+        from .trivia_table import TriviaTable
+
+        rec = recorder.current()
+        if rec.module_items or rec.lines or rec.tail:
+            raise DSLError("ptx.trivia(...) runs before the body: keep it after the line "
+                           "'# Layout of the PTX text ...' at the end of the module, and run the file with py2ptx")
+        rec.trivia = TriviaTable(entries)
 
     def comment(self, text: str, indent: str | None = None, inline: str | None = None):
         """A `//` comment line (indented like the next statement unless indent=)."""

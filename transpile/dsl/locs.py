@@ -89,16 +89,61 @@ def loc_chain(chain: str) -> list:
     return out
 
 
-def loc_calls(file, line=None, column=None, *rest, **kw) -> tuple:
-    """What `at(...)` records, as zero-argument calls, one per `.loc` line: `at(1, 5, 0)`
-    is one; `at("1:53:3 2:477:5@0")` is the chain's."""
+class LocCall:
+    """One `.loc` line to record (a prefix's action); `frame`: its (file, line, column)."""
+
+    __slots__ = ("args", "kw", "frame")
+
+    def __init__(self, args, kw):
+        self.args, self.kw = args, kw
+        self.frame = tuple(args[:3])
+
+    def __call__(self):
+        record_loc(self.args, self.kw)
+
+
+DEFAULT_FILE = 1  # `at(line=, col=)` without `file=`: `.file 1`, the kernel's own source
+
+
+def typed_loc(enclosing=None, *, line, col, file=DEFAULT_FILE, fn=None, inlined_at=None, offset=None) -> LocCall:
+    """`at(line=439, col=5)`: `.loc 1 439 5`; `file=2` another `.file`; `fn=0`: inlined,
+    `function_name $L__info_string0, inlined_at` the enclosing frame (the previous `.at(...)`
+    of the chain) or `inlined_at=(file, line, col)`; `offset=`: `function_offset`."""
+    args = [file, line, col]
+    if fn is not None:
+        if inlined_at is None:
+            inlined_at = enclosing
+        if inlined_at is None:
+            raise DSLError(f"at(line={line}, col={col}, fn={fn}): inlined at nothing: give inlined_at=(file, line, col)")
+        args += [f"$L__info_string{int(fn)}", tuple(inlined_at)]
+    elif inlined_at is not None:
+        raise DSLError("at(inlined_at=...) needs fn= (the inlined function's name string)")
+    return LocCall(tuple(args), {} if offset is None else {"offset": offset})
+
+
+def loc_calls(*args, enclosing=None, **kw) -> tuple:
+    """What `at(...)` records, as zero-argument calls, one per `.loc` line: `at(line=5, col=0)`
+    is one (see `typed_loc`); the older forms `at(1, 5, 0)` and `at("1:53:3 2:477:5@0")` too."""
+    if not args:
+        return (typed_loc(enclosing, **kw),)
+    file, line, column, *rest = (*args, None, None)[:max(3, len(args))]
     if file.__class__ is str and line is None:
-        return tuple((lambda a=a: record_loc(a, {})) for a in loc_chain(file))
-    return ((lambda: record_loc((file, line, column, *rest), kw)),)
+        return tuple(LocCall(a, {}) for a in loc_chain(file))
+    return (LocCall((file, line, column, *rest), kw),)
 
 
-def loc(file, line=None, column=None, *rest, **kw) -> None:
-    """A `.loc` line on its own (before a label, say) with its `srcmap` comment;
-    `loc("1:53:3 2:477:5@0")` for a chain, as in `at(...)`."""
-    for record in loc_calls(file, line, column, *rest, **kw):
+def loc(*args, **kw) -> None:
+    """A `.loc` line on its own (before a label, say) with its `srcmap` comment:
+    `loc(line=97, col=5)`, as in `at(...)`."""
+    for record in loc_calls(*args, **kw):
         record()
+
+
+def run_locs(at) -> None:
+    """An instruction's `at=` keyword: a prefix (`at=at(line=18, col=7).at(...)`) or the older string."""
+    before = getattr(at, "before", None)
+    if before is not None:
+        for f in before:
+            f()
+    else:
+        loc(at)

@@ -12,7 +12,7 @@ from ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Pa
 from ..names import from_python, to_python
 from . import recorder
 from .errors import DSLError
-from .locs import loc
+from .locs import loc, run_locs  # noqa: F401
 from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .operands import Name, Neg, RegFile, init_node, to_node
 
@@ -47,7 +47,7 @@ class Op:
         return child
 
     def __call__(self, *operands, pred=None, fmt=None, indent=None, lead=None, at=None):
-        """The instruction; `at="1:18:7 2:91:5@0"`: its `.loc` line(s) first, as the
+        """The instruction; `at=at(line=18, col=7)`: its `.loc` line(s) first, as the
         `at(...)` prefix writes them (for heads too long to carry the prefix)."""
         try:
             nodes = tuple([to_node(o) for o in operands])
@@ -55,7 +55,7 @@ class Op:
             raise DSLError(f"{self._opcode}{''.join(self._modifiers)}: {e.message}") from None
         guard = None if pred is None else _guard(pred)
         if at is not None:
-            loc(at)
+            run_locs(at)
         rec = recorder._current[0] or recorder.current()
         return rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
 

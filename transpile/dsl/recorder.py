@@ -16,6 +16,7 @@ import gc
 from ptxgrammar.tree import Instruction, Module
 
 from .trivia_check import check_trivia
+from .trivia_table import END, merge_lines
 from ..style import SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan
 
 
@@ -39,6 +40,10 @@ class Recorder:
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
         self.checker: InstructionChecker | None = None  # set by begin(check=True)
+        self.trivia = None     # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
+        self.n_after = 0       # pending lines that are the previous statement's "after" lines
+        self.last_key = None   # the trivia key of the statement just recorded
+        self.open_keys: list = []
 
     # --- leading trivia ------------------------------------------------------------
 
@@ -83,10 +88,42 @@ class Recorder:
 
     # --- statements ----------------------------------------------------------------
 
+    # --- the trivia table (layout kept out of the body) -------------------------------
+
+    def table_entry(self, key) -> dict:
+        """The table's entry for `key`, its lines merged into the pending ones."""
+        table = self.trivia
+        entry = table.entry(key) if key is not None else {}
+        after, body = self.lines[:self.n_after], self.lines[self.n_after:]
+        self.n_after = 0
+        lines = entry.get("lines")
+        if lines:
+            body = merge_lines(lines, body)
+        self.lines = after + body if after else body
+        tail = entry.get("tail")
+        if tail:
+            self.tail = tail + self.tail
+        return entry
+
+    def push_after(self, entry) -> None:
+        after = entry.get("after")
+        if after:
+            self.lines.extend(after)
+            self.n_after = len(self.lines)
+
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
         depth = len(self.stack) - 1
-        clean = fmt is None and lead is None and indent is None and not (self.lines or self.tail or self.at_start)
+        entry = None
+        if self.trivia is not None:
+            self.last_key = key = self.trivia.keys.key(stmt)
+            entry = self.table_entry(key)
+            if entry:
+                if "fmt" in entry:
+                    fmt = {**entry["fmt"], **(fmt or {})}
+                if indent is None and lead is None:
+                    indent, lead = entry.get("indent"), entry.get("lead")
+        clean = not entry and fmt is None and lead is None and indent is None and not (self.lines or self.tail or self.at_start)
         sig = [depth, (self.asm, self.prev_lead)]
         nodes = []
         shape_nodes(stmt, sig, nodes)
@@ -143,6 +180,8 @@ class Recorder:
         if clean and stmt.__class__ is Instruction:   # prev_tag of other statements reads more than the shape
             hit[2] = (values, self.prev_lead)
         apply_plan(nodes, plan, values)
+        if entry:
+            self.push_after(entry)
         if self.checker is not None:
             self.checker.see(stmt)
         if append:
@@ -164,6 +203,7 @@ class Recorder:
     def open(self, stmt, container, fmt=None, indent=None, lead=None):
         """Record a statement that opens `{` (function, block, section) and enter it."""
         self.record(stmt, fmt, indent, lead)
+        self.open_keys.append(self.last_key)
         self.stack.append((container, []))
         self.items = self.stack[-1][1]
 
@@ -175,6 +215,12 @@ class Recorder:
         container, items = self.stack.pop()
         self.items = self.stack[-1] if len(self.stack) == 1 else self.stack[-1][1]
         depth = len(self.stack) - 1
+        opener = self.open_keys.pop() if self.open_keys else None
+        entry = None
+        if self.trivia is not None:
+            entry = self.table_entry(None if opener is None else "}" + opener)
+            if indent is None and lead is None:
+                indent, lead = entry.get("indent"), entry.get("lead")
         for value, what in ((lead, "close_lead"), (indent, "close_indent")):
             if value is not None:
                 check_trivia(value, what)
@@ -191,6 +237,8 @@ class Recorder:
         elif self.at_start:
             self.at_start = False
         check_trivia(lead, "the trivia before this `}` (ptx.text/tail/comment lines, close_indent=, close_lead=)")
+        if entry:
+            self.push_after(entry)
         container.items = tuple(items)
         t = container.trivia
         if t.__class__ is list:
@@ -204,6 +252,8 @@ class Recorder:
 
         if len(self.stack) != 1:
             raise DSLError("a block is still open at the end of the module")
+        if self.trivia is not None:
+            self.table_entry(END)
         nl = self.style.newline
         lines = [l if l.__class__ is str else "//" + l[1] for l in self.lines]
         if self.at_start:

@@ -2,14 +2,15 @@
 statements (and comment lines) the plain DSL would, so the bytes are the same:
 
     srcmap(38, {1: "k.py"})        # .loc lines carry `// file.py:L:C` at column 38
-    at(1, 262, 26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
-    loc(1, 223, 0)                  # a .loc (and its comment) on its own, before a label
+    at(line=262, col=26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
+    loc(line=223, col=0)            # a .loc (and its comment) on its own, before a label
     asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
     with inline_asm(): ...          # several instructions in one inline asm block
     with inline_asm(block=True): ...  # nvcc's `{ .reg .pred p; ... }` inside the bracket
     with at(1, 9, 2).inline_asm(): ...  # .loc 1 9 2 (and its comment), then the block
     at(1, 5, 0).asm.bar.sync(0)     # prefixes compose, in order: asm.at(...) puts .loc inside
-    at("1:53:3 2:477:5@0").add.s32(r[1], r[2], 1)  # .loc 1 53 3; .loc 2 477 5, function_name
+    at(line=53, col=3).at(line=477, col=5, file=2, fn=0).add.s32(r[1], r[2], 1)
+                                    # .loc 1 53 3; .loc 2 477 5, function_name
                                     # $L__info_string0, inlined_at 1 53 3; the instruction
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
     asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
@@ -31,7 +32,7 @@ from ptxgrammar.tree import IntLiteral, SectionData
 from . import control, recorder
 from .directives import ptx
 from .errors import DSLError
-from .locs import loc, loc_calls, loc_chain, loc_comment, record_loc, source_name, srcmap  # noqa: F401
+from .locs import LocCall, loc, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
 from .notes import line_text, note_after, pad_to  # noqa: F401  (also used from here by sugar/)
 from .ops import reg
 from .typed import TYPED
@@ -70,7 +71,7 @@ class _Bound:
         """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would;
         `end_indent="\t"`: the end comment of `asm.`/`nvasm.` at its own indent."""
         if at is not None:
-            loc(at)
+            run_locs(at)
         for f in self._prefix.before:
             f()
         r = self._target(*args, **kw)
@@ -104,10 +105,12 @@ class Prefix:
         """The instruction alone in a `{ }` block, as nvcc writes one-instruction inline asm."""
         return Prefix(self.before + (ptx.block_open,), (ptx.block_close,) + self.after)
 
-    def at(self, file, line=None, column=None, *rest, **kw):
-        """`.loc file line column ...` (and its derived comment under `srcmap`) here;
-        `at("1:53:3 2:477:5@0 3:151:9@1")` is a chain of inlined `.loc`s (see `locs.loc_chain`)."""
-        return Prefix(self.before + loc_calls(file, line, column, *rest, **kw), self.after)
+    def at(self, *args, **kw):
+        """`.loc` (and its derived comment under `srcmap`) here: `at(line=439, col=5)`, with
+        `file=`, `fn=`, `inlined_at=`, `offset=` (see `locs.typed_loc`); `at(...).at(line=477,
+        col=5, file=2, fn=0)` is inlined at the frame before it."""
+        prev = next((f.frame for f in reversed(self.before) if f.__class__ is LocCall), None)
+        return Prefix(self.before + loc_calls(*args, enclosing=prev, **kw), self.after)
 
     def inline_asm(self, blank: bool = True, block: bool = False, end_indent: str | None = None, **block_kw):
         """`with at(...).inline_asm():` the prefix's `.loc` before the inline asm bracket."""
@@ -126,9 +129,9 @@ STATEMENT_CALLS = ("mbarrier_wait",)
 PREFIXABLE = {**TYPED, **{name: getattr(control, name) for name in STATEMENT_CALLS}}
 
 
-def at(file, line=None, column=None, *rest, **kw) -> Prefix:
-    """`.loc file line column ...` (and its derived comment under `srcmap`) before the instruction."""
-    return Prefix().at(file, line, column, *rest, **kw)
+def at(*args, **kw) -> Prefix:
+    """`.loc` (and its derived comment under `srcmap`) before the instruction: `at(line=439, col=5)`."""
+    return Prefix().at(*args, **kw)
 
 
 asm = Prefix().asm

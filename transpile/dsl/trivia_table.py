@@ -1,0 +1,92 @@
+"""The trivia table: a module's layout exceptions, kept out of the kernel body.
+
+`--sugar` output ends with `ptx.trivia({key: entry, ...})` after the line TRAILER. `python_to_ptx`
+runs that trailer first (`split_trailer`), so every statement the body records finds its entry.
+
+A key names a PTX statement by what it says, not where it is: `fingerprint(stmt)` (a hash of its
+tokens) and, after the first, `.N` for the N-th statement with those tokens (`}` + the opener's key
+for a closing brace; END for the text after the last statement). A statement moved in the
+Python therefore takes its layout with it; an edited one takes the Style's defaults.
+
+An entry (every field optional):
+    "fmt": {token index: trivia}          the tokens the Style does not predict
+    "indent"/"lead": str                  the statement's own indent (or whole same-line lead)
+    "lines": [str or None, ...]           the whole lines before it; None: the next line the body
+                                          itself writes (a comment call, an inline-asm marker);
+                                          [indent]: that line, a comment, written at `indent`
+    "after": [str, ...]                   whole lines after it (an `// end inline asm` marker)
+    "tail": str                           other text after the previous statement on its line
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..style import flatten
+from .errors import DSLError
+
+TRAILER = "# Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first."
+END = "$end"
+_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail"})
+
+
+def fingerprint(stmt) -> str:
+    """12 hex digits naming a statement's tokens (its nested statements excluded)."""
+    toks = "\x00".join([t[3] for t in flatten(stmt, [])])
+    return hashlib.blake2b(toks.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+
+
+class KeyCounter:
+    """The key of each statement in recording order (the generator and the recorder agree)."""
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    def key(self, stmt) -> str:
+        fp = fingerprint(stmt)
+        n = self.seen.get(fp, 0)
+        self.seen[fp] = n + 1
+        return fp if n == 0 else f"{fp}.{n}"
+
+
+class TriviaTable:
+    def __init__(self, entries: dict):
+        if entries.__class__ is not dict:
+            raise DSLError("ptx.trivia() takes a dict {statement key: layout entry}")
+        for k, e in entries.items():
+            if k.__class__ is not str or e.__class__ is not dict or not set(e) <= _FIELDS:
+                raise DSLError(f"ptx.trivia(): entry {k!r} is not a dict of {sorted(_FIELDS)}")
+        self.entries = entries
+        self.keys = KeyCounter()
+
+    def entry(self, key: str) -> dict:
+        return self.entries.get(key) or {}
+
+
+def merge_lines(template, body: list) -> list:
+    """The lines before a statement: the table's lines with the body's own lines in the None
+    slots, in order (body lines beyond the slots come last; unfilled slots are dropped)."""
+    if not template:
+        return body
+    out, k = [], 0
+    for line in template:
+        if line.__class__ is str:
+            out.append(line)
+        elif k < len(body):
+            mine = body[k]
+            k += 1
+            if line is not None and mine.__class__ is tuple:  # a comment, at the table's indent
+                mine = line[0] + mine[0] + mine[1]
+            out.append(mine)
+    out.extend(body[k:])
+    return out
+
+
+def split_trailer(source: str):
+    """(body, trailer) of a generated module, the trailer being the text from the TRAILER
+    line on (None when there is none); the body keeps its line numbers."""
+    i = source.rfind("\n" + TRAILER + "\n")
+    if i < 0:
+        return source, None
+    head = source[:i + 1]
+    return head, "\n" * head.count("\n") + source[i + 1:]

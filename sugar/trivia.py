@@ -21,7 +21,7 @@ from transpile.format import Pair
 
 from .aliases import _AT
 from .srcloc import _frame, _typed, at_fits
-from .ir import Call, Display, Kw, is_call, unq
+from .ir import Call, Display, Kw, is_call, stmt, unq
 
 NAMES = ()
 LONG_COMMENT = 100  # a comment longer than this goes to the table (Triton's `// wait for regs: ...`)
@@ -87,6 +87,16 @@ def run(stmts, ctx):
     _lines(gen, entries, moved, body_lines)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", [Pair(q(k), _entry(v)) for k, v in entries.items()])
+    return _nonempty_blocks(out)
+
+
+def _nonempty_blocks(stmts):
+    """A block whose every line moved to the table keeps a `pass`: Python needs a body."""
+    out = []
+    for i, s in enumerate(stmts):
+        out.append(s)
+        if s.trailer.endswith(":") and (i + 1 == len(stmts) or stmts[i + 1].depth <= s.depth):
+            out.append(stmt("pass", s.depth + 1))
     return out
 
 

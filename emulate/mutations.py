@@ -51,24 +51,31 @@ def sync_sites(module, kernel=None):
     return out
 
 
-def mutate(module, path, kind):
+def edit_statement(module, path, change):
+    """The module with the statement at `path` (function index, then block indices) replaced by
+    `change(statement)`, or deleted when `change` is None."""
     def edit_block(block, rest):
         items = list(block.items)
         i = rest[0]
         if len(rest) > 1:
             items[i] = edit_block(items[i], rest[1:])
-        elif kind.startswith("delete"):
+        elif change is None:
             del items[i]
         else:
-            instr = items[i]
-            mask = IntLiteral(f"{WEAK_MASK:#010x}", trivia=instr.operands[-1].trivia)
-            items[i] = instr.with_changes(operands=instr.operands[:-1] + (mask,))
+            items[i] = change(items[i])
         return block.with_changes(items=tuple(items))
 
     items = list(module.items)
-    fn = items[path[0]]
-    items[path[0]] = fn.with_changes(body=edit_block(fn.body, path[1:]))
+    items[path[0]] = items[path[0]].with_changes(body=edit_block(items[path[0]].body, path[1:]))
     return module.with_changes(items=tuple(items))
+
+
+def mutate(module, path, kind):
+    def weaken_mask(instr):
+        mask = IntLiteral(f"{WEAK_MASK:#010x}", trivia=instr.operands[-1].trivia)
+        return instr.with_changes(operands=instr.operands[:-1] + (mask,))
+
+    return edit_statement(module, path, None if kind.startswith("delete") else weaken_mask)
 
 
 def instruction_at(module, path):

@@ -34,6 +34,7 @@ import ptxgrammar  # noqa: E402
 from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
 
 from emulate import EmulationError, run  # noqa: E402
+from emulate.mutations import edit_statement, instruction_at  # noqa: E402
 from emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
 from emulate.semantics.sites import recording  # noqa: E402
 from emulate_mutations import summarize  # noqa: E402
@@ -88,20 +89,7 @@ def mutate(module, path, kind):
         n = instr.operands[0]
         return instr.with_changes(operands=(n.with_changes(text=str(n.value + 1)),) + instr.operands[1:])
 
-    def edit_block(block, rest):
-        items = list(block.items)
-        i = rest[0]
-        if len(rest) > 1:
-            items[i] = edit_block(items[i], rest[1:])
-        elif kind.startswith("delete"):
-            del items[i]
-        else:
-            items[i] = change(items[i])
-        return block.with_changes(items=tuple(items))
-
-    items = list(module.items)
-    items[path[0]] = items[path[0]].with_changes(body=edit_block(items[path[0]].body, path[1:]))
-    return module.with_changes(items=tuple(items))
+    return edit_statement(module, path, None if kind.startswith("delete") else change)
 
 
 def _launch(spec, k):
@@ -140,13 +128,6 @@ def kernels(sweep, k=None, only=None):
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
         yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k)
-
-
-def instruction_at(module, path):
-    node = module.items[path[0]].body
-    for i in path[1:]:
-        node = node.items[i]
-    return node
 
 
 def _outcome(module, launch, label, schedule):

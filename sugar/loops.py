@@ -46,31 +46,34 @@ def any_label(s):
     return None
 
 
-def branch(s):
-    """(target atom, pred or None, uni) of a plain `ptx.bra[.uni](sym(x), pred=?)`, else None."""
+def _bra_items(s):
+    """The arguments of a `ptx.bra[.uni](sym(x), ...)` statement, else None."""
     e = s.expr
     if e.__class__ is not Call or s.prefix or s.trailer or e.head not in ("ptx.bra", "ptx.bra.uni"):
         return None
     items = e.items
     if not items or items[0].__class__ is not Call or items[0].head != "sym" or len(items[0].items) != 1:
+        return None
+    return items
+
+
+def branch(s):
+    """(target atom, pred or None, uni) of a plain `ptx.bra[.uni](sym(x), pred=?)`, else None."""
+    items = _bra_items(s)
+    if items is None or len(items) > 2:
         return None
     pred = None
     for it in items[1:]:
         if it.__class__ is not Kw or it.name != "pred":
             return None
         pred = it.value
-    if len(items) > 2:
-        return None
-    return items[0].items[0], pred, e.head == "ptx.bra.uni"
+    return items[0].items[0], pred, s.expr.head == "ptx.bra.uni"
 
 
 def any_branch(s):
     """(target atom, guarded) of any `ptx.bra[.uni](sym(x), ...)` (layout keywords too), else None."""
-    e = s.expr
-    if e.__class__ is not Call or s.prefix or s.trailer or e.head not in ("ptx.bra", "ptx.bra.uni"):
-        return None
-    items = e.items
-    if not items or items[0].__class__ is not Call or items[0].head != "sym" or len(items[0].items) != 1:
+    items = _bra_items(s)
+    if items is None:
         return None
     return items[0].items[0], any(i.__class__ is Kw and i.name == "pred" for i in items[1:])
 

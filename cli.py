@@ -13,6 +13,7 @@ import argparse
 import difflib
 import json
 import os
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -235,13 +236,31 @@ def py2ptx_main(argv=None) -> int:
         source = data.decode("utf-8-sig")   # a BOM is allowed in Python source
         ptx = python_to_ptx(source, filename=args.input, check=not args.no_check)
     except DSLError as e:
-        return report_error(e)
+        return report_error(_ptx_given_to_py2ptx(e, source, args.input) or e)
     except OSError as e:
         return report_error(f"{args.input}: error: {e.strerror}")
     except UnicodeDecodeError as e:
         return report_error(f"{args.input}: error: not a text file (byte 0x{e.object[e.start]:02x} at "
                             f"offset {e.start} is not UTF-8)")
     return emit_output(ptx, args.output, inputs=[args.input])
+
+
+_PTX_DIRECTIVE = re.compile(r"^[ \t]*\.(version|target|address_size|visible|entry|func)\b", re.M)
+
+
+def _ptx_given_to_py2ptx(err, source: str, filename: str):
+    """The located error for a PTX file given to py2ptx (it is not Python): at its first PTX
+    directive, with the command that reads PTX; None for anything else."""
+    from ptx2py import DSLError
+
+    m = _PTX_DIRECTIVE.search(source) if err.message.startswith("invalid Python") else None
+    if not m:
+        return None
+    line = source.count("\n", 0, m.start()) + 1
+    text = source.splitlines()[line - 1]
+    return DSLError(f"this input looks like PTX (a `.{m.group(1)}` directive), not Python; py2ptx reads the "
+                    f"Python that ptx2py writes: to turn this PTX into Python run `ptx2py {filename}`",
+                    filename, line, len(text) - len(text.lstrip()) + 1, text)
 
 
 def _version() -> str:

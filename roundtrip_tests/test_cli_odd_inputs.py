@@ -96,6 +96,24 @@ def test_python_with_a_bom_or_crlf_lines_builds_the_same_ptx(tmp_path):
         assert proc.returncode == 0 and proc.stdout == GOOD.encode(), proc.stderr
 
 
+
+def test_py2ptx_given_a_ptx_file_says_so_and_names_the_command_that_reads_it(tmp_path):
+    src, out = tmp_path / "k.ptx", tmp_path / "k.out.ptx"
+    src.write_text("// a comment\n" + GOOD)
+    line = next(i for i, x in enumerate(src.read_text().splitlines(), 1) if x.startswith(".version"))
+    proc = subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())", str(src),
+                           "-o", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == "" and not out.exists()
+    head, shown, caret = proc.stderr.splitlines()
+    assert head.startswith(f"{src}:{line}:1: error: this input looks like PTX") and f"run `ptx2py {src}`" in head
+    assert shown.startswith(".version") and caret == "^" and "Traceback" not in proc.stderr
+    # Python that does not parse is still told as such
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(:\n")
+    proc = subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())", str(bad)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and "invalid Python" in proc.stderr and "looks like PTX" not in proc.stderr
+
 # --- outputs --------------------------------------------------------------------------
 
 def test_an_output_into_a_pipe_is_written_in_place(tmp_path):

@@ -29,6 +29,7 @@ DEFAULT = [
     "triton/add_fp32_sm100.ptx", "triton/add_bf16_sm120.ptx", "triton/softmax_fp32_b1024_w4_sm100.ptx",
     "triton/transpose_fp32_64x64_sm100.ptx", "triton/row_reduce_fp32_sm120.ptx", "triton/histogram_i32_sm100.ptx",
     "triton/layernorm_fp16_b1024_w4_sm120.ptx", "triton/matmul_tma_fp16_sm120.ptx",
+    "triton/matmul_tma_fp8e4nv_sm100.ptx", "triton/rmsnorm_fp16_b2048_w8_sm100.ptx", "triton/cumsum_fp32_b1024_sm120.ptx",
 ]
 TRY_WAIT = re.compile(r"^(\s*)mbarrier\.try_wait[\w.:]*\s+(\w+|%\w+),.*;\s*$")
 BAR_SYNC = re.compile(r"^\s*(bar\.sync|barrier\.sync)\b[^;]*;\s*$")
@@ -78,20 +79,44 @@ def summarize(rel: str, kind: str, line: int | None, e: dict, seconds: float) ->
     removed line L: the edited text's lines from L on are the original's L+1...)."""
     wit = e.get("witnesses", [])
     lines = sorted({w["ptx_line"] for w in wit})
-    ends = sorted({w["ptx_line"] for w in wit if "endpoint" in w})
+    beyond = [w for w in wit if w.get("beyond_duplicates")]
+    # the race ends of a finding new against the base: past the base's duplicate stores, or the first race
+    fresh = beyond or ([] if e.get("race_counts") else wit)
+    ends = sorted({w["ptx_line"] for w in fresh if "endpoint" in w})
     named = bool(line) and any(w.get("role") == "edit" and w["ptx_line"] == line for w in wit)
     brackets = bool(line) and any(w < line for w in ends) and any(w >= line for w in ends)
     counts = e.get("race_counts") or [None, None]
     counted = bool(line) and None not in counts and counts[1] > counts[0]
-    at_edit = ("no edit" if not line else "the race's ends bracket the edited line" if brackets
+    at_edit = ("no edit" if not line else "the race's ends bracket the edited line" + (
+               " (past the base's same-warp duplicate stores)" if beyond else "") if brackets
                else "a witness names the edited line" if named
                else f"the base's race comes first; the exhaustive race count rises {counts[0]} -> {counts[1]}"
                if counted else "NO witness at the edited line")
     return {"kernel": rel, "case": kind, "edited_line": line, "verdict": e["verdict"],
             "classification": e.get("classification"), "witness_lines": lines, "at_edit": at_edit,
             "witness_at_edit": named or brackets, "edit_seen_by_count": counted, "race_counts": counts,
+            "dedup": {k: v for k, v in (e.get("dedup") or {}).items() if k != "raw"} or None,
             "seconds": round(seconds, 1), "shrunk": e.get("shrunk"),
             "lines": e["lines"]}
+
+
+def tally(rows: list[dict]) -> str:
+    """The figures: originals per verdict, and how many edits have a witness at the edited line."""
+    originals = [r for r in rows if not r["edited_line"]]
+    edits = [r for r in rows if r["edited_line"]]
+    verdicts = {}
+    for r in originals:
+        v = r["verdict"] + (f" (one store per warp: {r['dedup']['verdict']})" if r["dedup"] else "")
+        verdicts[v] = verdicts.get(v, 0) + 1
+    kinds = {}
+    for r in edits:
+        k = kinds.setdefault(r["case"], [0, 0])
+        k[0] += r["witness_at_edit"]
+        k[1] += 1
+    return (f"{len(originals)} kernels: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) +
+            f"\n{len(edits)} broken edits on {len({r['kernel'] for r in edits})} kernels, "
+            f"{sum(r['witness_at_edit'] for r in edits)} with a witness at the edited line: "
+            + ", ".join(f"{k} {a}/{n}" for k, (a, n) in kinds.items()))
 
 
 def main() -> int:
@@ -127,11 +152,13 @@ def main() -> int:
             original = original or e
             row = summarize(rel, kind, line, e, time.time() - t)
             results.append(row)
+            dedup = f"; one store per warp: {row['dedup']['verdict']}" if row["dedup"] else ""
             print(f"{rel}: {kind}{f' at line {line}' if line else ''}: {e['verdict']}"
-                  f"{' (' + row['classification'] + ')' if row['classification'] else ''} "
+                  f"{' (' + row['classification'] + ')' if row['classification'] else ''}{dedup} "
                   f"(witness PTX lines {row['witness_lines'] or '-'}; {row['at_edit']}; {row['seconds']} s)", flush=True)
             if e["verdict"] not in ("race_free", "verified"):
-                print("    " + "\n    ".join(e["lines"][1:10]), flush=True)
+                print("    " + "\n    ".join(e["lines"][1:24]), flush=True)
+    print(tally(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -61,6 +61,15 @@ def edit_sites(base_ptx: str, edited_ptx: str) -> list[dict]:
     return sites
 
 
+def carried_lines(base_ptx: str, edited_ptx: str) -> dict[int, int]:
+    """Base line -> edited line for every line the edit left as it was."""
+    a, b = base_ptx.splitlines(), edited_ptx.splitlines()
+    out = {}
+    for i, j, n in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        out.update({i + k + 1: j + k + 1 for k in range(n)})
+    return out
+
+
 def finding_signature(result: dict, ptx_text: str) -> set:
     """What a finding consists of (verdict, diagnostic codes, the instructions at race ends), so
     that one the base lacks can be told from one it shares."""
@@ -133,12 +142,22 @@ def _same_warp(a, b, threads_per_cta: int | None) -> bool:
     return a // n == b // n and (a % n) // 32 == (b % n) // 32
 
 
+def duplicate_store_line(race: dict, threads_per_cta: int | None) -> int | None:
+    """The PTX line of a race that is a same-warp duplicate store (two lanes of one warp writing
+    from one instruction), else None."""
+    ends = [(e.get("mode"), Path(str(loc.get("file"))).name, loc.get("line"), loc.get("column"), e.get("actor"))
+            for e in (race.get("first") or {}, race.get("second") or {}) for loc in [e.get("location") or {}]]
+    (m1, f1, l1, c1, a1), (m2, f2, l2, c2, a2) = ends
+    same = m1 == m2 == "write" and f1 == f2 == KERNEL_FILE and isinstance(l1, int) and (l1, c1) == (l2, c2)
+    return l1 if same and _same_warp(a1, a2, threads_per_cta) else None
+
+
 def _race(race: dict, loc: Locator, threads_per_cta: int | None) -> tuple[list[str], list[dict], str | None]:
     """(report lines, witnesses, classification) for one race."""
     region = race.get("region") or {}
     out = [f"    race on {region.get('address_space', '')} memory, {region.get('bytes')} B at offset "
            f"{region.get('offset')} ({race.get('overlap', '')}):"]
-    witnesses, ends = [], []
+    witnesses, actors = [], []
     for side in ("first", "second"):
         e = race.get(side) or {}
         where, w = _endpoint(e, loc)
@@ -146,9 +165,9 @@ def _race(race: dict, loc: Locator, threads_per_cta: int | None) -> tuple[list[s
                    + (f": {w['ptx']}" if w else ""))
         if w:
             witnesses.append(dict(w, endpoint=side))
-        ends.append((e.get("mode"), (w or {}).get("ptx_line"), (w or {}).get("column"), e.get("actor")))
-    (m1, l1, c1, a1), (m2, l2, c2, a2) = ends
-    if m1 == m2 == "write" and l1 and (l1, c1) == (l2, c2) and _same_warp(a1, a2, threads_per_cta):
+        actors.append(e.get("actor"))
+    if duplicate_store_line(race, threads_per_cta):
+        a1, a2 = actors
         out.append(f"      a same-warp duplicate store: threads {a1} and {a2} of one warp store to the same "
                    "address from one instruction. It is a race in the PTX memory model (and SentryWard's), "
                    "harmless on the hardware only if every lane stores the same value, which neither SentryWard "

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from .race_report import KERNEL_FILE, edit_sites, finding_signature, read_result, without_loc
+from .race_report import (FINDINGS, KERNEL_FILE, carried_lines, duplicate_store_line, edit_sites,
+                          finding_signature, read_result, without_loc)
 
 # sidecar dtype (canonical, launch/plan.py) -> SentryWard element / scalar type
 ELEMENT_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64", "fp8e4nv": "e4m3", "fp8e5": "e5m2",
@@ -29,6 +31,11 @@ ELEMENT_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64", "fp
                 "u64": "u64", "i1": "u8"}
 SWIZZLE = {0: "none", 1: "32B", 2: "64B", 3: "128B"}
 INSTALL = "pip install 'ptx2py[races]'   (SentryWard, Apache-2.0, runs offline on the CPU)"
+# what taking a same-warp duplicate store as one store per warp assumes
+ONE_STORE_PER_WARP = ("lane 0 of each warp stores, the other lanes' equal values assumed, as SentryWard's "
+                      "duplicate_tma_store_benign assumes for TMA stores")
+DEDUP_ROUNDS = 8
+_GUARD = re.compile(r"^@(!?)(%\w+)\s+")
 
 
 class RaceSetupError(Exception):
@@ -171,6 +178,63 @@ def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
         return {"result": "tool_failure", "diagnostics": [{"code": "no_json", "message": (r.stderr or r.stdout)[-2000:]}]}
 
 
+# --- same-warp duplicate stores ------------------------------------------------------------------
+
+def one_store_per_warp(ptx_text: str, lines: set[int]) -> str:
+    """The PTX with the store on each of `lines` made by lane 0 of its warp only (under the store's
+    own guard), written on the same line so that every line number stays."""
+    out = ptx_text.splitlines(keepends=True)
+    for ln in sorted(lines):
+        text = out[ln - 1]
+        stmt = text.strip()
+        m = _GUARD.match(stmt)
+        test = (f"setp.eq.and.u32 %dedup_p, %dedup_l, 0, {m.group(1)}{m.group(2)}" if m
+                else "setp.eq.u32 %dedup_p, %dedup_l, 0")
+        out[ln - 1] = (f"{text[:len(text) - len(text.lstrip())]}{{ .reg .b32 %dedup_l; .reg .pred %dedup_p; "
+                       f"mov.u32 %dedup_l, %laneid; {test}; @%dedup_p {stmt[m.end():] if m else stmt} }}"
+                       + text[len(text.rstrip("\r\n")):])
+    return "".join(out)
+
+
+def _duplicate_lines(raw: dict, threads: int) -> set[int]:
+    return {ln for race in raw.get("races") or [] if (ln := duplicate_store_line(race, threads))}
+
+
+def _at_statement(raw: dict, ptx_text: str, lines: set[int]) -> dict:
+    """Race ends on rewritten lines put back at the column of the original statement."""
+    text = ptx_text.splitlines()
+    for race in raw.get("races") or []:
+        for side in ("first", "second"):
+            where = (race.get(side) or {}).get("location") or {}
+            if where.get("line") in lines:
+                ln = text[where["line"] - 1]
+                where["column"] = len(ln) - len(ln.lstrip()) + 1
+    return raw
+
+
+def without_duplicate_stores(ptx_text: str, doc: dict, raw: dict, timeout: int, seed: set[int] = frozenset()
+                             ) -> dict | None:
+    """SentryWard reports its first race only: where that is a same-warp duplicate store (or `seed`
+    names some), run it again with each one taken as one store per warp, until the first race it
+    finds is no such store: {"lines": the stores taken so, "raw": its last result}, or None."""
+    threads = math.prod(doc["launch"]["block_dim"])
+    lines = set(seed) | _duplicate_lines(raw, threads)
+    if not lines:
+        return None
+    for _ in range(DEDUP_ROUNDS):
+        raw = _at_statement(run_sentryward(one_store_per_warp(ptx_text, lines), doc, timeout), ptx_text, lines)
+        new = _duplicate_lines(raw, threads) - lines
+        if not new:
+            break
+        lines |= new
+    return {"lines": sorted(lines), "raw": raw}
+
+
+def _dedup_lines(dedup: dict, verdict: str) -> list[str]:
+    return [f"  with the same-warp duplicate stores at PTX lines {', '.join(map(str, dedup['lines']))} taken as one "
+            f"store per warp ({ONE_STORE_PER_WARP}): {verdict}"]
+
+
 def race_count(ptx_text: str, doc: dict, timeout: int) -> int | None:
     """How many racing access pairs SentryWard's exhaustive search counts (None where it cannot
     say). Its command line stops at the first race and has no option for the search; the native
@@ -218,10 +282,31 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
         return {"verdict": "not run", "finding": False, "witnesses": [],
                 "lines": [f"not run: the sidecar does not describe this launch: {e}"]}
     raw = run_sentryward(ptx_text, doc, timeout)
+    threads = math.prod(doc["launch"]["block_dim"])
     edits, counts = None, None
-    if base is not None and "raw" in base["result"]:
+    if base is None:
+        dedup = without_duplicate_stores(ptx_text, doc, raw, timeout)
+        res = read_result(raw, ptx_text, name, line_map, threads_per_cta=threads)
+        if dedup:
+            more = read_result(dedup["raw"], ptx_text, name, line_map, threads_per_cta=threads)
+            res["lines"] += _dedup_lines(dedup, more["verdict"]) + ["  " + x for x in more["lines"][1:]]
+            res["dedup"] = dict(dedup, verdict=more["verdict"])
+        res.update(input=doc, shrunk=shrunk)
+        return res
+    if "raw" in base["result"]:
         new = finding_signature(raw, ptx_text) - finding_signature(base["result"]["raw"], base["ptx"])
         edits = edit_sites(base["ptx"], ptx_text) if new or raw.get("races") else None
+        beyond = None if new or not raw.get("races") else _beyond_duplicates(base, raw, ptx_text, doc, timeout)
+        if beyond:
+            res = read_result(raw, ptx_text, name, line_map, threads_per_cta=threads)
+            more = read_result(beyond["raw"], ptx_text, name, line_map, edits=edits, threads_per_cta=threads)
+            res["lines"] += (["  the base has this same first finding; SentryWard reports the first one it finds only"]
+                             + _dedup_lines(beyond, f"the base is {base['result']['dedup']['verdict']}, the edited "
+                                            f"kernel {more['verdict']}:")
+                             + ["  " + x for x in more["lines"][1:]])
+            res["witnesses"] += [dict(w, beyond_duplicates=True) for w in more["witnesses"]]
+            res.update(input=doc, shrunk=shrunk, dedup=dict(beyond, verdict=more["verdict"]))
+            return res
         if not new and raw.get("races"):     # the first race is the base's: count them all, both sides
             base_count = base["result"].setdefault("race_count", race_count(base["ptx"], base["result"]["input"],
                                                                             timeout))
@@ -232,6 +317,19 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
                       threads_per_cta=math.prod(doc["launch"]["block_dim"]))
     res.update(input=doc, shrunk=shrunk)
     return res
+
+
+def _beyond_duplicates(base: dict, raw: dict, ptx_text: str, doc: dict, timeout: int) -> dict | None:
+    """The edited kernel with the base's same-warp duplicate stores (and its own) taken as one
+    store per warp, when that shows a finding the base so taken lacks; else None."""
+    dedup = base["result"].get("dedup")
+    if not dedup:
+        return None
+    carried = carried_lines(base["ptx"], ptx_text)
+    seed = {carried[ln] for ln in dedup["lines"] if ln in carried}
+    beyond = without_duplicate_stores(ptx_text, doc, raw, timeout, seed)
+    new = finding_signature(beyond["raw"], ptx_text) - finding_signature(dedup["raw"], base["ptx"])
+    return beyond if new and beyond["raw"].get("result") in FINDINGS else None
 
 
 def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: dict[int, int] | None = None,

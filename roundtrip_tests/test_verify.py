@@ -557,27 +557,6 @@ def test_a_finding_the_base_shares_is_told_by_the_exhaustive_race_count():
     assert all("new against the base" not in x for x in said((15872, 24000)))
 
 
-@pytest.mark.slow
-def test_races_removed_barrier_behind_a_duplicate_store_is_seen_by_the_count():
-    from verify import races
-    from ptxgrammar import read_ptx
-
-    if races.sentryward_available():
-        pytest.skip(races.sentryward_available())
-    path = CORPUS / "triton" / "row_reduce_fp32_sm120.ptx"
-    text = read_ptx(str(path))
-    lines = text.splitlines(keepends=True)
-    i = next(k for k, x in enumerate(lines) if x.strip() == "bar.sync \t0;")
-    spec = races.launch_spec(str(path))
-    base = races.race_one(spec, text, "rr.ptx")
-    assert base["verdict"] == "potential_race" and base["classification"] == "same_warp_duplicate_store"
-    edited = races.race_one(spec, "".join(lines[:i] + lines[i + 1:]), "rr.ptx", base={"ptx": text, "result": base})
-    assert edited["verdict"] == "potential_race"
-    low, high = edited["race_counts"]
-    assert high > low > 0
-    assert any(f"which differs at: rr.ptx:{i + 1}:" in x for x in edited["lines"])
-
-
 def test_a_synchronisation_counterexample_names_its_ptx_line_and_the_edit():
     from verify import race_report
 

@@ -2,7 +2,10 @@
 """`ptx2py verify` over the corpus: every sm_80, sm_90a and sm_100a file against
 its own PTX -> Python -> PTX round trip (ptxas figures and SASS must be identical).
 
-    python scripts/verify_corpus.py [--targets sm_80,sm_90a,sm_100a] [--jobs 2] [--json out.json]
+    python scripts/verify_corpus.py [--targets sm_80,sm_90a,sm_100a] [--jobs 2] [--sample N] [--json out.json]
+
+--sample N takes N files spread over every producer (corpus folder) and target, round robin in
+file order, for a run that fits a short budget; without it every file is verified.
 """
 
 from __future__ import annotations
@@ -37,10 +40,30 @@ def verify_one(path: str) -> dict:
             "kernels": len(report["kernels"]), "sass_compared": report["identical_sass"] is not None}
 
 
+def spread(files: list[str], n: int) -> list[str]:
+    """`n` of `files`, round robin over (producer folder, target) groups, each in file order."""
+    groups: dict[tuple, list[str]] = {}
+    for f in files:
+        groups.setdefault((Path(f).parent.name, _target(f)), []).append(f)
+    queues = [list(g) for _, g in sorted(groups.items())]
+    out: list[str] = []
+    while len(out) < n and any(queues):
+        for q in queues:
+            if q and len(out) < n:
+                out.append(q.pop(0))
+    return sorted(out)
+
+
+def _target(path: str) -> str:
+    m = re.search(r"^\s*\.target\s+([\w, ]+)", Path(path).read_text(), re.M)
+    return m.group(1).split(",")[0].strip() if m else ""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--targets", default="sm_80,sm_90a,sm_100a")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--sample", type=int, metavar="N", help="only N files, spread over producers and targets")
     ap.add_argument("--json")
     args = ap.parse_args()
     wanted = set(args.targets.split(","))
@@ -49,6 +72,8 @@ def main() -> int:
         m = re.search(r"^\s*\.target\s+([\w, ]+)", path.read_text(), re.M)
         if m and wanted & {t.strip() for t in m.group(1).split(",")}:
             files.append(str(path))
+    if args.sample:
+        files = spread(files, args.sample)
     from tqdm import tqdm
 
     with ProcessPoolExecutor(args.jobs) as pool:

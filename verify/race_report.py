@@ -225,6 +225,17 @@ def _same_as_base(counts: tuple, differs: str) -> list[str]:
     return out
 
 
+def _unsupported(result: dict, loc: Locator) -> str:
+    """Each distinct thing SentryWard says it does not model, at the PTX line its first diagnostic names."""
+    seen: dict[str, int | None] = {}
+    for d in result.get("diagnostics") or []:
+        where: set[int] = set()
+        _ptx_lines(d, where)
+        seen.setdefault(d.get("message") or d.get("code") or "?", min(where) if where else None)
+    said = [f"{m.rstrip('.')} ({loc.text(ln)} at PTX line {ln})" if ln else m.rstrip(".") for m, ln in seen.items()]
+    return "; ".join(said) or "it gives no reason"
+
+
 def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int] | None, *,
                 edits: list[dict] | None = None, race_counts: tuple | None = None,
                 threads_per_cta: int | None = None) -> dict:
@@ -272,7 +283,7 @@ def read_result(result: dict, ptx_text: str, name: str, line_map: dict[int, int]
                      "so fewer loop trips per CTA) or a longer --races-timeout may prove it")
     if verdict == "unsupported":
         why = ("its wgmma instructions (sm_90a) are unsupported"
-               if "wgmma" in json.dumps(result.get("diagnostics")) else "see the diagnostics above")
+               if "wgmma" in json.dumps(result.get("diagnostics")) else _unsupported(result, loc))
         lines.append(f"  SentryWard does not model this kernel: {why}; "
                      "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")
     return {"verdict": verdict, "finding": verdict in FINDINGS, "proved": verdict in PROVED, "lines": lines,

@@ -10,6 +10,12 @@ dimension or a stride follow them, and the grid shrinks by the same ratio. Its e
 even when it finds a race, so the verdict is read from its JSON (`result`) by race_report, which
 names every witness by its PTX line and column (and Python line), and, for a finding the base
 lacks, the edited lines.
+
+SentryWard reports its first race only (its exhaustive search counts the rest but keeps one
+sample). Where that first race is a same-warp duplicate store (every lane of a warp storing to
+one shared address from one instruction: a race in the PTX memory model, harmless only if the
+values agree), it is run again with each such store made by lane 0 alone, until its first race is
+another kind: the base's verdict past its duplicate stores, and an edit's own race behind them.
 """
 
 from __future__ import annotations
@@ -282,41 +288,53 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
         return {"verdict": "not run", "finding": False, "witnesses": [],
                 "lines": [f"not run: the sidecar does not describe this launch: {e}"]}
     raw = run_sentryward(ptx_text, doc, timeout)
-    threads = math.prod(doc["launch"]["block_dim"])
-    edits, counts = None, None
-    if base is None:
-        dedup = without_duplicate_stores(ptx_text, doc, raw, timeout)
-        res = read_result(raw, ptx_text, name, line_map, threads_per_cta=threads)
-        if dedup:
-            more = read_result(dedup["raw"], ptx_text, name, line_map, threads_per_cta=threads)
-            res["lines"] += _dedup_lines(dedup, more["verdict"]) + ["  " + x for x in more["lines"][1:]]
-            res["dedup"] = dict(dedup, verdict=more["verdict"])
-        res.update(input=doc, shrunk=shrunk)
-        return res
-    if "raw" in base["result"]:
-        new = finding_signature(raw, ptx_text) - finding_signature(base["result"]["raw"], base["ptx"])
-        edits = edit_sites(base["ptx"], ptx_text) if new or raw.get("races") else None
-        beyond = None if new or not raw.get("races") else _beyond_duplicates(base, raw, ptx_text, doc, timeout)
-        if beyond:
-            res = read_result(raw, ptx_text, name, line_map, threads_per_cta=threads)
-            more = read_result(beyond["raw"], ptx_text, name, line_map, edits=edits, threads_per_cta=threads)
-            res["lines"] += (["  the base has this same first finding; SentryWard reports the first one it finds only"]
-                             + _dedup_lines(beyond, f"the base is {base['result']['dedup']['verdict']}, the edited "
-                                            f"kernel {more['verdict']}:")
-                             + ["  " + x for x in more["lines"][1:]])
-            res["witnesses"] += [dict(w, beyond_duplicates=True) for w in more["witnesses"]]
-            res.update(input=doc, shrunk=shrunk, dedup=dict(beyond, verdict=more["verdict"]))
-            return res
-        if not new and raw.get("races"):     # the first race is the base's: count them all, both sides
-            base_count = base["result"].setdefault("race_count", race_count(base["ptx"], base["result"]["input"],
-                                                                            timeout))
-            counts = (base_count, race_count(ptx_text, doc, timeout))
-        elif not new:
-            counts = (None, None)
-    res = read_result(raw, ptx_text, name, line_map, edits=edits, race_counts=counts,
-                      threads_per_cta=math.prod(doc["launch"]["block_dim"]))
+    if base is None or "raw" not in base["result"]:
+        res = _alone(raw, ptx_text, name, line_map, doc, timeout)
+    else:
+        res = _against_base(raw, base, ptx_text, name, line_map, doc, timeout)
     res.update(input=doc, shrunk=shrunk)
     return res
+
+
+def _alone(raw: dict, ptx_text: str, name: str, line_map, doc: dict, timeout: int) -> dict:
+    """The verdict of one kernel, and where its first race is a same-warp duplicate store, the
+    verdict with such stores taken as one per warp."""
+    threads = math.prod(doc["launch"]["block_dim"])
+    res = read_result(raw, ptx_text, name, line_map, threads_per_cta=threads)
+    dedup = without_duplicate_stores(ptx_text, doc, raw, timeout)
+    if dedup:
+        more = read_result(dedup["raw"], ptx_text, name, line_map, threads_per_cta=threads)
+        res["lines"] += _dedup_lines(dedup, more["verdict"]) + ["  " + x for x in more["lines"][1:]]
+        res["dedup"] = dict(dedup, verdict=more["verdict"])
+    return res
+
+
+def _against_base(raw: dict, base: dict, ptx_text: str, name: str, line_map, doc: dict, timeout: int) -> dict:
+    """The edited kernel's verdict, its witnesses, and what shows the edit: a finding the base
+    lacks names the edited lines; one it shares is looked past (the duplicate stores taken as one
+    per warp) or, failing that, counted exhaustively on both sides."""
+    threads = math.prod(doc["launch"]["block_dim"])
+    new = finding_signature(raw, ptx_text) - finding_signature(base["result"]["raw"], base["ptx"])
+    edits = edit_sites(base["ptx"], ptx_text) if new or raw.get("races") else None
+    beyond = None if new or not raw.get("races") else _beyond_duplicates(base, raw, ptx_text, doc, timeout)
+    if beyond:
+        res = read_result(raw, ptx_text, name, line_map, threads_per_cta=threads)
+        more = read_result(beyond["raw"], ptx_text, name, line_map, edits=edits, threads_per_cta=threads)
+        res["lines"] += (["  the base has this same first finding; SentryWard reports the first one it finds only"]
+                         + _dedup_lines(beyond, f"the base is {base['result']['dedup']['verdict']}, the edited "
+                                        f"kernel {more['verdict']}:")
+                         + ["  " + x for x in more["lines"][1:]])
+        res["witnesses"] += [dict(w, beyond_duplicates=True) for w in more["witnesses"]]
+        res["dedup"] = dict(beyond, verdict=more["verdict"])
+        return res
+    counts = None
+    if not new and raw.get("races"):     # the first race is the base's: count them all, both sides
+        base_count = base["result"].setdefault("race_count", race_count(base["ptx"], base["result"]["input"],
+                                                                        timeout))
+        counts = (base_count, race_count(ptx_text, doc, timeout))
+    elif not new:
+        counts = (None, None)
+    return read_result(raw, ptx_text, name, line_map, edits=edits, race_counts=counts, threads_per_cta=threads)
 
 
 def _beyond_duplicates(base: dict, raw: dict, ptx_text: str, doc: dict, timeout: int) -> dict | None:

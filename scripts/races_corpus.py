@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """`ptx2py verify --races` over corpus kernels: each original's SentryWard verdict, and broken
 edits of each (a removed `bar.sync`, a removed mbarrier wait, a removed MMA-completion wait:
-the wait that follows a `tcgen05.commit`), each reported with its witnesses and the edited line.
+the last wait that follows a `tcgen05.commit`, before the accumulator is read), each reported
+with its witnesses and the edited line. (A wait inside the K loop is no such edit: at the shrunk
+launch K can fit one block, the loop does not run, and the kernel without it is race-free at that launch.)
 
     pip install -e '.[races]'
     python scripts/races_corpus.py [--kernels a.ptx,b.ptx] [--timeout 300] [--size 128] [--retry-size 16]
                                    [--no-edits] [--json out.json]
 
 A removed wait is the `mbarrier.try_wait` turned into `mov.pred P, 1;` (the wait succeeds at
-once); a removed barrier is the `bar.sync` line deleted (the first one between a shared-memory
+once; the first wait that follows no commit is the mbarrier wait); a removed barrier is the
+`bar.sync` line deleted (the first one between a shared-memory
 write and a read of shared memory, else the first one).
 """
 
@@ -69,7 +72,7 @@ def edits(text: str) -> list[tuple[str, int, str]]:
     if load:
         out.append(("removed mbarrier wait", load[0] + 1, without_wait(load[0])))
     if mma:
-        out.append(("removed MMA-completion wait", mma[0] + 1, without_wait(mma[0])))
+        out.append(("removed MMA-completion wait", mma[-1] + 1, without_wait(mma[-1])))
     return out
 
 

@@ -142,3 +142,13 @@ def test_unsupported_says_what_sentryward_does_not_model_and_where():
         "  SentryWard does not model this kernel: Atomic add memory semantics are unsupported "
         "(@%p2 atom.global.gpu.acq_rel.add.u32 %r1, [%rd1], %r2; at PTX line 3); "
         "run it on the CPU engine instead: ptx2py verify --run cpu BASE EDITED")
+
+
+def test_a_flat_launch_shrinks_the_per_cta_buffers_and_keeps_a_shared_one_whole():
+    """rmsnorm: 4096 CTAs, one row of 2048 each; the weight vector (2048) is read by every CTA,
+    so it and the row length keep their size while the rows shrink to two CTAs' worth."""
+    path = CORPUS / "triton" / "rmsnorm_fp16_b2048_w8_sm100.ptx"
+    doc, shrunk = races.input_json(path.read_text(), races.launch_spec(str(path)), ctas=2)
+    assert doc["launch"]["grid_dim"] == [2, 1, 1]
+    assert shrunk["values"] == {"8388608": 4096}
+    assert 2048 in {x["value"] for x in doc["arguments"]}

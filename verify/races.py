@@ -92,8 +92,9 @@ def shrink_plan(plans, metas: list, cap: int) -> tuple[dict[int, int], dict[int,
 def shrink_flat(plans, spec: dict, cap: int, ctas: int) -> tuple[dict[int, int], float]:
     """For flat buffers (no tensor shapes): (old -> new values, grid ratio). Scalars that are
     matrix dimensions (a buffer holds their product: M x K) are capped at `cap`, and the grid
-    shrinks as the largest buffer does; otherwise a 1-D grid and the buffer counts (and the
-    scalars equal to one) are divided by the same ratio, so each CTA keeps its share of work."""
+    shrinks as the largest buffer does; otherwise a 1-D grid and the buffer counts that are a
+    multiple of it (and the scalars equal to one) are divided by the same ratio, so each CTA keeps
+    its share of work."""
     scalars = {p.value for p in plans if p.role == "scalar" and isinstance(p.value, int)
                and not isinstance(p.value, bool) and p.value > cap}
     counts = {p.count for p in plans if p.role == "buffer" and p.count > 1}
@@ -109,7 +110,8 @@ def shrink_flat(plans, spec: dict, cap: int, ctas: int) -> tuple[dict[int, int],
     if grid[1] != 1 or grid[2] != 1 or grid[0] <= ctas:
         return {}, 1
     ratio = grid[0] // ctas
-    return {c: c // ratio for c in counts if c % ratio == 0 and c // ratio > 0}, ratio
+    # only a buffer with a share per CTA shrinks (a weight vector shared by every CTA stays whole)
+    return {c: c // ratio for c in counts if c % grid[0] == 0 and c % ratio == 0}, ratio
 
 
 def _grid(spec: dict, ratio: float) -> list[int]:

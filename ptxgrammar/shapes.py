@@ -27,6 +27,9 @@ DIGITS = re.compile(r"([0-9]+)")     # the group makes split() keep the digit ru
 # `[0-9]+` or `[0-9]*`, so any other digits in the same places match too.
 RECHECKED_TERMINALS = ("INT", "FLOAT_HEX")
 MAX_SHAPE = 100_000      # longer chunks are parsed directly (a builder would not pay off)
+# Placeholders for the builder source's string constants: NUL cannot occur in PTX text
+# (the parser refuses control bytes), so no real constant looks like one.
+_HOLE = "\x00"
 
 
 class ShapeMismatch(Exception):
@@ -40,7 +43,9 @@ class NotAShape(Exception):
 class BuilderWriter:
     """Writes the Python source of a builder for one span-mode chunk tree."""
 
-    def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern]):
+    def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern], abstract: bool = True):
+        self.abstract = abstract
+        self.consts: list[str] = []      # the string constants, in source order
         self.holes = [m.span() for m in DIGITS.finditer(text)]
         self.hole_ends = [end for _, end in self.holes]   # sorted: holes are in text order
         self.patterns = terminal_patterns
@@ -79,9 +84,20 @@ class BuilderWriter:
         cls = value.__class__
         if cls is tuple or cls is list:
             return list(value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return [getattr(value, f.name) for f in dataclasses.fields(value)]
-        return None
+        names = _FIELDS.get(cls, _FIELDS)
+        if names is _FIELDS:
+            names = _FIELDS[cls] = _field_names(cls)
+        if names is None:
+            return None
+        return [getattr(value, name) for name in names]
+
+    def literal(self, value: str) -> str:
+        """Source for a string constant; a numbered placeholder when abstract, so that
+        shapes differing only in their strings share one compiled skeleton."""
+        if not self.abstract:
+            return repr(value)
+        self.consts.append(value)
+        return repr(f"{_HOLE}{len(self.consts) - 1}")
 
     def leaf(self, value) -> str:
         if isinstance(value, Token):
@@ -90,7 +106,7 @@ class BuilderWriter:
         if cls is str:
             if DIGITS.search(value):
                 raise NotAShape(value)
-            return repr(value)
+            return self.literal(value)
         if value is None or cls is bool:
             return repr(value)
         raise NotAShape(repr(value))
@@ -118,13 +134,14 @@ class BuilderWriter:
             if hs < start or he > end:
                 raise NotAShape(tok)          # a digit run across a token edge
             if hs > pos:
-                pieces.append(repr(str(tok)[pos - start: hs - start]))
+                pieces.append(self.literal(str(tok)[pos - start: hs - start]))
             pieces.append(f"d[{i}]")
             pos = he
-        if pos < end:
-            pieces.append(repr(str(tok)[pos - start:]))
-        if not any(p.startswith("d[") for p in pieces):
-            return repr(str(tok))
+        if pos == start:
+            return self.literal(str(tok))
+        tail = str(tok)[pos - start:]
+        if tail:
+            pieces.append(self.literal(tail))
         expr = " + ".join(pieces)
         if tok.type in RECHECKED_TERMINALS:
             var = f"t{len(self.checks)}"
@@ -134,7 +151,7 @@ class BuilderWriter:
             # A lone decimal run (`d` or `dU`) is a valid INT unless it starts with 0
             # (`08`): the regex runs only then.
             lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) <= 2 \
-                and (len(pieces) == 1 or pieces[1] == "'U'")
+                and (len(pieces) == 1 or tail == "U")
             guard = f'{pieces[0]}[0] == "0" and ' if lone else ""
             self.checks.append(f"if {guard}{pat}({var}) is None: raise ShapeMismatch")
             return var
@@ -146,6 +163,11 @@ class BuilderWriter:
 # builder is just a code object: it can be stored on disk (shapecache.py) and revived.
 BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, **NODE_CLASSES, **MARKER_CLASSES}
 _PATTERN_SOURCES: dict[str, str] = {}
+_FIELDS: dict[type, tuple[str, ...] | None] = {}    # a class's dataclass fields; None: not a node
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
 
 
 def builder_code(text: str, tree, terminal_patterns) -> types.CodeType | None:
@@ -157,16 +179,52 @@ def builder_code(text: str, tree, terminal_patterns) -> types.CodeType | None:
         source = writer.source(tree)
     except NotAShape:
         return None
+    skeleton = SKELETONS.get(source)
+    if skeleton is None:
+        skeleton = _compile_source(source)
+        if skeleton is None:
+            return None
+        if len(SKELETONS) > SKELETON_LIMIT:
+            SKELETONS.clear()
+        SKELETONS[source] = skeleton
+    _register_names(writer.names)
+    return skeleton.replace(co_consts=_filled(skeleton.co_consts, writer.consts))
+
+
+# Compiled builders by their source with placeholder strings: shapes that differ only
+# in their strings (`add.s32 %r1, ...` / `sub.f32 %f1, ...`) share one compile(), the
+# largest single cost of a new shape; each gets its strings put back by co_consts.
+SKELETONS: dict[str, types.CodeType] = {}
+SKELETON_LIMIT = 50_000
+
+
+def _compile_source(source: str) -> types.CodeType | None:
     try:
         module = compile(source, "<ptx shape>", "exec")
     except (RecursionError, MemoryError, SyntaxError):
         return None      # too big to compile (a 1 MB chunk): it will not repeat either
-    for name, fullmatch in writer.names.items():
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def _filled(consts: tuple, values: list[str]) -> tuple:
+    """`consts` with every placeholder replaced by its string (folded tuples included)."""
+    out = []
+    for c in consts:
+        cls = c.__class__
+        if cls is str and c.startswith(_HOLE):
+            c = values[int(c[1:])]
+        elif cls is tuple:
+            c = _filled(c, values)
+        out.append(c)
+    return tuple(out)
+
+
+def _register_names(names: dict) -> None:
+    for name, fullmatch in names.items():
         if name not in BUILDER_GLOBALS:
             BUILDER_GLOBALS[name] = fullmatch
             if name.startswith("_"):
                 _PATTERN_SOURCES[name] = fullmatch.__self__.pattern
-    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def builder_from_code(code: types.CodeType):

@@ -22,7 +22,7 @@ from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from . import shapecache
-from .shapes import DIGITS, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources
+from .shapes import DIGITS, HOLES, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
@@ -228,7 +228,7 @@ class ShapeCache:
         self.damaged = False                            # the store ends in a torn record
 
     def build(self, context: str, chunk: str) -> list:
-        pieces = DIGITS.split(chunk)
+        pieces = (HOLES if "_Z" in chunk else DIGITS).split(chunk)
         key = context + "\0".join(pieces[0::2])
         builder = self.builders.get(key)
         if builder is None:

@@ -1,8 +1,13 @@
 """Statement shapes: parse each distinct statement shape once, then reuse it.
 
-A chunk's *shape* is its text with every run of decimal digits taken out.
-Chunks of one shape differ only in those digit runs (register numbers,
-immediates, line numbers), so the grammar parses them the same way. The first
+A chunk's *shape* is its text with its *holes* taken out: every run of decimal
+digits, and the rest of every C++ mangled name after its `_Z`. Chunks of one
+shape differ only in those (register numbers, immediates, line numbers, the
+kernel's name in its parameter loads), so the grammar parses them the same way:
+a name hole must be a whole IDENT token or lie in trivia (a comment), and any
+`_Z[A-Za-z0-9_$]+` run there lexes and builds alike (the only terminals that can
+match text starting with `_` are IDENT and SINK "_", and no keyword or check of
+the tree builder looks at such a name beyond its first character). The first
 time a shape repeats, the span-mode tree of one chunk becomes a builder: Python
 code that makes the same nodes with the digit runs filled in. Tokens whose
 validity depends on their digits (`08`, `0f` + 8 hex digits) are re-checked
@@ -21,7 +26,12 @@ from lark import Token
 from .build import MARKER_CLASSES
 from .tree import NODE_CLASSES
 
-DIGITS = re.compile(r"([0-9]+)")     # the group makes split() keep the digit runs
+# A name hole is what follows the `_Z` of a name that starts a token (no name character,
+# `.`, `%` or `:` before it). The `_Z` stays in the shape, so the shape itself tells a
+# name hole from a digit run: whatever follows a token-initial `_Z` is a name hole.
+NAME_HOLE = re.compile(r"(?<=(?<![A-Za-z0-9_$.%:])_Z)[A-Za-z0-9_$]+")
+HOLES = re.compile(rf"({NAME_HOLE.pattern}|[0-9]+)")     # the group: split() keeps the holes
+DIGITS = re.compile(r"([0-9]+)")     # the same split of a chunk without `_Z`, twice as fast
 # Number tokens whose validity can change with their digits: `08` is no INT, `0f` takes
 # exactly 8 hex digits. FLOAT_DEC is not among them: every digit run in its pattern is
 # `[0-9]+` or `[0-9]*`, so any other digits in the same places match too.
@@ -46,7 +56,8 @@ class BuilderWriter:
     def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern], abstract: bool = True):
         self.abstract = abstract
         self.consts: list[str] = []      # the string constants, in source order
-        self.holes = [m.span() for m in DIGITS.finditer(text)]
+        self.holes = [m.span() for m in HOLES.finditer(text)]
+        self.text = text
         self.hole_ends = [end for _, end in self.holes]   # sorted: holes are in text order
         self.patterns = terminal_patterns
         self.checks: list[str] = []
@@ -104,8 +115,8 @@ class BuilderWriter:
             return self.token_expr(value)
         cls = value.__class__
         if cls is str:
-            if DIGITS.search(value):
-                raise NotAShape(value)
+            if HOLES.search(value):
+                raise NotAShape(value)        # a string not traceable to its token
             return self.literal(value)
         if value is None or cls is bool:
             return repr(value)
@@ -133,6 +144,9 @@ class BuilderWriter:
                 break
             if hs < start or he > end:
                 raise NotAShape(tok)          # a digit run across a token edge
+            if NAME_HOLE.match(self.text, hs) and tok.type != "TRIVIA" and (
+                    tok.type != "IDENT" or (hs - 2, he) != (start, end)):
+                raise NotAShape(tok)          # a name hole is a whole name or in a comment
             if hs > pos:
                 pieces.append(self.literal(str(tok)[pos - start: hs - start]))
             pieces.append(f"d[{i}]")

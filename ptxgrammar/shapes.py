@@ -61,12 +61,17 @@ class BuilderWriter:
         self.hole_ends = [end for _, end in self.holes]   # sorted: holes are in text order
         self.patterns = terminal_patterns
         self.checks: list[str] = []
+        self.lone: list[int] = []        # holes that are a whole INT token (`d`)
         self.names: dict[str, object] = {}
 
     def source(self, tree) -> str:
         self.lines: list[str] = []
         body = self.expr(tree)
         lines = ["def build(d):"]
+        if len(self.lone) > LONE_INLINE:
+            lines.append(f"    if _bad_ints(d, {tuple(self.lone)!r}): raise ShapeMismatch")
+        else:
+            lines += [f'    if d[{i}][0] == "0" and _INT(d[{i}]) is None: raise ShapeMismatch' for i in self.lone]
         lines += [f"    {c}" for c in self.checks]
         lines += [f"    {c}" for c in self.lines]
         lines.append(f"    return {body}")
@@ -158,24 +163,43 @@ class BuilderWriter:
             pieces.append(self.literal(tail))
         expr = " + ".join(pieces)
         if tok.type in RECHECKED_TERMINALS:
-            var = f"t{len(self.checks)}"
             pat = f"_{tok.type}"
             self.names[pat] = self.patterns[tok.type].fullmatch
+            if tok.type == "INT" and len(pieces) == 1:
+                self.lone.append(int(pieces[0][2:-1]))
+                return pieces[0]
+            var = f"t{len(self.checks)}"
             self.checks.append(f"{var} = {expr}")
-            # A lone decimal run (`d` or `dU`) is a valid INT unless it starts with 0
-            # (`08`): the regex runs only then.
-            lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) <= 2 \
-                and (len(pieces) == 1 or tail == "U")
+            # A lone decimal run (`d` above, or `dU`) is a valid INT unless it starts
+            # with 0 (`08`): the regex runs only then.
+            lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) == 2 and tail == "U"
             guard = f'{pieces[0]}[0] == "0" and ' if lone else ""
             self.checks.append(f"if {guard}{pat}({var}) is None: raise ShapeMismatch")
             return var
         return expr
 
 
+# Up to this many whole-INT holes are checked inline; more (a long data line, a string
+# initializer) in one call: a builder's source, and its compile(), then has one line
+# per number instead of two.
+LONE_INLINE = 8
+
+
+def _bad_ints(d: list, holes: tuple) -> bool:
+    """Whether a whole-INT hole holds no INT (`08`): only a zero-led run needs the regex."""
+    fullmatch = BUILDER_GLOBALS["_INT"]
+    for i in holes:
+        s = d[i]
+        if s[0] == "0" and fullmatch(s) is None:
+            return True
+    return False
+
+
 # The globals every builder runs with: the node and marker classes, ShapeMismatch and
 # the `_TERMINAL` fullmatch functions of the re-checked number terminals. Shared, so a
 # builder is just a code object: it can be stored on disk (shapecache.py) and revived.
-BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, **NODE_CLASSES, **MARKER_CLASSES}
+BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, "_bad_ints": _bad_ints,
+                                      **NODE_CLASSES, **MARKER_CLASSES}
 _PATTERN_SOURCES: dict[str, str] = {}
 _FIELDS: dict[type, tuple[str, ...] | None] = {}    # a class's dataclass fields; None: not a node
 

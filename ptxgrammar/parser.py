@@ -214,7 +214,7 @@ class ShapeCache:
     before the grammar is asked."""
 
     LIMIT = 200_000
-    # A shape with more digit runs than BIG gets its builder on its second sight; the
+    # A shape with more holes than BIG gets its builder on its second sight; the
     # first time the grammar parses it: such shapes (string initializers, long data
     # lines) mostly occur once, and the builder of one costs several grammar parses of
     # it (its source has a line or two per number). Measured: 5 % of a cold parse.

@@ -8,8 +8,9 @@ a name hole must be a whole IDENT token or lie in trivia (a comment), and any
 `_Z[A-Za-z0-9_$]+` run there lexes and builds alike (the only terminals that can
 match text starting with `_` are IDENT and SINK "_", and no keyword or check of
 the tree builder looks at such a name beyond its first character). The first
-time a shape repeats, the span-mode tree of one chunk becomes a builder: Python
-code that makes the same nodes with the digit runs filled in. Tokens whose
+time a shape is met, the span-mode tree of one chunk becomes a builder: Python
+code that makes the same nodes with the holes filled in, compiled once per
+*skeleton* (the source with its strings as placeholders, SKELETONS). Tokens whose
 validity depends on their digits (`08`, `0f` + 8 hex digits) are re-checked
 against the grammar's own terminal patterns (RECHECKED_TERMINALS).
 """
@@ -148,7 +149,7 @@ class BuilderWriter:
             if hs >= end:
                 break
             if hs < start or he > end:
-                raise NotAShape(tok)          # a digit run across a token edge
+                raise NotAShape(tok)          # a hole across a token edge
             if NAME_HOLE.match(self.text, hs) and tok.type != "TRIVIA" and (
                     tok.type != "IDENT" or (hs - 2, he) != (start, end)):
                 raise NotAShape(tok)          # a name hole is a whole name or in a comment

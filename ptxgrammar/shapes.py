@@ -1,10 +1,16 @@
 """Statement shapes: parse each distinct statement shape once, then reuse it.
 
-A chunk's *shape* is its text with every run of decimal digits taken out.
-Chunks of one shape differ only in those digit runs (register numbers,
-immediates, line numbers), so the grammar parses them the same way. The first
-time a shape repeats, the span-mode tree of one chunk becomes a builder: Python
-code that makes the same nodes with the digit runs filled in. Tokens whose
+A chunk's *shape* is its text with its *holes* taken out: every run of decimal
+digits, and the rest of every C++ mangled name after its `_Z`. Chunks of one
+shape differ only in those (register numbers, immediates, line numbers, the
+kernel's name in its parameter loads), so the grammar parses them the same way:
+a name hole must be a whole IDENT token or lie in trivia (a comment), and any
+`_Z[A-Za-z0-9_$]+` run there lexes and builds alike (the only terminals that can
+match text starting with `_` are IDENT and SINK "_", and no keyword or check of
+the tree builder looks at such a name beyond its first character). The first
+time a shape is met, the span-mode tree of one chunk becomes a builder: Python
+code that makes the same nodes with the holes filled in, compiled once per
+*skeleton* (the source with its strings as placeholders, SKELETONS). Tokens whose
 validity depends on their digits (`08`, `0f` + 8 hex digits) are re-checked
 against the grammar's own terminal patterns (RECHECKED_TERMINALS).
 """
@@ -21,12 +27,20 @@ from lark import Token
 from .build import MARKER_CLASSES
 from .tree import NODE_CLASSES
 
-DIGITS = re.compile(r"([0-9]+)")     # the group makes split() keep the digit runs
+# A name hole is what follows the `_Z` of a name that starts a token (no name character,
+# `.`, `%` or `:` before it). The `_Z` stays in the shape, so the shape itself tells a
+# name hole from a digit run: whatever follows a token-initial `_Z` is a name hole.
+NAME_HOLE = re.compile(r"(?<=(?<![A-Za-z0-9_$.%:])_Z)[A-Za-z0-9_$]+")
+HOLES = re.compile(rf"({NAME_HOLE.pattern}|[0-9]+)")     # the group: split() keeps the holes
+DIGITS = re.compile(r"([0-9]+)")     # the same split of a chunk without `_Z`, twice as fast
 # Number tokens whose validity can change with their digits: `08` is no INT, `0f` takes
 # exactly 8 hex digits. FLOAT_DEC is not among them: every digit run in its pattern is
 # `[0-9]+` or `[0-9]*`, so any other digits in the same places match too.
 RECHECKED_TERMINALS = ("INT", "FLOAT_HEX")
 MAX_SHAPE = 100_000      # longer chunks are parsed directly (a builder would not pay off)
+# Placeholders for the builder source's string constants: NUL cannot occur in PTX text
+# (the parser refuses control bytes), so no real constant looks like one.
+_HOLE = "\x00"
 
 
 class ShapeMismatch(Exception):
@@ -40,17 +54,25 @@ class NotAShape(Exception):
 class BuilderWriter:
     """Writes the Python source of a builder for one span-mode chunk tree."""
 
-    def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern]):
-        self.holes = [m.span() for m in DIGITS.finditer(text)]
+    def __init__(self, text: str, terminal_patterns: dict[str, re.Pattern], abstract: bool = True):
+        self.abstract = abstract
+        self.consts: list[str] = []      # the string constants, in source order
+        self.holes = [m.span() for m in HOLES.finditer(text)]
+        self.text = text
         self.hole_ends = [end for _, end in self.holes]   # sorted: holes are in text order
         self.patterns = terminal_patterns
         self.checks: list[str] = []
+        self.lone: list[int] = []        # holes that are a whole INT token (`d`)
         self.names: dict[str, object] = {}
 
     def source(self, tree) -> str:
         self.lines: list[str] = []
         body = self.expr(tree)
         lines = ["def build(d):"]
+        if len(self.lone) > LONE_INLINE:
+            lines.append(f"    if _bad_ints(d, {tuple(self.lone)!r}): raise ShapeMismatch")
+        else:
+            lines += [f'    if d[{i}][0] == "0" and _INT(d[{i}]) is None: raise ShapeMismatch' for i in self.lone]
         lines += [f"    {c}" for c in self.checks]
         lines += [f"    {c}" for c in self.lines]
         lines.append(f"    return {body}")
@@ -79,18 +101,29 @@ class BuilderWriter:
         cls = value.__class__
         if cls is tuple or cls is list:
             return list(value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return [getattr(value, f.name) for f in dataclasses.fields(value)]
-        return None
+        names = _FIELDS.get(cls, _FIELDS)
+        if names is _FIELDS:
+            names = _FIELDS[cls] = _field_names(cls)
+        if names is None:
+            return None
+        return [getattr(value, name) for name in names]
+
+    def literal(self, value: str) -> str:
+        """Source for a string constant; a numbered placeholder when abstract, so that
+        shapes differing only in their strings share one compiled skeleton."""
+        if not self.abstract:
+            return repr(value)
+        self.consts.append(value)
+        return repr(f"{_HOLE}{len(self.consts) - 1}")
 
     def leaf(self, value) -> str:
         if isinstance(value, Token):
             return self.token_expr(value)
         cls = value.__class__
         if cls is str:
-            if DIGITS.search(value):
-                raise NotAShape(value)
-            return repr(value)
+            if HOLES.search(value):
+                raise NotAShape(value)        # a string not traceable to its token
+            return self.literal(value)
         if value is None or cls is bool:
             return repr(value)
         raise NotAShape(repr(value))
@@ -116,36 +149,64 @@ class BuilderWriter:
             if hs >= end:
                 break
             if hs < start or he > end:
-                raise NotAShape(tok)          # a digit run across a token edge
+                raise NotAShape(tok)          # a hole across a token edge
+            if NAME_HOLE.match(self.text, hs) and tok.type != "TRIVIA" and (
+                    tok.type != "IDENT" or (hs - 2, he) != (start, end)):
+                raise NotAShape(tok)          # a name hole is a whole name or in a comment
             if hs > pos:
-                pieces.append(repr(str(tok)[pos - start: hs - start]))
+                pieces.append(self.literal(str(tok)[pos - start: hs - start]))
             pieces.append(f"d[{i}]")
             pos = he
-        if pos < end:
-            pieces.append(repr(str(tok)[pos - start:]))
-        if not any(p.startswith("d[") for p in pieces):
-            return repr(str(tok))
+        if pos == start:
+            return self.literal(str(tok))
+        tail = str(tok)[pos - start:]
+        if tail:
+            pieces.append(self.literal(tail))
         expr = " + ".join(pieces)
         if tok.type in RECHECKED_TERMINALS:
-            var = f"t{len(self.checks)}"
             pat = f"_{tok.type}"
             self.names[pat] = self.patterns[tok.type].fullmatch
+            if tok.type == "INT" and len(pieces) == 1:
+                self.lone.append(int(pieces[0][2:-1]))
+                return pieces[0]
+            var = f"t{len(self.checks)}"
             self.checks.append(f"{var} = {expr}")
-            # A lone decimal run (`d` or `dU`) is a valid INT unless it starts with 0
-            # (`08`): the regex runs only then.
-            lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) <= 2 \
-                and (len(pieces) == 1 or pieces[1] == "'U'")
+            # A lone decimal run (`d` above, or `dU`) is a valid INT unless it starts
+            # with 0 (`08`): the regex runs only then.
+            lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) == 2 and tail == "U"
             guard = f'{pieces[0]}[0] == "0" and ' if lone else ""
             self.checks.append(f"if {guard}{pat}({var}) is None: raise ShapeMismatch")
             return var
         return expr
 
 
+# Up to this many whole-INT holes are checked inline; more (a long data line, a string
+# initializer) in one call: a builder's source, and its compile(), then has one line
+# per number instead of two.
+LONE_INLINE = 8
+
+
+def _bad_ints(d: list, holes: tuple) -> bool:
+    """Whether a whole-INT hole holds no INT (`08`): only a zero-led run needs the regex."""
+    fullmatch = BUILDER_GLOBALS["_INT"]
+    for i in holes:
+        s = d[i]
+        if s[0] == "0" and fullmatch(s) is None:
+            return True
+    return False
+
+
 # The globals every builder runs with: the node and marker classes, ShapeMismatch and
 # the `_TERMINAL` fullmatch functions of the re-checked number terminals. Shared, so a
 # builder is just a code object: it can be stored on disk (shapecache.py) and revived.
-BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, **NODE_CLASSES, **MARKER_CLASSES}
+BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, "_bad_ints": _bad_ints,
+                                      **NODE_CLASSES, **MARKER_CLASSES}
 _PATTERN_SOURCES: dict[str, str] = {}
+_FIELDS: dict[type, tuple[str, ...] | None] = {}    # a class's dataclass fields; None: not a node
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
 
 
 def builder_code(text: str, tree, terminal_patterns) -> types.CodeType | None:
@@ -157,16 +218,52 @@ def builder_code(text: str, tree, terminal_patterns) -> types.CodeType | None:
         source = writer.source(tree)
     except NotAShape:
         return None
+    skeleton = SKELETONS.get(source)
+    if skeleton is None:
+        skeleton = _compile_source(source)
+        if skeleton is None:
+            return None
+        if len(SKELETONS) > SKELETON_LIMIT:
+            SKELETONS.clear()
+        SKELETONS[source] = skeleton
+    _register_names(writer.names)
+    return skeleton.replace(co_consts=_filled(skeleton.co_consts, writer.consts))
+
+
+# Compiled builders by their source with placeholder strings: shapes that differ only
+# in their strings (`add.s32 %r1, ...` / `sub.f32 %f1, ...`) share one compile(), the
+# largest single cost of a new shape; each gets its strings put back by co_consts.
+SKELETONS: dict[str, types.CodeType] = {}
+SKELETON_LIMIT = 50_000
+
+
+def _compile_source(source: str) -> types.CodeType | None:
     try:
         module = compile(source, "<ptx shape>", "exec")
     except (RecursionError, MemoryError, SyntaxError):
         return None      # too big to compile (a 1 MB chunk): it will not repeat either
-    for name, fullmatch in writer.names.items():
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def _filled(consts: tuple, values: list[str]) -> tuple:
+    """`consts` with every placeholder replaced by its string (folded tuples included)."""
+    out = []
+    for c in consts:
+        cls = c.__class__
+        if cls is str and c.startswith(_HOLE):
+            c = values[int(c[1:])]
+        elif cls is tuple:
+            c = _filled(c, values)
+        out.append(c)
+    return tuple(out)
+
+
+def _register_names(names: dict) -> None:
+    for name, fullmatch in names.items():
         if name not in BUILDER_GLOBALS:
             BUILDER_GLOBALS[name] = fullmatch
             if name.startswith("_"):
                 _PATTERN_SOURCES[name] = fullmatch.__self__.pattern
-    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def builder_from_code(code: types.CodeType):

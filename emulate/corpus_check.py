@@ -50,7 +50,9 @@ def _target_of(sidecar: dict, path: Path) -> str:
     return f"sm_{m.group(1)}" if m else "?"
 
 
-def cases(targets, only):
+def cases(targets, only, variants=True):
+    """(producer, PTX, launch spec) of every sidecar kernel for `targets`; with variants, also of
+    the other builds beside each PTX (build_variants)."""
     for side in sorted((ROOT / "corpus" / "launch").rglob("*.json")):
         data = json.loads(side.read_text())
         target = _target_of(data, side)
@@ -59,7 +61,7 @@ def cases(targets, only):
         ptx = ROOT / "corpus" / data["ptx"] if "ptx" in data else None
         if ptx is None or not ptx.is_file():
             ptx = ROOT / "corpus" / "ptx" / side.relative_to(ROOT / "corpus" / "launch").with_suffix(".ptx")
-        for build in [ptx] + build_variants(ptx):
+        for build in [ptx] + (build_variants(ptx) if variants else []):
             for spec in kernel_specs(data):
                 yield side.parent.name, build, spec
 

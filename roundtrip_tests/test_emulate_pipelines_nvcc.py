@@ -362,17 +362,20 @@ def test_nvcc_four_stage_mma_pipeline_with_fewer_k_tiles_than_stages_reads_befor
 
 
 # --- wmma (corpus/src/nvcc/mma_sync.cu) and the sweep's numpy references --------------------------
-@pytest.mark.parametrize("target", ["sm_90a", "sm_100a"])
+@pytest.mark.parametrize("target,build", [("sm_90a", ""), ("sm_100a", ""), ("sm_90a", ".G")])
 @pytest.mark.parametrize("kernel", ["wmma_gemm_f16", "wmma_gemm_bf16_tf32"])
-def test_nvcc_wmma_gemm_matches_numpy(target, kernel):
+def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
     """wmma.load/mma/store (f16 -> f32 m16n16k16 from global; bf16 m16n16k16 and tf32 m16n16k8
-    through generic addresses, the tf32 fragments rounded element-wise by cvt.rna.tf32.f32)."""
+    through generic addresses, the tf32 fragments rounded element-wise by cvt.rna.tf32.f32).
+    The -G build keeps fragments in the caller's stack frame and has device functions write
+    them through pointers."""
     from emulate.corpus_check import small_launch
     from emulate.corpus_refs import reference_for
 
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / f"mma_sync.{target}.ptx"
     spec = small_launch(_spec(ptx, kernel), 1)
-    res = _run(ptx, spec)
+    built = ptx.with_name(f"mma_sync.{target}{build}.ptx")
+    res = _run(built, spec)
     assert res.clean, res.reports
     check = reference_for(kernel)(res.outputs, spec)
     assert check["ok"], check

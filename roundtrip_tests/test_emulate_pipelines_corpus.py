@@ -119,22 +119,3 @@ def test_device_built_tensor_map_used_without_acquire_is_reported():
 def test_tma_store_never_waited_for_is_reported_at_block_end():
     res = _run("matmul_tma_fp16_sm90", _without("matmul_tma_fp16_sm90", r".*cp\.async\.bulk\.wait_group.*\n"))
     assert any(r.kind == "race" and "still reads shared memory" in r.message for r in res.reports), res.reports
-
-
-def test_tma_load_over_unfenced_generic_writes_is_reported():
-    """The device-descriptor matmul stages its tensor maps in shared memory with generic stores,
-    then fences (fence.proxy.async) before TMA loads refill those bytes as tiles. Without the
-    fence the generic and the async-proxy write may land in either order: an `async-proxy`
-    report at the TMA load (the unmutated kernel is clean: test above)."""
-    import json
-
-    from emulate.frontend import reduced_launch
-
-    name = "matmul_devdesc_fp16_sm90"
-    side = json.loads((SIDECARS / f"{name}.json").read_text())
-    text = (TRITON / f"{name}.ptx").read_text()
-    first = text.index("\tfence.proxy.async.shared::cta;\n")
-    text = text[:first] + text[first + len("\tfence.proxy.async.shared::cta;\n"):]
-    res = run(text, reduced_launch(side, 1, scalars={"K": 128}), filename=f"{name}.ptx")
-    assert any(r.kind == "async-proxy" and "cp.async.bulk.tensor" in r.message and "overwrites" in r.message
-               for r in res.reports), res.reports

@@ -6,9 +6,8 @@ fence.proxy.async, prefetch.tensor (no effect: data.py's prefetch).
 Late completion: a load reads global memory at issue and lands in shared memory when a wait
 observes the mbarrier phase it completes (mbarrier.py); a store reads shared memory and writes
 global memory at the cp.async.bulk.wait_group that covers its group. The async proxy: shared
-bytes written through the generic proxy (st, stmatrix...) and then read by a TMA store, or
-overwritten by a TMA load (the two writes may land in either order), with no fence.proxy.async
-after the generic write are an `async-proxy` report.
+bytes written through the generic proxy (st, stmatrix...) and then read by a TMA store with no
+fence.proxy.async after the write are an `async-proxy` report.
 """
 
 from __future__ import annotations
@@ -93,9 +92,8 @@ def _fenced_by(shadow) -> np.ndarray:
     return fb
 
 
-def check_fenced(cta, warp, idx: np.ndarray, what: str, verb: str = "reads") -> None:
-    """Generic-proxy writes to bytes an async-proxy operation reads, or overwrites (a TMA load:
-    without the fence the two writes may land in either order), need fence.proxy.async."""
+def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
+    """Generic-proxy writes to bytes an async-proxy operation reads need fence.proxy.async."""
     unfenced = getattr(cta.shadow, "unfenced", None)
     if unfenced is None:
         return
@@ -109,7 +107,7 @@ def check_fenced(cta, warp, idx: np.ndarray, what: str, verb: str = "reads") -> 
         site = int(cta.shadow.w_pc[k])
         writer = cta.shadow.w_warp[k]
         at = m.where_of(cta.warps[int(writer)], site) if writer >= 0 else "an earlier write"
-        m.sanitizer.report("async-proxy", f"{what} {verb} shared offset {k:#x} written through the "
+        m.sanitizer.report("async-proxy", f"{what} reads shared offset {k:#x} written through the "
                            f"generic proxy at {at} with no fence.proxy.async after the write",
                            m.where_now(warp), key=("proxy", at), other=at)
 
@@ -290,7 +288,6 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     _overwrite_pending_write(w, idx, name, where)
-    check_fenced(w.cta, w, idx, name, "overwrites")
     if sites.active():
         _watched_overwrite(w.cta, idx)
     op = machine.asyncs.issue(AsyncSharedWrite(machine.asyncs, w, np.array([lane]), where, offsets, rows, kind))

@@ -1,5 +1,8 @@
 """Corpus kernels with launch sidecars on the engine: a reduced launch, three schedules, the same
-outputs under all three and no report (scripts/emulate_corpus.py, roundtrip_tests)."""
+outputs under all three and no report (scripts/emulate_corpus.py, roundtrip_tests). A kernel with
+a numpy reference (corpus_refs.py) must match it under every schedule; its float outputs updated
+by float atomics may then differ between schedules (the order of the additions), every other
+output must still be bit-equal."""
 from __future__ import annotations
 
 import json
@@ -11,6 +14,7 @@ import numpy as np
 
 from launch.plan import kernel_specs
 
+from .corpus_refs import reference_for
 from .errors import EmulationError
 from .frontend import reduced_launch, run
 
@@ -19,6 +23,20 @@ SCHEDULES = ("inorder", "reverse", "random:1")
 # loop extents lowered in reduced launches: a matmul's K, attention's sequence length, a persistent
 # kernel's row count
 LOOP_EXTENTS = {"K": 64, "N_CTX": 128, "n_rows": 8}
+FLOAT_ATOMIC = re.compile(r"\b(?:atom|red)(?:\.[\w:]+)*\.add(?:\.noftz)?\.(?:f32|f64|f16|bf16|f16x2|bf16x2)\b")
+FLOAT_DTYPES = {"fp16", "f16", "float16", "bf16", "bfloat16", "fp32", "f32", "float32", "fp64", "f64", "float64"}
+
+
+def kernel_text(text: str, kernel: str) -> str:
+    """A kernel's own .entry text with the module's .func bodies (which it may call); the whole
+    module when it has no such entry."""
+    entries = [m.start() for m in re.finditer(r"\.entry\s", text)]
+    start = text.find(f".entry {kernel}")
+    if start < 0:
+        return text
+    end = next((e for e in entries if e > start), len(text))
+    funcs = "".join(m.group(0) for m in re.finditer(r"\.func[\s\S]*?\n}\n", text))
+    return text[start:end] + funcs
 
 
 def _target_of(sidecar: dict, path: Path) -> str:
@@ -32,7 +50,9 @@ def _target_of(sidecar: dict, path: Path) -> str:
     return f"sm_{m.group(1)}" if m else "?"
 
 
-def cases(targets, only):
+def cases(targets, only, variants=True):
+    """(producer, PTX, launch spec) of every sidecar kernel for `targets`; with variants, also of
+    the other builds beside each PTX (build_variants)."""
     for side in sorted((ROOT / "corpus" / "launch").rglob("*.json")):
         data = json.loads(side.read_text())
         target = _target_of(data, side)
@@ -41,7 +61,7 @@ def cases(targets, only):
         ptx = ROOT / "corpus" / data["ptx"] if "ptx" in data else None
         if ptx is None or not ptx.is_file():
             ptx = ROOT / "corpus" / "ptx" / side.relative_to(ROOT / "corpus" / "launch").with_suffix(".ptx")
-        for build in [ptx] + build_variants(ptx):
+        for build in [ptx] + (build_variants(ptx) if variants else []):
             for spec in kernel_specs(data):
                 yield side.parent.name, build, spec
 
@@ -79,8 +99,26 @@ def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
                     "kinds": sorted({x.kind for x in r.reports})}
         outs.append(r.outputs)
         steps += r.stats["thread_instructions"]
-    same = all(np.array_equal(outs[0][k].view(np.uint8), o[k].view(np.uint8)) for o in outs[1:] for k in outs[0])
-    return {"status": "pass" if same else "schedule-dependent", "seconds": time.perf_counter() - t0,
+    return {**_verdict(text, spec["kernel"], small, outs), "seconds": time.perf_counter() - t0,
             "thread_instructions": steps, "grid": small["grid"]}
 
 
+def _verdict(text: str, kernel: str, small: dict, outs: list) -> dict:
+    """pass / wrong-output / schedule-dependent from the outputs of the schedules."""
+    differ = [k for k in outs[0] if any(not np.array_equal(outs[0][k].view(np.uint8), o[k].view(np.uint8))
+                                        for o in outs[1:])]
+    ref = reference_for(kernel)
+    out = {}
+    if ref is not None:
+        checks = [ref(o, small) for o in outs]
+        bad = next((c for c in checks if not c["ok"]), None)
+        out["reference"] = bad or checks[0]
+        if bad:
+            return {**out, "status": "wrong-output", "why": f"{bad['what']}: max error {bad['max_err']:.3g}"}
+    dtypes = {a["name"]: a.get("dtype") for a in small["args"]}
+    atomic = ref is not None and FLOAT_ATOMIC.search(kernel_text(text, kernel)) is not None
+    if differ and atomic and all(dtypes.get(k) in FLOAT_DTYPES for k in differ):
+        out["float_atomic_outputs"] = differ       # within the reference's bound under each schedule
+    elif differ:
+        return {**out, "status": "schedule-dependent", "why": f"outputs differ between schedules: {', '.join(differ)}"}
+    return {**out, "status": "pass"}

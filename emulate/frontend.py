@@ -159,18 +159,24 @@ def reduced_launch(spec: dict, max_ctas: int = 4, max_elements: int | None = Non
     what they compute in the full launch. With `max_elements`, an integer scalar argument equal
     to a buffer's element count (a problem size `n`) is lowered to it, so grid-stride loops stay
     short. ``scalars`` lowers named integer scalars (a loop extent such as a matmul's `K`) to at
-    most the given value."""
+    most the given value. The spec's `reduced_min` keeps named scalars at least at its values
+    (a kernel's own size precondition, such as a pipeline needing STAGES-1 K tiles)."""
     spec = copy.deepcopy(spec)
+    floor = spec.get("reduced_min") or {}
+
+    def lower(a, limit):
+        a["value"] = min(a["value"], max(limit, floor.get(a["name"], limit)))
+
     for a in spec["args"]:
         limit = (scalars or {}).get(a["name"])
         if limit is not None and a["kind"] == "scalar" and isinstance(a.get("value"), int):
-            a["value"] = min(a["value"], limit)
+            lower(a, limit)
     if max_elements is not None:
         counts = {int(a["count"]) for a in spec["args"] if a["kind"] == "pointer" and "count" in a}
         for a in spec["args"]:
             v = a.get("value")
             if a["kind"] == "scalar" and isinstance(v, int) and v in counts and v > max_elements:
-                a["value"] = max_elements
+                lower(a, max_elements)
     grid = [int(g) for g in spec.get("grid", [1, 1, 1])] + [1] * (3 - len(spec.get("grid", [1])))
     x = min(grid[0], max_ctas)
     y = min(grid[1], max(1, max_ctas // x))

@@ -79,8 +79,8 @@ class Scope:
             return self.layout.params[name]
         if space == "kparam":
             return self.machine.kparam_offsets[name]
-        if space == "local":
-            return self.layout.locals[name]
+        if space == "local":      # one address space for every frame: a pointer to a caller's local works
+            return self.machine.local_base[self.code.name] + self.layout.locals[name]
         if space == "shared":
             return self.machine.shared_layout.offsets[name]
         if space == "global":
@@ -417,10 +417,11 @@ class Machine:
             return out
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
-            offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
+            offs = addrs.astype(np.int64)
             ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
             if not ok.all():
-                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
+                where = "outside the thread's local memory" if space == "local" else "outside the frame"
+                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, where, False)
             out = np.zeros((len(lanes), nbytes), np.uint8)
             out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
             return out
@@ -458,10 +459,11 @@ class Machine:
             return
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
-            offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
+            offs = addrs.astype(np.int64)
             ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
             if not ok.all():
-                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", True)
+                where = "outside the thread's local memory" if space == "local" else "outside the frame"
+                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, where, True)
             M.scatter_lanes(data, lanes[ok], offs[ok], rows[ok])
             return
         if space == "kparam":
@@ -492,9 +494,6 @@ class Machine:
             else:
                 remote_store(w, cta, lanes[sel], offs, rows[sel])
         return out
-
-    def _local_base(self, w) -> int:
-        return self.local_base[w.stack[-1][3].code.name]
 
     # --- results ---------------------------------------------------------------------------------------
     def buffer(self, name: str) -> np.ndarray:

@@ -140,6 +140,39 @@ def test_local_generic_and_shared_addressing():
     assert (r.outputs["out"] == 2 * np.arange(64)).all()
 
 
+def test_callee_writes_through_a_generic_pointer_to_the_callers_local_array():
+    """nvcc -G passes fragments and arrays by pointer to the caller's stack frame: the callee,
+    with locals of its own, must write the caller's memory (one local address space for every
+    frame, as a thread's local memory is on the GPU)."""
+    extra = """.func h(.param .b64 h_p, .param .b32 h_v)
+{
+	.local .align 4 .b8 own[8];
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	mov.u64 %rd3, own;
+	st.local.u32 [%rd3], 99;
+	ld.param.u64 %rd1, [h_p];
+	ld.param.b32 %r1, [h_v];
+	st.u32 [%rd1+8], %r1;
+	ret;
+}"""
+    r = run("""	mov.u64 %rd6, depot;
+	st.local.u32 [%rd6], 5;
+	cvta.local.u64 %rd7, %rd6;
+	{
+	.param .b64 param0;
+	.param .b32 param1;
+	st.param.b64 [param0], %rd7;
+	st.param.b32 [param1], %r1;
+	call.uni h, (param0, param1);
+	}
+	ld.local.u32 %r2, [%rd6+8];
+	ld.local.u32 %r3, [%rd6];
+	add.s32 %r2, %r2, %r3;
+	st.global.u32 [%rd4], %r2;""", extra=extra)
+    assert (r.outputs["out"] == np.arange(64) + 5).all()
+
+
 def test_vote_ballot_and_shfl_in_a_warp():
     r = run("""	and.b32 %r2, %r1, 1;
 	setp.eq.u32 %p1, %r2, 1;

@@ -359,3 +359,61 @@ def test_nvcc_four_stage_mma_pipeline_with_fewer_k_tiles_than_stages_reads_befor
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / "mma_sync.sm_90a.ptx"
     res = _run(ptx, _spec(ptx, "_Z17mma_pipeline_gemmILi4EEvPK6__halfS2_Pfiii", grid=[1, 1, 1], K=64))
     assert any(r.kind == "async-read" and "cp.async" in r.message for r in res.reports), res.reports
+
+
+# --- wmma (corpus/src/nvcc/mma_sync.cu) and the sweep's numpy references --------------------------
+@pytest.mark.parametrize("target,build", [("sm_90a", ""), ("sm_100a", ""), ("sm_90a", ".G")])
+@pytest.mark.parametrize("kernel", ["wmma_gemm_f16", "wmma_gemm_bf16_tf32"])
+def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
+    """wmma.load/mma/store (f16 -> f32 m16n16k16 from global; bf16 m16n16k16 and tf32 m16n16k8
+    through generic addresses, the tf32 fragments rounded element-wise by cvt.rna.tf32.f32).
+    The -G build keeps fragments in the caller's stack frame and has device functions write
+    them through pointers."""
+    from emulate.corpus_check import small_launch
+    from emulate.corpus_refs import reference_for
+
+    ptx = ROOT / "corpus" / "ptx" / "nvcc" / f"mma_sync.{target}.ptx"
+    spec = small_launch(_spec(ptx, kernel), 1)
+    built = ptx.with_name(f"mma_sync.{target}{build}.ptx")
+    res = _run(built, spec)
+    assert res.clean, res.reports
+    check = reference_for(kernel)(res.outputs, spec)
+    assert check["ok"], check
+    assert np.count_nonzero(res.outputs["C"]) >= 512
+
+
+def test_reduced_launch_keeps_the_four_stage_pipeline_at_its_sidecar_minimum_k():
+    """The sidecar's reduced_min K = 128 for mma_pipeline_gemm<4> (it needs K >= 96); the
+    3-stage kernel is lowered to the sweep's K = 64."""
+    from emulate.corpus_check import LOOP_EXTENTS, small_launch
+
+    ptx = ROOT / "corpus" / "ptx" / "nvcc" / "mma_sync.sm_90a.ptx"
+    ks = {s: {a["name"]: a.get("value") for a in small_launch(
+        _spec(ptx, f"_Z17mma_pipeline_gemmILi{s}EEvPK6__halfS2_Pfiii"), 1)["args"]}["K"] for s in (3, 4)}
+    assert ks == {3: LOOP_EXTENTS["K"], 4: 128}
+
+
+def _sum_outputs(total, flag=0):
+    x = np.ones(64 * 8 * 64, np.float32) / 8
+    return {"x": x, "out": np.array([total], np.float32), "flag": np.array([flag], np.uint32)}
+
+
+def test_sweep_accepts_float_atomic_outputs_that_differ_only_within_the_reference_bound():
+    """corpus_check's verdict: warp_specialized_sum's out[0] (one float atomicAdd a thread) may
+    differ between schedules when each schedule is within the reference's bound; an integer
+    output that differs, or a sum outside the bound, is not accepted."""
+    from emulate.corpus_check import _verdict
+
+    name = "_ZN6ptx2py4sm9020warp_specialized_sumILi4EEEv14CUtensorMap_stPfi"
+    text = f".visible .entry {name}()\n{{\n\tatom.global.add.f32 %f1, [%rd1], %f2;\n}}\n"
+    spec = {"grid": [1, 1, 1], "args": [{"name": "x", "dtype": "fp32"}, {"name": "out", "dtype": "fp32"},
+                                        {"name": "flag", "dtype": "u32"}, {"name": "tiles", "dtype": "i32", "value": 8}]}
+    exact = 4096.0
+    ok = _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])
+    assert ok["status"] == "pass" and ok["float_atomic_outputs"] == ["out"]
+    assert _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact, flag=1)])["status"] \
+        == "schedule-dependent"
+    assert _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 1.0)])["status"] == "wrong-output"
+    no_atomics = text.replace("atom.global.add.f32", "st.global.f32")
+    assert _verdict(no_atomics, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])["status"] \
+        == "schedule-dependent"

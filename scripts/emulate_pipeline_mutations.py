@@ -16,7 +16,7 @@ Sites that never run are "not executed"; observable mutants run under each sched
 catches them.
 
     python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--k 256] [--only SUBSTR] [--json out.json]
-                                                 [--reuse earlier.json,...]
+                                                 [--reuse earlier.json,...] [--base-only]
 """
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def _launch(spec, k):
     return reduced_launch(spec, 1, max_elements=4 * block, scalars={**LOOP_EXTENTS, "K": k})
 
 
-def kernels(sweep, k=None, only=None):
+def kernels(sweep, k=None, only=None, base_only=False):
     """Pipeline kernels that passed the sweep (or, without one, every corpus kernel with a
     sidecar that uses them: an unmutated kernel that is not clean is counted apart)."""
     from launch.plan import kernel_specs
@@ -115,7 +115,7 @@ def kernels(sweep, k=None, only=None):
         from emulate.corpus_check import cases
         from emulate_pipelines_corpus import TARGETS, features
 
-        for _, ptx, spec in cases(TARGETS, None):
+        for _, ptx, spec in cases(TARGETS, None, variants=not base_only):
             text = ptx.read_text()
             if only and not any(o in str(ptx) for o in only.split(",")):
                 continue
@@ -167,6 +167,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     ap.add_argument("--k", type=int, help="raise the K loop extent to this (default: the sweep's 64)")
     ap.add_argument("--only", help="comma-separated substrings of the kernels to mutate")
+    ap.add_argument("--base-only", action="store_true",
+                    help="without --sweep: only each sidecar's own PTX, not the -G/-lineinfo builds beside it")
     ap.add_argument("--reuse", help="comma-separated --json files of earlier runs: their mutant outcomes "
                     "are taken, not rerun (the unmutated runs and the classification are always redone; a "
                     "missed mutant now called observable is retried under the schedules it was not run in)")
@@ -177,7 +179,7 @@ def main(argv=None) -> int:
         for r in json.loads(Path(f).read_text()) if f else ():
             if "mutation" in r and r.get("how") != "not executed":
                 earlier[(r["kernel"], tuple(r["site"]), r["mutation"])] = r
-    for label, text, launch in kernels(args.sweep, args.k, args.only):
+    for label, text, launch in kernels(args.sweep, args.k, args.only, args.base_only):
         module = ptxgrammar.parse(text, filename=label)
         found = sites(module, launch["kernel"])
         if not found:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from ..errors import NotEmulated
 from ..types import TYPES
-from . import alu, atomics, control, cp_async, data, matrix, mbarrier, tcgen05, tma, warpops, wgmma
+from . import alu, atomics, control, cp_async, data, matrix, mbarrier, tcgen05, tma, warpops, wgmma, wmma
 
 HANDLERS: dict = {}
 CONTROL: set = set()
-for _family in (data, control, warpops, atomics, cp_async, matrix, alu, mbarrier, tma, wgmma, tcgen05):
+for _family in (data, control, warpops, atomics, cp_async, matrix, wmma, alu, mbarrier, tma, wgmma, tcgen05):
     HANDLERS.update(_family.HANDLERS)
     CONTROL |= set(getattr(_family, "CONTROL", ()))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import Instruction, Module
+from ptxgrammar.tree import Module, VarDecl
 
 from .trivia_check import check_trivia
 from .trivia_table import END, merge_lines
@@ -177,7 +177,8 @@ class Recorder:
                 check_trivia(v, f"fmt[{k}]")
                 values[k] = v
         values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
-        if clean and stmt.__class__ is Instruction:   # prev_tag of other statements reads more than the shape
+        if clean and stmt.__class__ is not VarDecl:
+            # the shape fixes prev_tag (class, opcode) of every statement but a VarDecl (its space)
             hit[2] = (values, self.prev_lead)
         apply_plan(nodes, plan, values)
         if entry:

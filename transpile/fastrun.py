@@ -72,6 +72,15 @@ def run(stmts) -> None:
             fn(lambda b=body: run(b), *values)
 
 
+def run_module(stmts: list, after) -> None:
+    """`run(stmts)`, calling `after()` after each top-level statement; each one's plan is
+    dropped once it has run."""
+    for i, stmt in enumerate(stmts):
+        stmts[i] = None
+        run((stmt,))
+        after()
+
+
 class _Planner:
     def __init__(self, namespace: dict):
         self.namespace = namespace

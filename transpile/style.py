@@ -404,7 +404,8 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     Statements are grouped by shape first (one dict update per statement); the
     position keys are computed once per shape and the per-key counters once per
     distinct (shape, trivia) pair. `memo`, when given, receives
-    id(statement) -> (shape, trivia list) for reuse by the generator.
+    id(statement) -> (shape, trivia tuple with the L value first, the leading trivia itself)
+    for reuse by `layout.place` (shapes and trivia tuples are shared between statements).
     """
     if nl is None:
         nl = detect_newline(module)
@@ -431,17 +432,17 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             sig[1] = (a, prev[0])
             prev[0] = prev_tag(item, a, ind.lstrip("\n"))
             sig = tuple(sig)
-            if memo is not None:
-                memo[id(item)] = (sig, tv)
             tv[0] = ind
             key = tuple(tv)
-            tv[0] = t0
             entry = shapes.get(sig)
             if entry is None:
-                shapes[sig] = [item, {key: 1}]
+                shapes[sig] = entry = [item, {key: 1}, sig, {key: key}]
             else:
                 d = entry[1]
                 d[key] = d.get(key, 0) + 1
+                key = entry[3].setdefault(key, key)
+            if memo is not None:   # the shape's and the trivia's first copies: statements share them
+                memo[id(item)] = (entry[2], key, t0)
             close = inner_container(item)
             if close is not None:
                 visit_items(close.items, depth + 1)
@@ -457,7 +458,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     visit_items(module.items, 0)
     del visit_items  # the recursive closure is a reference cycle through `shapes` (statements)
     counts: dict = defaultdict(Counter)
-    for sig, (item, seen) in shapes.items():
+    for sig, (item, seen, *_) in shapes.items():
         if sig[0] is _CLOSE:
             keys = [("asm", "L", "}", sig[1]) if sig[2] else ("L", "}", sig[1])]
         else:

@@ -44,6 +44,8 @@ class Recorder:
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
         self.last_key = None   # the trivia key of the statement just recorded
         self.open_keys: list = []
+        self.keep_all = False  # set by mark(): take_finished() then takes nothing
+        self.taken = False     # statements were taken out by take_finished()
 
     # --- leading trivia ------------------------------------------------------------
 
@@ -193,7 +195,20 @@ class Recorder:
 
     def mark(self) -> int:
         """A position in the open block, for `move_to_top`."""
+        self.keep_all = True   # positions count from the module's start: nothing is taken out
         return len(self.items)
+
+    def take_finished(self) -> list:
+        """The top-level statements recorded so far, taken out of the module (every block
+        closed), so that a caller can emit them and drop them: [] inside a block, or once
+        `mark()` was used. `finish()` then returns the module of the rest."""
+        if len(self.stack) != 1 or self.keep_all or not self.module_items:
+            return []
+        done = self.module_items
+        self.module_items = self.items = []
+        self.stack = [self.module_items]
+        self.taken = True
+        return done
 
     def move_to_top(self, start: int) -> None:
         """Move the statements recorded since `mark()` returned `start` to the top of

@@ -55,6 +55,7 @@ class _Placer:
         self.at_start = True
         self.asm = False       # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""    # the previous statement's L value (see style.position_keys)
+        self.leads: dict = {}  # (leading trivia, predicted L value) -> (Lead, L value)
 
     def items(self, items, depth: int):
         for item in items:
@@ -82,8 +83,15 @@ class _Placer:
         if preds is None:
             predict = self.style.predict
             preds = self.preds[sig] = tuple([predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])])
-        lead, lvalue = self.lead(t0, preds[0], "indent", "lead", self.at_start)
-        self.at_start = False
+        if self.at_start:
+            lead, lvalue = self.lead(t0, preds[0], "indent", "lead", True)
+            self.at_start = False
+        else:   # leading trivia repeat ("\n\t" ...): each (text, prediction) is placed once
+            key = (t0, preds[0])
+            hit = self.leads.get(key)
+            if hit is None:
+                hit = self.leads[key] = self.lead(t0, preds[0], "indent", "lead", False)
+            lead, lvalue = hit
         self.prev_lead = prev_tag(stmt, self.asm, lvalue)
         if tv[1:] == preds[1:]:   # the usual case, compared in one go
             fmt = ()

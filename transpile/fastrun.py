@@ -28,6 +28,7 @@ _STRING = r"""[rRbBuUfF]{0,3}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 _INT = r"(?<![\w.])(?:0|[1-9][0-9]*)(?![\w.])"
 # one split finds both (a string first, so digits inside it stay there)
 _LITERAL = re.compile(f"({_STRING}|{_INT})")
+_INT_LITERAL = re.compile(f"({_INT})")
 _DIGITS = frozenset("0123456789")
 # names whose meaning differs inside a function (`__ptx_` names, this module's, are refused too)
 _SCOPED = re.compile(r"\b(?:return|yield|await|nonlocal|global|locals|vars|dir|exec|eval|breakpoint|super)\b")
@@ -139,7 +140,8 @@ class _Planner:
         while True:
             if "__ptx_" in text:
                 raise _Refuse
-            parts = _LITERAL.split(text)    # [code, literal, code, literal, ..., code]
+            # [code, literal, code, literal, ..., code]; most lines have no string: ints alone
+            parts = (_LITERAL if '"' in text or "'" in text else _INT_LITERAL).split(text)
             if len(parts) > 1 or "#" in text:
                 text = self.lift(parts, values)
             if "\\" in text or '"' in text or "'" in text:

@@ -19,6 +19,16 @@ wall time); IR compile and Triton are wall time (Triton runs ptxas in a child).
 Ratios are peer time / ptx2py time, so > 1 means ptx2py is faster; geometric
 means are over the files the peer handles (its failures are listed, excluded).
 The work itself lives in bench_parse, bench_transpile and bench_compile_ir.
+
+Time budget: a full run is about 7 CPU-minutes, so about 7 minutes on an idle 2-core
+machine (2026-12-01: 404 s user + 2 s system for the whole process tree, run_all's
+children included, `/usr/bin/time -v`; 31 min of wall time there at load average 8-17,
+log: run_all_full_2026-12-01_loop.log). The --sugar section is ~2.5 CPU-minutes of it
+(pyptx's sugar is ~83 s over the 12 files, ptx2py's sugar loop ~32 s, run twice: cold and
+warm); the loops run once each (--loop-repeat 1, median of one), parse 3 repeats.
+Peak RSS (section 4) is each probe's work over its own process's baseline (imports done,
+input read; the high-water mark reset through /proc/self/clear_refs), one fresh child per
+probe (common.work_rss_mb).
 """
 
 from __future__ import annotations
@@ -321,9 +331,9 @@ RSS_PROBES = (   # (what, setup: imports and reading the input, work, ours: runs
 
 def bench_rss(path: Path):
     """Peak RSS of each probe's work over its process's baseline (imports done, input read),
-    each in a fresh child (common.work_rss_mb). ptx2py runs twice: with a shape store that a
-    first, unmeasured run of the same file filled (a user's second run: the figure the goal
-    reads) and with nothing stored (every shape built from the grammar). The user's own
+    each in a fresh child (common.work_rss_mb). ptx2py runs with a shape store that a first,
+    unmeasured run of the same file filled (a user's second run: the figure the goal reads)
+    and again with nothing stored (every shape built from the grammar: `nothing_stored`). The user's own
     store is never used: it holds every shape the machine has seen and is read whole."""
     size_mb = path.stat().st_size / 1e6
     p = str(path)
@@ -332,19 +342,21 @@ def bench_rss(path: Path):
     try:
         for what, setup, work, ours in RSS_PROBES:
             setup = setup.format(p=p)
-            runs = [(what, None)]
-            if ours:
-                work_rss_mb(setup, work, {shapecache.ENV: store})      # fills the store, unmeasured
-                runs = [(what, store), (what + ", nothing stored", "off")]
-            for label, env in runs:
-                try:
-                    m = work_rss_mb(setup, work, None if env is None else {shapecache.ENV: env})
-                except subprocess.CalledProcessError as e:
-                    rows.append({"what": label, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})
-                    continue
-                rows.append({"what": label, "peak_mb": m["peak_mb"], "base_mb": m["base_mb"], "work_mb": m["work_mb"],
-                             "hwm_reset": m["reset"], "per_input": m["work_mb"] / size_mb, "failure": None})
-                print(f"  rss {label}: {m['work_mb']:.1f} MB over a {m['base_mb']:.1f} MB baseline", flush=True)
+            try:
+                if ours:
+                    work_rss_mb(setup, work, {shapecache.ENV: store})      # fills the store, unmeasured
+                m = work_rss_mb(setup, work, {shapecache.ENV: store} if ours else None)
+                cold = work_rss_mb(setup, work, {shapecache.ENV: "off"}) if ours else None
+            except subprocess.CalledProcessError as e:
+                rows.append({"what": what, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})
+                continue
+            row = {"what": what, "peak_mb": m["peak_mb"], "base_mb": m["base_mb"], "work_mb": m["work_mb"],
+                   "hwm_reset": m["reset"], "per_input": m["work_mb"] / size_mb, "failure": None,
+                   "nothing_stored": None}
+            if cold is not None:
+                row["nothing_stored"] = {"work_mb": cold["work_mb"], "per_input": cold["work_mb"] / size_mb}
+            rows.append(row)
+            print(f"  rss {what}: {m['work_mb']:.1f} MB over a {m['base_mb']:.1f} MB baseline", flush=True)
     finally:
         shutil.rmtree(store, ignore_errors=True)
     return {"file": name_of(path), "mb": size_mb, "rows": rows}
@@ -409,12 +421,14 @@ def markdown(results) -> str:
     out += ["", f"## Peak RSS on the largest file ({rss['file']}, {rss['mb']:.2f} MB)", "",
             "Each row is a fresh child process: its baseline is its RSS after the imports and reading the "
             "input; the high-water mark is then reset (`/proc/self/clear_refs`) and read after the work. "
-            "ptx2py's rows without a note run with a shape store filled by one earlier run of the same file.", "",
-            "| process | baseline MB | peak MB | peak − baseline MB | (peak − baseline) / input |",
-            "|---|---:|---:|---:|---:|"]
+            "ptx2py runs with a shape store filled by one earlier run of the same file, and with nothing "
+            "stored (the last column).", "",
+            "| process | baseline MB | peak MB | peak − baseline MB | (peak − baseline) / input | "
+            "nothing stored: / input |", "|---|---:|---:|---:|---:|---:|"]
     for r in rss["rows"]:
+        cold = r.get("nothing_stored") or {}
         out.append(f"| {r['what']} | {fmt(r.get('base_mb'), '.0f')} | {fmt(r['peak_mb'], '.0f', 'fails')} | "
-                   f"{fmt(r.get('work_mb'), '.1f')} | {fmt(r['per_input'], '.1f')} |")
+                   f"{fmt(r.get('work_mb'), '.1f')} | {fmt(r['per_input'], '.1f')} | {fmt(cold.get('per_input'), '.1f')} |")
     out += ["", f"![per-file ratios]({results['meta']['plot']})", ""]
     return "\n".join(out)
 
@@ -449,7 +463,7 @@ def plot(results, path: Path) -> None:
 def summary_table(results) -> list[dict]:
     p, lp, sg = results["parse"]["geomean"], results["loop"]["geomean"], results["sugar_loop"]["geomean"]
     irs = results["ir"]["summary"]
-    loop_rss = next((r["per_input"] for r in results["rss"]["rows"] if r["what"] == "ptx2py PTX->Python->PTX"), None)
+    loop_rss = next((r["per_input"] for r in results["rss"]["rows"] if r["what"].startswith("ptx2py PTX")), None)
 
     def row(figure, value, goal, spec, at_least=True, unit="×"):
         value = None if value is None or value != value else value

@@ -6,11 +6,11 @@ one-piece paths give."""
 from __future__ import annotations
 
 import ptxgrammar
-from transpile import _run, _run_stepwise, ptx_to_python, python_to_ptx
+from transpile import ptx_to_python, python_to_ptx
 from transpile.dsl import recorder
 from transpile.generator import Generator, render
 
-from test_transpile_stepwise import PRELUDE
+from test_transpile_stepwise import PRELUDE, stepwise as run_stepwise, whole as run_whole
 
 TWO_KERNELS = PRELUDE + '''
 with ptx.entry("a", visible=True):
@@ -42,22 +42,6 @@ PTX = """.version 8.0
 \tret;
 }
 """
-
-
-def run_whole(source: str) -> str:
-    recorder.begin()
-    try:
-        return _run(source, "k.py")
-    finally:
-        recorder.end()
-
-
-def run_stepwise(source: str) -> str | None:
-    recorder.begin()
-    try:
-        return _run_stepwise(source, "k.py")
-    finally:
-        recorder.end()
 
 
 def test_statements_written_as_they_finish_give_the_whole_runs_ptx():

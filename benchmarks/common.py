@@ -53,6 +53,39 @@ def peak_rss_mb(code: str) -> float:
     return int(out.stdout.split()[-1]) / 1024
 
 
+_RSS_PROBE = """
+import sys
+def _status(key):
+    return next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(key + ':'))
+{setup}
+_base = _status('VmRSS')
+try:                                   # reset the high-water mark to the current RSS (Linux >= 4.0)
+    with open('/proc/self/clear_refs', 'w') as _f:
+        _f.write('5')
+    _reset = 1
+except OSError:
+    _reset = 0
+{work}
+print(_status('VmHWM'), _base, _reset)
+"""
+
+
+def work_rss_mb(setup: str, work: str, env: dict | None = None) -> dict:
+    """Peak resident memory of `work` over the process's own baseline, in a fresh child.
+
+    The child runs `setup` (imports, reading the input), notes its RSS (the baseline),
+    resets the kernel's high-water mark (`/proc/self/clear_refs`, so the interpreter's
+    start-up does not count), runs `work` and reads VmHWM. Returns {"peak_mb": VmHWM,
+    "base_mb": the baseline, "work_mb": peak - baseline, "reset": whether the mark was
+    reset (else the peak is since process start: work_mb can only be larger)}."""
+    code = _RSS_PROBE.format(setup=setup, work=work)
+    run_env = {**os.environ, **(env or {})}
+    out = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True,
+                         env=run_env)
+    peak, base, reset = (int(x) for x in out.stdout.split()[-3:])
+    return {"peak_mb": peak / 1024, "base_mb": base / 1024, "work_mb": (peak - base) / 1024, "reset": bool(reset)}
+
+
 def table(rows, headers) -> str:
     widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
     line = "  ".join(f"{{:>{w}}}" for w in widths)

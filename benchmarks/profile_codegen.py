@@ -43,7 +43,7 @@ def phase_times(text: str) -> dict:
         style = infer_style(module, memo=memo)
         t["style"] = clock() - t0
         t0 = clock()
-        placements = place(module, style, memo)
+        placements = list(place(module, style, memo))   # an iterator: drawn here to time it
         t["place"] = clock() - t0
         t0 = clock()
         gen = Generator(module, style)

@@ -19,6 +19,16 @@ wall time); IR compile and Triton are wall time (Triton runs ptxas in a child).
 Ratios are peer time / ptx2py time, so > 1 means ptx2py is faster; geometric
 means are over the files the peer handles (its failures are listed, excluded).
 The work itself lives in bench_parse, bench_transpile and bench_compile_ir.
+
+Time budget: a full run is about 7 CPU-minutes, so about 7 minutes on an idle 2-core
+machine (2026-12-01: 404 s user + 2 s system for the whole process tree, run_all's
+children included, `/usr/bin/time -v`; 31 min of wall time there at load average 8-17,
+log: run_all_full_2026-12-01_loop.log). The --sugar section is ~2.5 CPU-minutes of it
+(pyptx's sugar is ~83 s over the 12 files, ptx2py's sugar loop ~32 s, run twice: cold and
+warm); the loops run once each (--loop-repeat 1, median of one), parse 3 repeats.
+Peak RSS (section 4) is each probe's work over its own process's baseline (imports done,
+input read; the high-water mark reset through /proc/self/clear_refs), one fresh child per
+probe (common.work_rss_mb).
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ sys.path.insert(0, str(HERE))
 import bench_compile_ir  # noqa: E402
 import bench_parse  # noqa: E402
 import bench_transpile  # noqa: E402
-from common import CORPUS, ROOT, geomean, largest_files, peak_rss_mb  # noqa: E402
+from common import CORPUS, ROOT, geomean, largest_files, work_rss_mb  # noqa: E402
 
 import ptxgrammar  # noqa: E402
 from ptxgrammar import parser as grammar_parser  # noqa: E402
@@ -307,25 +317,48 @@ def _median(values):
 
 # --- 4. peak memory ---------------------------------------------------------------------
 
+_OURS_SETUP = ("import ptxgrammar as g; import transpile, transpile.generator, transpile.fastrun, "
+               "transpile.layout, transpile.dsl.recorder; from transpile import ptx_to_python, python_to_ptx; "
+               "t = g.read_ptx({p!r})")
+RSS_PROBES = (   # (what, setup: imports and reading the input, work, ours: runs with a shape store)
+    ("ptx2py parse+emit", _OURS_SETUP, "assert g.emit(g.parse(t)) == t", True),
+    ("pyptx parse", "from pyptx.parser import parse; t = open({p!r}).read()", "parse(t)", False),
+    ("ptx2py PTX->Python->PTX", _OURS_SETUP, "assert python_to_ptx(ptx_to_python(t)) == t", True),
+    ("pyptx ptx_to_python", "from pyptx.codegen.codegen import ptx_to_python; t = open({p!r}).read()",
+     "ptx_to_python(t, sugar=False)", False),
+)
+
+
 def bench_rss(path: Path):
+    """Peak RSS of each probe's work over its process's baseline (imports done, input read),
+    each in a fresh child (common.work_rss_mb). ptx2py runs with a shape store that a first,
+    unmeasured run of the same file filled (a user's second run: the figure the goal reads)
+    and again with nothing stored (every shape built from the grammar: `nothing_stored`). The user's own
+    store is never used: it holds every shape the machine has seen and is read whole."""
     size_mb = path.stat().st_size / 1e6
     p = str(path)
-    probes = {
-        "ptx2py parse+emit": f"import ptxgrammar as g; t=g.read_ptx({p!r}); assert g.emit(g.parse(t)) == t",
-        "pyptx parse": f"from pyptx.parser import parse; parse(open({p!r}).read())",
-        "ptx2py PTX->Python->PTX": ("import ptxgrammar as g; from transpile import ptx_to_python, python_to_ptx; "
-                                   f"t=g.read_ptx({p!r}); assert python_to_ptx(ptx_to_python(t)) == t"),
-        "pyptx ptx_to_python": ("from pyptx.codegen.codegen import ptx_to_python; "
-                                f"ptx_to_python(open({p!r}).read(), sugar=False)"),
-    }
+    store = tempfile.mkdtemp(prefix="ptx2py-bench-rss-")
     rows = []
-    for what, code in probes.items():
-        try:
-            mb = peak_rss_mb(code)
-        except subprocess.CalledProcessError as e:
-            rows.append({"what": what, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})
-            continue
-        rows.append({"what": what, "peak_mb": mb, "per_input": mb / size_mb, "failure": None})
+    try:
+        for what, setup, work, ours in RSS_PROBES:
+            setup = setup.format(p=p)
+            try:
+                if ours:
+                    work_rss_mb(setup, work, {shapecache.ENV: store})      # fills the store, unmeasured
+                m = work_rss_mb(setup, work, {shapecache.ENV: store} if ours else None)
+                cold = work_rss_mb(setup, work, {shapecache.ENV: "off"}) if ours else None
+            except subprocess.CalledProcessError as e:
+                rows.append({"what": what, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})
+                continue
+            row = {"what": what, "peak_mb": m["peak_mb"], "base_mb": m["base_mb"], "work_mb": m["work_mb"],
+                   "hwm_reset": m["reset"], "per_input": m["work_mb"] / size_mb, "failure": None,
+                   "nothing_stored": None}
+            if cold is not None:
+                row["nothing_stored"] = {"work_mb": cold["work_mb"], "per_input": cold["work_mb"] / size_mb}
+            rows.append(row)
+            print(f"  rss {what}: {m['work_mb']:.1f} MB over a {m['base_mb']:.1f} MB baseline", flush=True)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
     return {"file": name_of(path), "mb": size_mb, "rows": rows}
 
 
@@ -386,9 +419,16 @@ def markdown(results) -> str:
                f"**{fmt(irs['ratio_cubin_median'], '.1f')}** |")
     rss = results["rss"]
     out += ["", f"## Peak RSS on the largest file ({rss['file']}, {rss['mb']:.2f} MB)", "",
-            "| process | peak MB | peak / input |", "|---|---:|---:|"]
+            "Each row is a fresh child process: its baseline is its RSS after the imports and reading the "
+            "input; the high-water mark is then reset (`/proc/self/clear_refs`) and read after the work. "
+            "ptx2py runs with a shape store filled by one earlier run of the same file, and with nothing "
+            "stored (the last column).", "",
+            "| process | baseline MB | peak MB | peak − baseline MB | (peak − baseline) / input | "
+            "nothing stored: / input |", "|---|---:|---:|---:|---:|---:|"]
     for r in rss["rows"]:
-        out.append(f"| {r['what']} | {fmt(r['peak_mb'], '.0f', 'fails')} | {fmt(r['per_input'], '.1f')} |")
+        cold = r.get("nothing_stored") or {}
+        out.append(f"| {r['what']} | {fmt(r.get('base_mb'), '.0f')} | {fmt(r['peak_mb'], '.0f', 'fails')} | "
+                   f"{fmt(r.get('work_mb'), '.1f')} | {fmt(r['per_input'], '.1f')} | {fmt(cold.get('per_input'), '.1f')} |")
     out += ["", f"![per-file ratios]({results['meta']['plot']})", ""]
     return "\n".join(out)
 
@@ -440,7 +480,7 @@ def summary_table(results) -> list[dict]:
         row("--sugar loop vs pyptx sugar (warm)", sg["warm"], GOALS["sugar_loop"], ".2f"),
         row("IR compile median ms", irs["ptx2py_median_ms"], GOALS["ir_median_ms"], ".2f", at_least=False, unit=" ms"),
         row("IR compile vs Triton to PTX (median ratio)", irs["ratio_ptx_median"], GOALS["ir_to_ptx"], ".0f"),
-        row("peak RSS / input, whole loop, largest file", loop_rss, GOALS["rss_loop"], ".1f", at_least=False),
+        row("peak RSS over baseline / input, whole loop, largest file", loop_rss, GOALS["rss_loop"], ".1f", at_least=False),
     ]
 
 

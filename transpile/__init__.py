@@ -46,9 +46,11 @@ def _to_python(text: str, passes, filename: str) -> str:
 
 
 def _generate(module, passes) -> str:
-    from .generator import Generator, render
+    from .generator import Generator, generate_python, render
 
     gen = Generator(module, tag=passes is not None)
+    if passes is None:
+        return generate_python(gen)
     stmts = gen.run()
     if passes is not None:
         stmts = passes(stmts, module=module, generator=gen)
@@ -99,14 +101,23 @@ def _run_stepwise(source: str, filename: str) -> str | None:
     stmts = fastrun.plan(body, namespace)
     if stmts is None:
         return None
+    rec = recorder.current()
+    done: list = []     # the PTX of the top-level statements already finished
+
+    def emit_finished():   # a finished function's tree is dropped as soon as it is written
+        taken = rec.take_finished()
+        if taken:
+            done.append("".join([emit(item) for item in taken]))
+
     try:
         _run_trailer(trailer, filename)
         exec(fastrun.HEADER_CODE, namespace)
-        fastrun.run(stmts)
-        module = recorder.current().finish()
+        fastrun.run_module(stmts, emit_finished)
+        module = rec.finish()
     except Exception:
         return None
-    return emit(module)
+    done.append(emit(module))
+    return "".join(done)
 
 
 def _run(source: str, filename: str) -> str:

@@ -24,8 +24,12 @@ import re
 from .generator import HEADER
 
 # string and bytes literals (an f-string is refused) and plain decimal ints
-_STRING = re.compile(r"""([rRbBuUfF]{0,3}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))""")
-_INT = re.compile(r"(?<![\w.])(0|[1-9][0-9]*)(?![\w.])")
+_STRING = r"""[rRbBuUfF]{0,3}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_INT = r"(?<![\w.])(?:0|[1-9][0-9]*)(?![\w.])"
+# one split finds both (a string first, so digits inside it stay there)
+_LITERAL = re.compile(f"({_STRING}|{_INT})")
+_INT_LITERAL = re.compile(f"({_INT})")
+_DIGITS = frozenset("0123456789")
 # names whose meaning differs inside a function (`__ptx_` names, this module's, are refused too)
 _SCOPED = re.compile(r"\b(?:return|yield|await|nonlocal|global|locals|vars|dir|exec|eval|breakpoint|super)\b")
 _COMPOUND = re.compile(r"(with|for|while|if)\b")
@@ -69,15 +73,25 @@ def run(stmts) -> None:
             fn(lambda b=body: run(b), *values)
 
 
+def run_module(stmts: list, after) -> None:
+    """`run(stmts)`, calling `after()` after each top-level statement; each one's plan is
+    dropped once it has run."""
+    for i, stmt in enumerate(stmts):
+        stmts[i] = None
+        run((stmt,))
+        after()
+
+
 class _Planner:
     def __init__(self, namespace: dict):
         self.namespace = namespace
-        self.functions: dict = {}   # (template, compound) -> function
+        self.functions: dict = {}   # template -> function
 
     def run(self, lines: list):
         root: list = []
         stack = [("", root)]        # (indent, statements) of the open blocks
         opened = None               # the body of a compound statement just read
+        seen: dict = {}             # a line's code -> its (function, values, compound): lines repeat
         i, n = 1, len(lines)
         while i < n:
             line = lines[i]
@@ -88,7 +102,17 @@ class _Planner:
             if code[0] in "\t\f":
                 raise _Refuse
             indent = line[:len(line) - len(code)]
-            template, values, i = self.logical_line(lines, i, code)
+            hit = seen.get(code)
+            if hit is None:
+                template, values, j = self.logical_line(lines, i, code)
+                compound = template.endswith(":")
+                fn = self.function(template, len(values), compound)
+                if j == i + 1:      # a one-line statement: the same text plans the same way
+                    seen[code] = (fn, values, compound)
+                i = j
+            else:
+                fn, values, compound = hit
+                i += 1
             if opened is not None:
                 if len(indent) <= len(stack[-1][0]):
                     raise _Refuse   # an empty block: Python's IndentationError
@@ -99,8 +123,6 @@ class _Planner:
                     if len(indent) > len(stack[-1][0]) or len(stack) == 1:
                         raise _Refuse   # an unexpected indent, or a dedent to no open level
                     stack.pop()
-            compound = template.endswith(":")
-            fn = self.function(template, len(values), compound)
             if compound:
                 opened = []
                 stack[-1][1].append((fn, values, opened))
@@ -118,27 +140,12 @@ class _Planner:
         while True:
             if "__ptx_" in text:
                 raise _Refuse
-            if '"' in text or "'" in text:
-                parts = _STRING.split(text)
-                for k in range(0, len(parts), 2):
-                    if "#" in parts[k]:      # a comment: the rest of the line
-                        parts[k] = parts[k][:parts[k].index("#")]
-                        del parts[k + 1:]
-                        break
-                for k in range(1, len(parts), 2):
-                    values.append(_string(parts[k]))
-                    parts[k] = _param(len(values) - 1)
-                text = "".join(parts)
-            elif "#" in text:
-                text = text[:text.index("#")]
+            # [code, literal, code, literal, ..., code]; most lines have no string: ints alone
+            parts = (_LITERAL if '"' in text or "'" in text else _INT_LITERAL).split(text)
+            if len(parts) > 1 or "#" in text:
+                text = self.lift(parts, values)
             if "\\" in text or '"' in text or "'" in text:
                 raise _Refuse               # a continuation, or a string that does not end on its line
-            ints = _INT.split(text)
-            if len(ints) > 1:
-                for j in range(1, len(ints), 2):
-                    values.append(int(ints[j]))
-                    ints[j] = _param(len(values) - 1)
-                text = "".join(ints)
             depth += (text.count("(") + text.count("[") + text.count("{")
                       - text.count(")") - text.count("]") - text.count("}"))
             pieces.append(text)
@@ -151,11 +158,30 @@ class _Planner:
             raise _Refuse
         return "".join(pieces).rstrip(" \t\r\f"), values, i
 
+    @staticmethod
+    def lift(parts: list, values: list) -> str:
+        """One physical line's code with its literals (`parts` from `_LITERAL.split`) replaced by
+        parameter names, their values appended to `values`; a comment is cut off."""
+        for k in range(0, len(parts), 2):
+            if "#" in parts[k]:             # a comment: the rest of the line
+                parts[k] = parts[k][:parts[k].index("#")]
+                del parts[k + 1:]
+                break
+        literals = parts[1::2]
+        if not literals:
+            return parts[0]
+        base = len(values)
+        for lit in literals:
+            values.append(int(lit) if lit[0] in _DIGITS else _string(lit))
+        if len(_PARAMS) < base + len(literals):
+            _param(base + len(literals) - 1)
+        parts[1::2] = _PARAMS[base:base + len(literals)]
+        return "".join(parts)
+
     def function(self, template: str, nvalues: int, compound: bool):
-        key = (template, nvalues, compound)
-        fn = self.functions.get(key)
+        fn = self.functions.get(template)   # the template fixes both the count and `compound`
         if fn is None:
-            fn = self.functions[key] = self.build(template, nvalues, compound)
+            fn = self.functions[template] = self.build(template, nvalues, compound)
         return fn
 
     def build(self, template: str, nvalues: int, compound: bool):

@@ -90,12 +90,22 @@ class Generator:
         self.explicit = 0
         self.pydepth = 0
         self.methods: dict = {}  # statement class -> its s_ method
+        self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
 
     # --- driver ----------------------------------------------------------------------
 
-    def run(self) -> list:
+    def run(self, sink=None) -> list:
+        """The module's PyStmts; with `sink`, each top-level statement's are handed to
+        `sink(stmts)` as soon as it is done (a function's `with` gets its closing keywords
+        only after its body), so only one top-level statement's IR is held at a time."""
         with gc_paused():
-            self.items(self.module.items, 0)
+            if sink is None:
+                self.items(self.module.items, 0)
+            else:
+                for item in self.module.items:
+                    self.statement(item, 0)
+                    sink(self.out)
+                    self.out = []
             self.trailing(self.module.trailing)
         return self.out
 
@@ -257,13 +267,24 @@ class Generator:
         self.emit(Call("ptx.file", [word(s.index), q(s.path[1:-1]), *[word(e) for e in s.extra], *extra]))
 
     def s_Loc(self, s, depth, extra):
+        if extra or self.tags is not None:   # passes may edit the IR they get: a fresh call
+            self.emit(self.loc_call(s, extra))
+            return
+        # locs repeat (most of a -lineinfo module): one shared call per distinct .loc
+        key = (s.file, s.line, s.column, s.function_name, s.function_offset, s.inlined_at)
+        call = self.locs.get(key)
+        if call is None:
+            call = self.locs[key] = self.loc_call(s, extra)
+        self.emit(call)
+
+    def loc_call(self, s, extra):
         a = [word(s.file), word(s.line), word(s.column)]
         if s.function_name is not None:  # positional: locs are most of a -lineinfo module
             a.append(q(s.function_name))
             a.append(Display("(", ")", [word(x) for x in s.inlined_at]))
             if s.function_offset is not None:
                 a.append(Kw("offset", word(s.function_offset)))
-        self.emit(Call("ptx.loc", a + extra))
+        return Call("ptx.loc", a + extra)
 
     def s_Pragma(self, s, depth, extra):
         self.emit(Call("ptx.pragma", [*[q(x[1:-1]) for x in s.strings], *extra]))
@@ -587,18 +608,8 @@ HEADER = "from transpile.dsl import *  # noqa: F401,F403"
 def render(stmts: list, style, trailer=None) -> str:
     """The module's Python: its `ptx.style(...)` first, or, with `trailer` (a Display of the
     trivia table, sugar/trivia.py), the style and the table after the body, after TRAILER."""
-    lines = [HEADER, ""]
-    table = style.overrides()
-    st = [q(style.preset)] if style.preset else []
-    if table:
-        st.append(Display("{", "}", [Pair(_tuple(k), q(v)) for k, v in sorted(table.items(), key=repr)]))
-    if style.newline != "\n":
-        st.append(Kw("newline", q(style.newline)))
-    if trailer is None:
-        layout(Call("ptx.style", st), "", "", "", lines)
-    for s in stmts:
-        indent = "    " * s.depth
-        layout(s.expr, indent, s.prefix, s.trailer, lines)
+    lines, st = _render_head(style, trailer is None)
+    layout_stmts(stmts, lines)
     if trailer is not None:
         lines += ["", TRAILER]
         if st:
@@ -609,14 +620,42 @@ def render(stmts: list, style, trailer=None) -> str:
     return "\n".join(lines)
 
 
+def generate_python(gen: "Generator") -> str:
+    """`render(gen.run(), gen.style)`, laying out each top-level statement as soon as it is
+    generated (no sugar pass reads the IR: only one statement's IR is held at a time)."""
+    lines, _ = _render_head(gen.style, True)
+    rest = gen.run(sink=lambda stmts: layout_stmts(stmts, lines))
+    layout_stmts(rest, lines)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _render_head(style, with_style: bool):
+    """The header lines (and `ptx.style(...)` when `with_style`); the style call's arguments."""
+    lines = [HEADER, ""]
+    table = style.overrides()
+    st = [q(style.preset)] if style.preset else []
+    if table:
+        st.append(Display("{", "}", [Pair(_tuple(k), q(v)) for k, v in sorted(table.items(), key=repr)]))
+    if style.newline != "\n":
+        st.append(Kw("newline", q(style.newline)))
+    if with_style:
+        layout(Call("ptx.style", st), "", "", "", lines)
+    return lines, st
+
+
+def layout_stmts(stmts: list, lines: list) -> None:
+    for s in stmts:
+        layout(s.expr, "    " * s.depth, s.prefix, s.trailer, lines)
+
+
 def _tuple(k) -> Display:
     return Display("(", ")", [q(x) if x.__class__ is str else str(x) for x in k])
 
 
 def generate(module) -> tuple[str, Generator]:
     gen = Generator(module)
-    stmts = gen.run()
-    return render(stmts, gen.style), gen
+    return generate_python(gen), gen
 
 
 def format_statistics(module) -> dict:

@@ -39,10 +39,12 @@ class Placement(NamedTuple):
     fmt: tuple  # ((token index, trivia), ...) for the tokens the Style does not predict
 
 
-def place(module: Module, style: Style, memo: dict | None = None) -> list[Placement]:
-    """The placements of every statement and every closing `}`, in generation order.
-    `memo`: id(statement) -> (shape, trivia) from `infer_style`, reused when present."""
-    return _Placer(style, memo or {}).run(module)
+def place(module: Module, style: Style, memo: dict | None = None):
+    """The placements of every statement and every closing `}`, in generation order, as they
+    are asked for (an iterator: only the statements not yet generated are held).
+    `memo`: id(statement) -> (shape, trivia, leading trivia) from `infer_style`, reused
+    when present; each entry is dropped once read."""
+    return _Placer(style, memo if memo is not None else {}).items(module.items, 0)
 
 
 class _Placer:
@@ -53,22 +55,18 @@ class _Placer:
         self.at_start = True
         self.asm = False       # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""    # the previous statement's L value (see style.position_keys)
-        self.out: list[Placement] = []
+        self.leads: dict = {}  # (leading trivia, predicted L value) -> (Lead, L value)
 
-    def run(self, module: Module) -> list[Placement]:
-        self.items(module.items, 0)
-        return self.out
-
-    def items(self, items, depth: int) -> None:
+    def items(self, items, depth: int):
         for item in items:
-            self.statement(item, depth)
+            yield self.statement(item, depth)
             inner = inner_container(item)
             if inner is not None:
-                self.items(inner.items, depth + 1)
-                self.close(inner, depth)
+                yield from self.items(inner.items, depth + 1)
+                yield self.close(inner, depth)
 
-    def statement(self, stmt, depth: int) -> None:
-        hit = self.memo.get(id(stmt))
+    def statement(self, stmt, depth: int) -> Placement:
+        hit = self.memo.pop(id(stmt), None)
         if hit is None:
             tv = []
             sig = [depth, None]
@@ -76,27 +74,36 @@ class _Placer:
             self.asm = asm_context(tv[0], self.asm)
             sig[1] = (self.asm, self.prev_lead)
             sig = tuple(sig)
+            t0 = tv[0]
+            tv = tuple(tv)
         else:
-            sig, tv = hit
+            sig, tv, t0 = hit
             self.asm = sig[1][0]
         preds = self.preds.get(sig)
         if preds is None:
             predict = self.style.predict
-            preds = self.preds[sig] = [predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])]
-        lead, lvalue = self.lead(tv[0], preds[0], "indent", "lead", self.at_start)
-        self.at_start = False
+            preds = self.preds[sig] = tuple([predict(k) for k in position_keys(flatten(stmt, []), depth, sig[1])])
+        if self.at_start:
+            lead, lvalue = self.lead(t0, preds[0], "indent", "lead", True)
+            self.at_start = False
+        else:   # leading trivia repeat ("\n\t" ...): each (text, prediction) is placed once
+            key = (t0, preds[0])
+            hit = self.leads.get(key)
+            if hit is None:
+                hit = self.leads[key] = self.lead(t0, preds[0], "indent", "lead", False)
+            lead, lvalue = hit
         self.prev_lead = prev_tag(stmt, self.asm, lvalue)
         if tv[1:] == preds[1:]:   # the usual case, compared in one go
             fmt = ()
         else:
             fmt = tuple([(k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k]])
-        self.out.append(Placement(lead, fmt))
+        return Placement(lead, fmt)
 
-    def close(self, container, depth: int) -> None:
+    def close(self, container, depth: int) -> Placement:
         text = container.trivia[-1]
         self.asm = asm_context(text, self.asm)
         pred = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
-        self.out.append(Placement(self.lead(text, pred, "close_indent", "close_lead", False)[0], ()))
+        return Placement(self.lead(text, pred, "close_indent", "close_lead", False)[0], ())
 
     def lead(self, text: str, predicted: str, indent_kw: str, lead_kw: str, at_start: bool):
         """(the lines before a token, less the empty lines its predicted L value supplies, and

@@ -404,7 +404,8 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     Statements are grouped by shape first (one dict update per statement); the
     position keys are computed once per shape and the per-key counters once per
     distinct (shape, trivia) pair. `memo`, when given, receives
-    id(statement) -> (shape, trivia list) for reuse by the generator.
+    id(statement) -> (shape, trivia tuple with the L value first, the leading trivia itself)
+    for reuse by `layout.place` (shapes and trivia tuples are shared between statements).
     """
     if nl is None:
         nl = detect_newline(module)
@@ -413,12 +414,22 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     asm = [False]
     prev = [""]  # the previous statement's prev_tag
 
+    leads: dict = {}   # leading trivia -> its L value (they repeat: "\n\t" ...)
+
     def lead_indent(text):
+        if not at_start[0]:
+            v = leads.get(text)
+            if v is not None:
+                return v
         parts = split_lead(text, nl, at_start[0])
-        at_start[0] = False
         if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
-            return SAME_LINE + text
-        return lead_value(parts[1], parts[2])
+            v = SAME_LINE + text
+        else:
+            v = lead_value(parts[1], parts[2])
+        if not at_start[0]:
+            leads[text] = v
+        at_start[0] = False
+        return v
 
     def visit_items(items, depth):
         for item in items:
@@ -431,17 +442,17 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
             sig[1] = (a, prev[0])
             prev[0] = prev_tag(item, a, ind.lstrip("\n"))
             sig = tuple(sig)
-            if memo is not None:
-                memo[id(item)] = (sig, tv)
             tv[0] = ind
             key = tuple(tv)
-            tv[0] = t0
             entry = shapes.get(sig)
             if entry is None:
-                shapes[sig] = [item, {key: 1}]
+                shapes[sig] = entry = [item, {key: 1}, sig, {key: key}]
             else:
                 d = entry[1]
                 d[key] = d.get(key, 0) + 1
+                key = entry[3].setdefault(key, key)
+            if memo is not None:   # the shape's and the trivia's first copies: statements share them
+                memo[id(item)] = (entry[2], key, t0)
             close = inner_container(item)
             if close is not None:
                 visit_items(close.items, depth + 1)
@@ -457,7 +468,7 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     visit_items(module.items, 0)
     del visit_items  # the recursive closure is a reference cycle through `shapes` (statements)
     counts: dict = defaultdict(Counter)
-    for sig, (item, seen) in shapes.items():
+    for sig, (item, seen, *_) in shapes.items():
         if sig[0] is _CLOSE:
             keys = [("asm", "L", "}", sig[1]) if sig[2] else ("L", "}", sig[1])]
         else:
@@ -509,7 +520,7 @@ def detect_newline(module: Module) -> str:
 # walker over ``_parts()`` for the rest.
 
 from ptxgrammar.tree import (  # noqa: E402
-    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Register, SectionData,
+    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Loc, Register, SectionData,
     SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 
@@ -518,6 +529,8 @@ _LEAVES = (Register, SpecialRegister, Symbol, IntLiteral, FloatLiteral)
 _LEAF_MARK = {c: object() for c in _LEAVES}
 _LEAF_MARK_C = {c: object() for c in _LEAVES}   # with a component
 _CC = _CLASS_CACHE
+_T_LOC, _T_COMMA, _T_PLUS, _T_FUNCTION_NAME, _T_INLINED_AT = (
+    token_class(t) for t in (".loc", ",", "+", "function_name", "inlined_at"))
 
 
 def _tc(tok):
@@ -529,9 +542,35 @@ def _leaf_text(n):
     return n.text if n.__class__ is IntLiteral or n.__class__ is FloatLiteral else n.name
 
 
+def _loc_sig(node, sig: list) -> None:
+    """What the generic walk appends for a `.loc` (its parts are all tokens), written out:
+    locs are most statements of a -lineinfo or -G module."""
+    sig.append(Loc)
+    sig.append(_T_LOC)
+    sig.append(_tc(node.file))
+    sig.append(_tc(node.line))
+    sig.append(_tc(node.column))
+    if node.function_name is not None:
+        sig.append(_T_COMMA)
+        sig.append(_T_FUNCTION_NAME)
+        sig.append(_tc(node.function_name))
+        if node.function_offset is not None:
+            sig.append(_T_PLUS)
+            sig.append(_tc(node.function_offset))
+        sig.append(_T_COMMA)
+        sig.append(_T_INLINED_AT)
+        for x in node.inlined_at:
+            sig.append(_tc(x))
+    sig.append(_END)
+
+
 def shape_trivia(node, sig: list, tv: list) -> None:
     """Append `node`'s shape signature to `sig` and its trivia (flatten order) to `tv`."""
     cls = node.__class__
+    if cls is Loc:
+        _loc_sig(node, sig)
+        tv.extend(node.trivia)
+        return
     mark = _LEAF_MARK.get(cls)
     if mark is not None:
         if cls is IntLiteral or cls is FloatLiteral:
@@ -661,6 +700,9 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
     reading trivia; also lists the nodes visited (the order `trivia_plan` follows)."""
     cls = node.__class__
     nodes.append(node)
+    if cls is Loc:
+        _loc_sig(node, sig)
+        return
     if cls is Instruction:   # the hot case first
         g = node.guard
         sig.append(_INSN)

@@ -111,7 +111,7 @@ class PTX:
         from .trivia_table import TriviaTable
 
         rec = recorder.current()
-        if rec.module_items or rec.lines or rec.tail:
+        if rec.module_items or rec.taken or rec.lines or rec.tail:
             raise DSLError("ptx.trivia(...) runs before the body: keep it after the line "
                            "'# Layout of the PTX text ...' at the end of the module, and run the file with py2ptx")
         rec.trivia = TriviaTable(entries)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import Instruction, Module
+from ptxgrammar.tree import Module, VarDecl
 
 from .trivia_check import check_trivia
 from .trivia_table import END, merge_lines
@@ -44,6 +44,8 @@ class Recorder:
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
         self.last_key = None   # the trivia key of the statement just recorded
         self.open_keys: list = []
+        self.keep_all = False  # set by mark(): take_finished() then takes nothing
+        self.taken = False     # statements were taken out by take_finished()
 
     # --- leading trivia ------------------------------------------------------------
 
@@ -177,7 +179,8 @@ class Recorder:
                 check_trivia(v, f"fmt[{k}]")
                 values[k] = v
         values[0] = lead  # the lead comes from indent=/lead= and the pending lines, not fmt
-        if clean and stmt.__class__ is Instruction:   # prev_tag of other statements reads more than the shape
+        if clean and stmt.__class__ is not VarDecl:
+            # the shape fixes prev_tag (class, opcode) of every statement but a VarDecl (its space)
             hit[2] = (values, self.prev_lead)
         apply_plan(nodes, plan, values)
         if entry:
@@ -192,7 +195,20 @@ class Recorder:
 
     def mark(self) -> int:
         """A position in the open block, for `move_to_top`."""
+        self.keep_all = True   # positions count from the module's start: nothing is taken out
         return len(self.items)
+
+    def take_finished(self) -> list:
+        """The top-level statements recorded so far, taken out of the module (every block
+        closed), so that a caller can emit them and drop them: [] inside a block, or once
+        `mark()` was used. `finish()` then returns the module of the rest."""
+        if len(self.stack) != 1 or self.keep_all or not self.module_items:
+            return []
+        done = self.module_items
+        self.module_items = self.items = []
+        self.stack = [self.module_items]
+        self.taken = True
+        return done
 
     def move_to_top(self, start: int) -> None:
         """Move the statements recorded since `mark()` returned `start` to the top of

@@ -110,9 +110,9 @@ stage's loads are consumed). `py2ptx edited.py -o edited.ptx` gives:
 ## Not covered yet
 
 Waiting on the next stage's mbarrier one iteration earlier (with the guard for the last
-iteration) and changing the number of stages are edits across the loop's stage and phase
-registers; the sugar does not yet name those registers by role, so this guide does not
-script them.
+iteration) and changing the number of stages are edits across the loop's `stage` and `phase`
+registers (named by role above) and the per-stage buffers and barriers; this guide does not
+script them yet.
 """)
     return 0
 

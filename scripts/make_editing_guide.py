@@ -47,12 +47,13 @@ def header_excerpt(src: str) -> str:
 
 def verify(base_ptx: str, edited_ptx: str) -> str:
     try:
-        from verify.sass import VerifyError, format_report, verify_texts
+        from verify.report import VerifyError, format_report, verify_texts
     except ImportError as e:
         return f"verify not available: {e}"
     try:
-        return format_report(verify_texts(base_ptx, edited_ptx, base_name=str(BASE.relative_to(ROOT)),
-                                          edited_name="edited.ptx"))
+        report = format_report(verify_texts(base_ptx, edited_ptx, base_name=str(BASE.relative_to(ROOT)),
+                                            edited_name="edited.ptx"))
+        return report.replace(sys.prefix, "<venv>")  # the tool paths are this machine's
     except VerifyError as e:
         return f"not verified here: {e}"
 

@@ -93,21 +93,35 @@ class Edit:
 
 EDITS = {e.name: e for e in (
     Edit("wait-group-0", "wgmma.wait_group 1 -> 0 (the documented edit: must not change the result)",
-         "at(1, 265, 15).wgmma.wait_group.sync.aligned(1)", "replace",
-         "at(1, 265, 15).wgmma.wait_group.sync.aligned(0)"),
+         "at(line=265, col=15).wgmma.wait_group.sync.aligned(1)", "replace",
+         "at(line=265, col=15).wgmma.wait_group.sync.aligned(0)"),
     Edit("no-mbarrier-wait", "the main loop's mbarrier wait removed",
-         "mbarrier_wait([r[27]], r[122], loc=(1, 264, 5), at=(1, 265, 5))", "delete"),
+         "mbarrier_wait([r[27]], phase, loc=(1, 264, 5), at=(1, 265, 5))", "delete"),
     Edit("no-wgmma-wait", "the main loop's wgmma.wait_group removed",
-         "at(1, 265, 15).wgmma.wait_group.sync.aligned(1)", "delete"),
+         "at(line=265, col=15).wgmma.wait_group.sync.aligned(1)", "delete"),
     Edit("release-before-wait", "the stage release (the refill's expect_tx arrive and TMA loads) "
          "moved before the wgmma wait",
-         "at(1, 265, 15).wgmma.wait_group.sync.aligned(1)", "move-before",
-         "at(1, 261, 5).add.s32(r[189], r[189], 64)"),
+         "at(line=265, col=15).wgmma.wait_group.sync.aligned(1)", "move-before",
+         "at(line=261, col=5).add.s32(r[189], r[189], 64)"),
     Edit("tma-coord-off-by-one-tile", "the second stage's TMA K coordinate off by one tile (64 -> 128)",
-         "at(1, 261, 5).mov.b32(r[13], 64)", "replace", "at(1, 261, 5).mov.b32(r[13], 128)"),
+         "at(line=261, col=5).mov.b32(r[13], 64)", "replace", "at(line=261, col=5).mov.b32(r[13], 128)"),
     Edit("no-epilogue-fence", "the epilogue's fence.proxy.async removed",
          "ptx.fence.proxy.async_.shared__cta()", "delete"),
 )}
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _unit(lines: list, i: int) -> tuple[int, int]:
+    """The lines a statement stands in: its own, or with its `with ...:` header when it is that
+    block's only statement (`with asm():` around one instruction), so a move takes the bracket."""
+    if i > 0 and lines[i - 1].strip().startswith("with ") and lines[i - 1].rstrip().endswith(":") \
+            and len(_indent(lines[i - 1])) < len(_indent(lines[i])) \
+            and (i + 1 >= len(lines) or len(_indent(lines[i + 1])) <= len(_indent(lines[i - 1]))):
+        return i - 1, i + 1
+    return i, i + 1
 
 
 def apply_edit(source: str, edit: Edit) -> tuple[str, int]:
@@ -117,17 +131,17 @@ def apply_edit(source: str, edit: Edit) -> tuple[str, int]:
     if len(hits) != 1:
         raise ValueError(f"{edit.name}: expected one line {edit.find!r}, found {len(hits)}")
     i = hits[0]
-    indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-    if edit.action == "delete":
-        del lines[i]
-        return "".join(lines), i + 1
     if edit.action == "replace":
-        lines[i] = indent + edit.arg + "\n"
+        lines[i] = _indent(lines[i]) + edit.arg + "\n"
         return "".join(lines), i + 1
-    moved = lines.pop(i)
+    start, end = _unit(lines, i)
+    moved = lines[start:end]
+    del lines[start:end]
+    if edit.action == "delete":
+        return "".join(lines), start + 1
     j = next(n for n, line in enumerate(lines) if line.strip() == edit.arg)
-    target_indent = lines[j][: len(lines[j]) - len(lines[j].lstrip())]
-    lines.insert(j, target_indent + moved.strip() + "\n")
+    base, target = len(_indent(moved[0])), _indent(lines[j])
+    lines[j:j] = [target + " " * (len(_indent(m)) - base) + m.strip() + "\n" for m in moved]
     return "".join(lines), j + 1
 
 

@@ -158,6 +158,20 @@ def test_cuda_parameters_are_named_from_the_source(tmp_path):
     assert transpile.python_to_ptx(src) == text
 
 
+def test_a_parameter_typed_by_unsigned_alone_is_named():
+    """`unsigned* __restrict__ hist` (`unsigned` is the whole type) names `hist`; an unnamed
+    parameter (`const float*`, `unsigned int`) names nothing, so the kernel keeps `param_N`."""
+    from sugar.sources import cuda_names
+
+    src = "__global__ void h(const unsigned char* __restrict__ in, unsigned* __restrict__ hist, unsigned n) {}"
+    assert cuda_names(src, "h", 3) == ["in_", "hist", "n"]
+    assert cuda_names("__global__ void g(const float*, unsigned int) {}", "g", 2) is None
+    text = ptxgrammar.read_ptx(ROOT / "corpus" / "ptx" / "nvcc" / "reduce.sm_80.lineinfo.ptx")
+    src = ptx2py.ptx_to_python(text, sugar=True, source=str(ROOT / "corpus" / "src" / "nvcc" / "reduce.cu"))
+    assert 'params="data hist n"' in src
+    assert transpile.python_to_ptx(src) == text
+
+
 def test_an_unreadable_launch_file_is_an_error(tmp_path):
     with pytest.raises(OSError):
         ptx2py.ptx_to_python(ptxgrammar.read_ptx(TMA), sugar=True, launch=str(tmp_path / "missing.json"))

@@ -49,6 +49,23 @@ def test_the_checker_finds_plain_and_positional_spellings():
     assert "register range" in got[3]
 
 
+def test_inline_asm_has_one_spelling():
+    """`asm` for one statement and for a bracket of several; `inline_asm` runs the same but the
+    checker reports it (sugar writes `with asm():`)."""
+    import transpile
+
+    got = check("with inline_asm(block=True):\n    pass\nwith at(line=1, col=2).inline_asm():\n    pass\n"
+                "with asm():\n    pass\nwith nvasm(block=True):\n    pass\nasm.bar.sync(0)\n")
+    assert [g.split(":")[0] for g in got] == ["1", "3"] and all("asm(...)" in g for g in got)
+    body = "\n".join([".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+                       "\t.reg .b32 \t%r<4>;", "\t// begin inline asm", "\tmov.u32 %r1, 0;", "\tmov.u32 %r2, 1;", "",
+                       "\t// end inline asm", "\tret;", "}", ""])
+    src = roundtrips(body)
+    assert "    with asm():\n" in src and check(src) == []
+    long = src.replace("with asm():", "with inline_asm():")
+    assert long != src and transpile.python_to_ptx(long) == body
+
+
 @pytest.mark.parametrize("path", sample(TENSOR, 6), ids=file_id)
 def test_one_spelling_per_family(path):
     assert check(_sugar(path)) == []

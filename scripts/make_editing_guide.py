@@ -47,12 +47,13 @@ def header_excerpt(src: str) -> str:
 
 def verify(base_ptx: str, edited_ptx: str) -> str:
     try:
-        from verify.sass import VerifyError, format_report, verify_texts
+        from verify.report import VerifyError, format_report, verify_texts
     except ImportError as e:
         return f"verify not available: {e}"
     try:
-        return format_report(verify_texts(base_ptx, edited_ptx, base_name=str(BASE.relative_to(ROOT)),
-                                          edited_name="edited.ptx"))
+        report = format_report(verify_texts(base_ptx, edited_ptx, base_name=str(BASE.relative_to(ROOT)),
+                                            edited_name="edited.ptx"))
+        return report.replace(sys.prefix, "<venv>")  # the tool paths are this machine's
     except VerifyError as e:
         return f"not verified here: {e}"
 
@@ -110,9 +111,9 @@ stage's loads are consumed). `py2ptx edited.py -o edited.ptx` gives:
 ## Not covered yet
 
 Waiting on the next stage's mbarrier one iteration earlier (with the guard for the last
-iteration) and changing the number of stages are edits across the loop's stage and phase
-registers; the sugar does not yet name those registers by role, so this guide does not
-script them.
+iteration) and changing the number of stages are edits across the loop's `stage` and `phase`
+registers (named by role above) and the per-stage buffers and barriers; this guide does not
+script them yet.
 """)
     return 0
 

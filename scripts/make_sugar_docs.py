@@ -34,7 +34,7 @@ def page(title: str, rel: str) -> str:
 
     text = read_ptx(ROOT / rel)
     plain = transpile.ptx_to_python(text)
-    sugar = ptx2py.ptx_to_python(text, sugar=True)
+    sugar = ptx2py.ptx_to_python(text, sugar=True, filename=str(ROOT / rel))  # as `ptx2py FILE --sugar`
     assert transpile.python_to_ptx(sugar) == text, rel
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
 
@@ -60,10 +60,10 @@ its instruction (`file=` when not `.file 1`; LLVM's `// file.py:L:C` comment der
 `at(line=53, col=3).at(line=477, col=5, file=2, fn=0)` is a chain of inlined `.loc`s (nvcc
 -lineinfo; `fn=N` is `function_name $L__info_stringN`, inlined at the frame before it, or at
 `inlined_at=(file, line, col)`; `ptx.<insn>(..., at=at(...))` where the prefix would not fit the line);
-`asm.<insn>` / `with inline_asm():` stand for the `// begin/end inline asm`
-markers (`nvasm.<insn>` / `inline_asm(blank=False)`: NVVM's, without the blank
-line; `with at(...).inline_asm():` puts the `.loc` first);
-`with inline_asm(block=True, pred="p") as p_2:` is nvcc's `{{ .reg .pred p; ... }}`
+`asm` is inline asm, the `// begin/end inline asm` markers: `asm.<insn>(...)` around one
+statement, `with asm():` around several (`nvasm.<insn>` / `with nvasm():`: NVVM's, without the
+blank line; `with at(...).asm():` puts the `.loc` first);
+`with asm(block=True, pred="p") as p_2:` is nvcc's `{{ .reg .pred p; ... }}`
 inside the markers;
 what exists only to reproduce whitespace (the style table, per-statement layout, blank lines,
 inline-asm markers at other indents, comments over 100 characters) is the trailer after the

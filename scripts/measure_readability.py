@@ -9,7 +9,8 @@ only the lines of instruction statements (calls with their continuation lines,
 `for`/`skip_if`/`loop` headers): the figure a sugar without any other line would reach.
 `--layout` counts, in the kernel bodies (before the layout trailer), the layout keywords
 (`fmt=`, `indent=`, `close_indent=`, `lead=`, ...) and `.loc` mini-language strings
-(`at("1:2:3@0")`, `loc("...")`, `at="..."`) left, and files that open with `ptx.style(`.
+(`at("1:2:3@0")`, `loc("...")`, `at="..."`) left, files that open with `ptx.style(`, and
+inline asm spelled `inline_asm(...)` instead of `asm` (one spelling).
 `--loops` also counts the back edges raised as `with loop(...)` and checks every raised
 block against the control-flow graph (`sugar.loopcheck`). Files are converted with their
 path, as `ptx2py FILE --sugar` does (so launch sidecars and sources name parameters).
@@ -79,15 +80,18 @@ def instruction_lines(src: str) -> int:
 
 LAYOUT_WORDS = re.compile(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent)=")
 MINI_LANGUAGE = re.compile(r"""\b(?:at|loc)\(["']|\bat=["']""")
+LONG_ASM = re.compile(r"\binline_asm\(")
 
 
 def layout_counts(src: str) -> tuple:
-    """(layout keywords, mini-language strings, opens with ptx.style) in the body of `src`."""
+    """(layout keywords, mini-language strings, opens with ptx.style, `inline_asm(` brackets)
+    in the body of `src`."""
     from transpile.dsl.trivia_table import split_trailer
 
     body = split_trailer(src)[0]
     head = body.split("\n", 3)[2] if body.count("\n") >= 3 else ""
-    return len(LAYOUT_WORDS.findall(body)), len(MINI_LANGUAGE.findall(body)), int(head.startswith("ptx.style("))
+    return (len(LAYOUT_WORDS.findall(body)), len(MINI_LANGUAGE.findall(body)), int(head.startswith("ptx.style(")),
+            len(LONG_ASM.findall(body)))
 
 
 def one(job):
@@ -146,7 +150,7 @@ def main(argv=None) -> int:
     disagree = []
     with ProcessPoolExecutor(args.j) as ex:
         jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops, args.layout) for f in files]
-        lay_total, lay_files = [0, 0, 0], []
+        lay_total, lay_files = [0, 0, 0, 0], []
         for path, n, r, ok, black_ok, lr, lay in ex.map(one, jobs, chunksize=2):
             if lay is not None:
                 lay_total = [a + b for a, b in zip(lay_total, lay)]
@@ -174,7 +178,8 @@ def main(argv=None) -> int:
             print("  FAIL", *b)
     if args.layout:
         print(f"in kernel bodies: layout keywords {lay_total[0]}, .loc mini-language strings {lay_total[1]}; "
-              f"files opening with ptx.style: {lay_total[2]} ({len(lay_files)} files with any)")
+              f"files opening with ptx.style: {lay_total[2]}; inline_asm( brackets: {lay_total[3]} "
+              f"({len(lay_files)} files with any)")
         for f, c in lay_files[:20]:
             print("  LAYOUT", f, *c)
     if args.loops:

@@ -52,7 +52,7 @@ def edit_wait_group(source: str) -> tuple[str, int]:
 
 
 ARRIVE = "asm.mbarrier_arrive.expect_tx"
-TMA_LOAD = "asm.cp.async_.bulk.tensor"
+TMA_LOAD = ("asm.cp_async_bulk_tensor", "asm.cp.async_.bulk.tensor")  # typed, or the plain chain
 
 
 def _statement_end(lines: list[str], start: int) -> int:
@@ -66,11 +66,22 @@ def _statement_end(lines: list[str], start: int) -> int:
     return end
 
 
+def _loop_lines(source: str) -> tuple[int, int]:
+    """(first, end) line indexes of the K loop: the outermost `with loop(...)` block."""
+    import ast
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.With) and ast.unparse(node.items[0].context_expr).startswith("loop("):
+            return node.lineno - 1, node.end_lineno
+    raise SystemExit("no raised K loop (`with loop(...)`) in the sugar Python")
+
+
 def move_arrive(source: str) -> tuple[str, int]:
     """Move the K loop's `mbarrier.arrive.expect_tx` (announcing the next stage's TMA bytes) to
     after the first TMA load it covers (across a `bar.sync`); returns (source, new line number)."""
     lines = source.splitlines(keepends=True)
-    hits = [i for i, line in enumerate(lines) if line.strip().startswith(ARRIVE)]
+    first, last = _loop_lines(source)   # the prologue's arrives (before the loop) stay
+    hits = [i for i, line in enumerate(lines) if line.strip().startswith(ARRIVE) and first <= i < last]
     if len(hits) != 1:
         raise SystemExit(f"expected exactly one {ARRIVE} call in the loop, found {len(hits)}")
     start = hits[0]

@@ -1,14 +1,15 @@
 """`// begin inline asm` / instruction / blank / `// end inline asm` -> `asm.<insn>(...)`
 (one instruction or spin wait; `asm.block.<insn>(...)` when nvcc wraps it in `{ }`) or
-`with inline_asm():` (several; `with inline_asm(block=True):` for the statements
-of one `{ }` block, as nvcc wraps inline asm that declares registers; the
-block's own layout keywords follow, `close_lead=""`).
+`with asm():` (several; `with asm(block=True):` for the statements of one `{ }` block,
+as nvcc wraps inline asm that declares registers; the block's own layout keywords
+follow, `close_lead=""`, until the trivia pass moves them to the table). `asm` is the one
+spelling of the bracket (`with inline_asm():`, the DSL's class, runs the same but is not written).
 
 NVVM's bracket has no blank line before the end comment: `nvasm.<insn>(...)`
-or `with inline_asm(blank=False):`. An end comment at its own indent (before a
+or `with nvasm():`. An end comment at its own indent (before a
 label) is `end_indent="\\t"`: `asm.<insn>(..., end_indent="\\t")`,
-`with inline_asm(end_indent="\\t"):`. The block's first register declaration is a
-keyword of the `with`: `with inline_asm(block=True, pred="p") as p_2:`.
+`with asm(end_indent="\\t"):`. The block's first register declaration is a
+keyword of the `with`: `with asm(block=True, pred="p") as p_2:`.
 """
 
 from __future__ import annotations
@@ -78,14 +79,12 @@ def _closing(stmts, j, depth):
 
 def _with_call(tight, ind, block) -> Call:
     kw = []
-    if tight:
-        kw.append(Kw("blank", "False"))
     if block is not None:
         kw.append(Kw("block", "True"))
         kw.extend(block.expr.items)  # the `{ }` block's own layout keywords
     if ind:
         kw.append(Kw("end_indent", q(ind)))
-    return Call("inline_asm", kw)
+    return Call("nvasm" if tight else "asm", kw)
 
 
 def _at_inside(b):

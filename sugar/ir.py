@@ -31,6 +31,18 @@ def is_insn(s) -> bool:
     return first == "insn" or first not in _DIRECTIVES
 
 
+ASM_BRACKETS = ("asm", "nvasm")  # `with asm():` / `with nvasm():`, the inline-asm bracket of several statements
+
+
+def is_asm_bracket(s) -> bool:
+    """`with asm(...):`, `with nvasm(...):` or `with at(...).asm(...):` (a `.loc` before it)."""
+    e = s.expr
+    if s.prefix != "with " or e.__class__ is not Call:
+        return False
+    h = e.head
+    return h in ASM_BRACKETS or h.startswith("at(") and h.endswith((").asm", ").nvasm"))
+
+
 def is_call(s, name: str, nargs: int | None = None) -> bool:
     e = s.expr
     return (e.__class__ is Call and e.head == name and not s.prefix and not s.trailer

@@ -7,7 +7,7 @@ varying integer replaced by its expression in the loop variable, so running
 the loop records exactly the original statements (checked: the body is
 re-instantiated for every r and compared with the original text).
 
-A unit is one simple statement or a whole `with inline_asm():` block (Triton's
+A unit is one simple statement or a whole `with asm():` block (Triton's
 paired masked loads/stores), so loops run over blocks too. Loops need at least
 MIN_REPS repetitions (two-repetition loops read worse than the code: any two
 integers are affine, so their loops show strides that mean nothing); a run
@@ -27,7 +27,7 @@ import re
 
 from transpile.format import LINE
 
-from .ir import Call, Display, Kw, layout_lines, stmt, taken_names
+from .ir import Call, Display, Kw, is_asm_bracket, layout_lines, stmt, taken_names
 
 MAX_PERIOD = 32
 NESTING = 2  # loop levels: `for j ...: for i ...:`
@@ -220,7 +220,7 @@ def _run_length(T, i, p, n):
 
 
 def _units(stmts):
-    """(start, end, template) per unit: one statement, or a whole block (`with inline_asm(...):`,
+    """(start, end, template) per unit: one statement, or a whole block (`with asm(...):`,
     `for i in range(n):`) whose body is repeated as a unit; a block header is part of the shape."""
     units, i, n = [], 0, len(stmts)
     while i < n:
@@ -246,8 +246,7 @@ def _is_block_header(s) -> bool:
         return False
     if s.prefix.startswith("for "):
         return True
-    h = s.expr.head
-    return s.prefix == "with " and (h == "inline_asm" or h.startswith("at(") and h.endswith(").inline_asm"))
+    return is_asm_bracket(s)
 
 
 def _header_template(s):

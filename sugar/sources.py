@@ -103,6 +103,16 @@ def triton_names(source: str, kernel: str) -> list | None:
 _GLOBAL = re.compile(r"__global__\b[^;{()]*?\b(\w+)\s*\(")
 _CXX_WORDS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict", "unsigned", "signed",
                         "struct", "class", "typename"})
+_SIGN = frozenset({"unsigned", "signed"})  # a type on their own: `unsigned* __restrict__ hist`
+_BUILTIN_TYPES = frozenset({"int", "char", "short", "long", "float", "double", "bool", "void"})
+
+
+def _param_name(param: str) -> str | None:
+    """The declared name of one C++ parameter (None when it is unnamed)."""
+    words = re.findall(r"[A-Za-z_]\w*", param.split("=")[0])
+    kept = [w for w in words if w not in _CXX_WORDS]
+    typed = len(kept) >= 2 or (len(kept) == 1 and any(w in _SIGN for w in words))
+    return kept[-1] if typed and kept[-1] not in _BUILTIN_TYPES else None
 
 
 def _split_top(text: str) -> list:
@@ -132,10 +142,7 @@ def cuda_names(source: str, base: str, count: int) -> list | None:
             depth += {"(": 1, ")": -1}.get(source[k], 0)
             k += 1
         params = _split_top(source[m.end():k - 1])
-        names = []
-        for p in params:
-            words = [w for w in re.findall(r"[A-Za-z_]\w*", p.split("=")[0]) if w not in _CXX_WORDS]
-            names.append(words[-1] if len(words) >= 2 else None)
+        names = [_param_name(p) for p in params]
         if len(names) == count and None not in names:
             return _unique([_ident(n) for n in names])
     return None

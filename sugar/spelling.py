@@ -1,8 +1,9 @@
 """Checks that `--sugar` Python spells each instruction family one way: every instruction of a
 typed family (transpile/dsl/families.py: TMA, mbarrier, wgmma, tcgen05, mma, ldmatrix, ...)
 is its typed call with keyword operands (directly or through an alias of a typed head), never
-the plain `ptx.`/`asm.` chain or positional operands; and no vector inside an address (TMA
-and texture coordinates) is shown as a register range.
+the plain `ptx.`/`asm.` chain or positional operands; no vector inside an address (TMA
+and texture coordinates) is shown as a register range; and inline asm is spelled `asm`
+(`asm.<insn>(...)`, `with asm():`, `nvasm` for NVVM's bracket), never `with inline_asm():`.
 
     problems = check(sugar_python)   # ["12: mbarrier_arrive spelled plain: asm.mbarrier.arrive...", ...]
 """
@@ -70,6 +71,10 @@ def _ranged_address(node) -> bool:
         isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice) for x in node.elts)
 
 
+# the inline-asm bracket's other spelling (transpile/dsl/structured.py): it runs, but sugar writes `asm`
+_LONG_ASM = "inline_asm"
+
+
 def check(src: str) -> list:
     tree = ast.parse(src)
     aliases = _aliases(tree)
@@ -79,6 +84,9 @@ def check(src: str) -> list:
             continue
         chain = _chain(node.func)
         if not chain:
+            continue
+        if chain[-1] == _LONG_ASM:
+            problems.append(f"{node.lineno}: inline asm spelled {'.'.join(chain)}(...): write asm(...)")
             continue
         if chain[0] in aliases and not (len(chain) == 1 and chain[0] in FAMILIES):
             chain = aliases[chain[0]] + chain[1:]

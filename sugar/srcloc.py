@@ -22,7 +22,7 @@ from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
 
-from .ir import Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
+from .ir import ASM_BRACKETS, Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
 MAX_PREFIX = 44
@@ -77,11 +77,11 @@ def run(stmts, ctx):
                 ok = True
             f = _frame(s)
             if (ok and f is not None and j < n and stmts[j].depth == s.depth and stmts[j].prefix == "with "
-                    and stmts[j].expr.__class__ is Call and stmts[j].expr.head == "inline_asm"):
+                    and stmts[j].expr.__class__ is Call and stmts[j].expr.head in ASM_BRACKETS):
                 pre = _typed([f])
                 hdr = stmts[j]
                 if len(pre) <= MAX_PREFIX and 4 * hdr.depth + len(pre) + 30 <= 88:
-                    out.append(stmt(Call(pre + ".inline_asm", hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
+                    out.append(stmt(Call(pre + "." + hdr.expr.head, hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
                     k = j + 1
                     continue
             if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth:

@@ -5,23 +5,18 @@ statement it belongs to. The body keeps the program and its short comments.
 
 Keys name statements by their tokens, so a moved statement takes its layout with it; the
 `// end inline asm` marker (and the lines before it) is kept as the previous statement's
-"after" lines, so an inline-asm statement moves with both its markers. Statements inside a
-rolled `for` keep their keywords (one call there stands for several statements).
+"after" lines, so an inline-asm statement moves with both its markers. The pass runs before
+statements are rolled into `for` loops (sugar/repeat.py, sugar/name_runs.py): each statement a
+loop stands for finds its own entry, by its own tokens, when the loop runs.
 """
 
 from __future__ import annotations
 
-from transpile.dsl.families import FAMILIES
-from transpile.dsl.structured import STATEMENT_CALLS
 from transpile.dsl.trivia_table import END
-from transpile.format import LINE
+from transpile.format import Pair
 from transpile.generator import q
 
-from transpile.format import Pair
-
-from .aliases import _AT
-from .srcloc import _frame, _typed, at_fits
-from .ir import Call, Display, Kw, is_call, stmt, unq
+from .ir import Call, Display, Kw, stmt, unq
 
 NAMES = ()
 LONG_COMMENT = 100  # a comment longer than this goes to the table (Triton's `// wait for regs: ...`)
@@ -30,9 +25,6 @@ _KW_FIELD = {"indent": "indent", "lead": "lead", "close_indent": "indent", "clos
 
 
 def run(stmts, ctx):
-    stmts = [x for s in stmts for x in _fitted(s)]
-    if not any(is_call(s, "srcmap") for s in stmts):
-        stmts = [_typed_loc(s) for s in stmts]
     gen = ctx.generator
     tags = getattr(gen, "tags", None)
     if tags is None:
@@ -41,17 +33,10 @@ def run(stmts, ctx):
     body_lines: dict = {}   # key -> {line index: indent} of comment lines kept in the body
     moved: dict = {}        # key -> {line index: raw line}
     out = []
-    loops: list = []        # depths of the enclosing `for` headers
     for s in stmts:
-        while loops and s.depth <= loops[-1]:
-            loops.pop()
-        if s.prefix.startswith("for "):
-            loops.append(s.depth)
-            out.append(s)
-            continue
         e = s.expr
         t = tags.get(id(e)) if e.__class__ is Call else None
-        if t is not None and t[0] is e and not loops:
+        if t is not None and t[0] is e:
             key, kind, value = t[1], t[2], t[3]
             if kind == "tail":
                 entries.setdefault(key, {})["tail"] = value
@@ -66,7 +51,7 @@ def run(stmts, ctx):
                     body_lines.setdefault(key, {})[value] = unq(kw[0].value)
                     e = Call(e.head, [i for i in e.items if i is not kw[0]])
                     s = type(s)(e, s.depth, s.prefix, s.trailer)
-        if e.__class__ is Call and not loops:
+        if e.__class__ is Call:
             kept = []
             for i in e.items:
                 if i.__class__ is Kw and i.name == "end_indent":  # the table re-indents the marker
@@ -98,50 +83,6 @@ def _nonempty_blocks(stmts):
         if s.trailer.endswith(":") and (i + 1 == len(stmts) or stmts[i + 1].depth <= s.depth):
             out.append(stmt("pass", s.depth + 1))
     return out
-
-
-def _fitted(s):
-    """`at(line=.., col=..).<insn>(...)` whose head no longer fits its line (a later pass nested
-    it deeper): `<insn>(..., at=at(...))`, which records the same lines in the same order
-    (black would split inside the prefix's brackets, which format.layout does not write)."""
-    e = s.expr
-    if s.prefix or e.__class__ is not Call or _fits(s):
-        return [s]
-    bracket = e.head.split(".", 1)[0] if e.head.startswith(("asm.at(", "nvasm.at(")) else None
-    if bracket is not None:  # `asm.at(...).x(...)`: `with inline_asm():` then `x(..., at=...)`
-        inner = _fitted(type(s)(Call(e.head[len(bracket) + 1:], e.items), s.depth + 1))
-        if len(inner) != 1 or not _fits(inner[0]):
-            return [s]
-        kw = [Kw("blank", "False")] if bracket == "nvasm" else []
-        kw += [i for i in e.items if i.__class__ is Kw and i.name == "end_indent"]
-        inner[0].expr.items[:] = [i for i in inner[0].expr.items if not (i.__class__ is Kw and i.name == "end_indent")]
-        return [type(s)(Call("inline_asm", kw), s.depth, "with ", ":"), inner[0]]
-    if not e.head.startswith("at("):
-        return [s]
-    m = _AT.match(e.head)
-    if m is None or any(i.__class__ is Kw and i.name == "at" for i in e.items) or not at_fits(m.group(1)[:-1], s.depth):
-        return [s]
-    rest = e.head[m.end():]
-    first = rest.split(".", 1)[0]
-    if first not in ("asm", "nvasm") and first not in FAMILIES and first not in STATEMENT_CALLS:
-        rest = "ptx." + rest
-    return [type(s)(Call(rest, [*e.items, Kw("at", m.group(1)[:-1])]), s.depth, s.prefix, s.trailer)]
-
-
-def _fits(s) -> bool:
-    """Whether the call's `head(` (or `head()`) fits its line."""
-    e = s.expr
-    return 4 * s.depth + len(e.head) + (1 if e.items else 2) <= LINE
-
-
-def _typed_loc(s):
-    """A `.loc` no prefix took, `ptx.loc(2, 477, 5, "$L__info_string0", (1, 53, 3))`, in the one
-    spelling of source locations: `loc(line=477, col=5, file=2, fn=0, inlined_at=(1, 53, 3))`
-    (without `srcmap`, where `loc(...)` would add LLVM's comment)."""
-    if not is_call(s, "ptx.loc"):
-        return s
-    f = _frame(s)
-    return s if f is None else type(s)(_typed([f], "loc"), s.depth)
 
 
 def _to_table(line: str) -> bool:

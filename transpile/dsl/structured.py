@@ -5,14 +5,15 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     at(line=262, col=26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
     loc(line=223, col=0)            # a .loc (and its comment) on its own, before a label
     asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
-    with inline_asm(): ...          # several instructions in one inline asm block
-    with inline_asm(block=True): ...  # nvcc's `{ .reg .pred p; ... }` inside the bracket
-    with at(1, 9, 2).inline_asm(): ...  # .loc 1 9 2 (and its comment), then the block
+    with asm(): ...                 # several instructions in one inline asm bracket
+    with asm(block=True): ...       # nvcc's `{ .reg .pred p; ... }` inside the bracket
+    with at(1, 9, 2).asm(): ...     # .loc 1 9 2 (and its comment), then the bracket
     at(1, 5, 0).asm.bar.sync(0)     # prefixes compose, in order: asm.at(...) puts .loc inside
     at(line=53, col=3).at(line=477, col=5, file=2, fn=0).add.s32(r[1], r[2], 1)
                                     # .loc 1 53 3; .loc 2 477 5, function_name
                                     # $L__info_string0, inlined_at 1 53 3; the instruction
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
+    with nvasm(): ...               # NVVM's bracket around several statements
     asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
     asm.mbarrier_wait([r[9]], r[117], form="cutlass")  # a spin-wait block inside the bracket
     data_b8("01 11 00 2508", notes="1: DW_TAG_compile_unit", col=40)  # `.b8` rows
@@ -20,6 +21,9 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     banner("nvvm", "CL-36424714", "13.0, V13.0.88", "7.0.1")  # the producer's header comments
     debug_str(L.info_string0, b"_ZN3cub...")  # a .debug_str entry: label, then 40-byte .b8 rows
     debug_strings(b"_ZN3cub...", b"_ZN43...")  # entries $L__info_string0, 1, ... in order
+
+`asm` is the one spelling of inline asm, `asm.<insn>(...)` for one statement and `with asm():`
+for several; `with inline_asm():` (the bracket's class) is the same bracket, spelled longer.
 
 `acc = f[0:64]` (a slice of a register family) is a tuple of registers, i.e. a
 `{...}` vector operand.
@@ -115,6 +119,14 @@ class Prefix:
     def inline_asm(self, blank: bool = True, block: bool = False, end_indent: str | None = None, **block_kw):
         """`with at(...).inline_asm():` the prefix's `.loc` before the inline asm bracket."""
         return inline_asm(blank, self, block, end_indent, **block_kw)
+
+    def __call__(self, **kw):
+        """`with asm():`, `with nvasm(block=True):`, `with at(...).asm():`: the bracket this
+        prefix ends with (`asm`/`nvasm`) around several statements, the prefix's `.loc` first."""
+        if not self.before or self.before[-1] is not _asm_begin or not self.after or self.after[0] not in _ASM_ENDS:
+            raise DSLError("only `asm(...)`/`nvasm(...)` open a bracket of statements (`with asm():`)")
+        kw.setdefault("blank", self.after[0] is _asm_end)
+        return inline_asm(prefix=Prefix(self.before[:-1], self.after[1:]), **kw)
 
     def __getattr__(self, ident):
         if ident.startswith("__"):

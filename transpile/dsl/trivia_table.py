@@ -6,7 +6,9 @@ runs that trailer first (`split_trailer`), so every statement the body records f
 A key names a PTX statement by what it says, not where it is: `fingerprint(stmt)` (a hash of its
 tokens) and, after the first, `.N` for the N-th statement with those tokens (`}` + the opener's key
 for a closing brace; END for the text after the last statement). A statement moved in the
-Python therefore takes its layout with it; an edited one takes the Style's defaults.
+Python therefore takes its layout with it; an edited one takes the Style's defaults. A call
+inside a `for` loop records one statement per iteration, each with its own key, so the table
+keeps every iteration's layout while the loop body holds none.
 
 An entry (every field optional):
     "fmt": {token index: trivia}          the tokens the Style does not predict

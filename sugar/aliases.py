@@ -135,10 +135,13 @@ def run(stmts, ctx):
             continue
         uses.setdefault(split[0], []).append((k, split[1]))
     taken = taken_names(stmts)
-    chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 for k, _ in us)]
+    plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
+    locs = {k: locs_before(stmts, k) for us in uses.values() for k, at in us if at is None and plain_locs}
+    chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 or locs.get(k) for k, _ in us)]
     for _ in range(3):  # names depend on which aliases there are: settle them
         names = names_for(chosen, taken)
-        keep = [t for t in chosen if len(uses[t]) >= MIN_USES and _gain(stmts, uses[t], names[t], t) >= MIN_GAIN]
+        keep = [t for t in chosen
+                if len(uses[t]) >= MIN_USES and _gain(stmts, uses[t], names[t], t, locs) >= MIN_GAIN]
         if keep == chosen:
             break
         chosen = keep
@@ -146,20 +149,27 @@ def run(stmts, ctx):
         return stmts
     names = names_for(chosen, taken)
     out, drop = list(stmts), set()
-    plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
     for t in chosen:
         for k, at in uses[t]:
-            out[k] = _aliased(stmts[k], names[t], at)
-            before = locs_before(stmts, k) if at is None and plain_locs else None
-            folded = None if before is None else with_at(stmts[before[0]:k], out[k], before[1])
-            if folded is not None:  # nvcc's `.loc` lines before it: the alias's `at=`
-                out[k] = folded
-                drop.update(range(before[0], k))
+            out[k], first = _use(stmts, k, names[t], at, locs)
+            drop.update(range(first, k))
     defs = [_definition(names[t], t) for t in sorted(chosen, key=lambda t: names[t])]
     return defs + [s for k, s in enumerate(out) if k not in drop]
 
 
-def _gain(stmts, us, name, target) -> int:
-    before = sum(_lines(stmts[k]) for k, _ in us)
-    after = sum(_lines(_aliased(stmts[k], name, at)) for k, at in us)
+def _use(stmts, k, name, at, locs):
+    """(the aliased call at k, the index its statements start at): nvcc's plain `.loc` lines
+    just before it become its `at=` where that takes fewer lines."""
+    call = _aliased(stmts[k], name, at)
+    before = locs.get(k)
+    folded = None if before is None else with_at(stmts[before[0]:k], call, before[1])
+    return (call, k) if folded is None else (folded, before[0])
+
+
+def _gain(stmts, us, name, target, locs) -> int:
+    before = after = 0
+    for k, at in us:
+        call, first = _use(stmts, k, name, at, locs)
+        before += sum(_lines(s) for s in stmts[first:k + 1])
+        after += _lines(call)
     return before - after - _lines(_definition(name, target))

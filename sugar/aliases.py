@@ -7,9 +7,9 @@
 A head with an `at(...)` prefix keeps its `.loc` chain as the `at=` keyword
 (`ptx.add.s32(r[1], r[2], 1, at="1:53:3")` records the same `.loc` lines first), and
 nvcc's plain `.loc` lines just before an aliased call become its `at=` where that saves lines.
-The alias name is the opcode (or typed family) and the fewest of its words that
-tell it apart from the file's other aliases of that opcode (`sync`/`aligned`
-never do). An alias is made only for a head called at least twice where it
+The alias name is the opcode (or typed family; `tma_load`/`tma_store`/`tma_prefetch`
+for the tensor bulk copies) and the fewest of its words that tell it apart from the
+file's other aliases of that opcode (`sync`/`aligned` never do). An alias is made only for a head called at least twice where it
 saves lines: the calls' lines before, less the lines after and the alias line.
 """
 
@@ -30,7 +30,7 @@ from .srcloc import at_fits, locs_before, with_at
 NOISE = frozenset({"sync", "aligned"})
 MIN_USES = 2  # a name for one call is only indirection
 MIN_GAIN = 2  # lines saved, the alias line counted
-_AT = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(line=5, col=0).at(...).`
+_AT = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(5, 0).at(...).`
 _CHAIN = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
 _PREFIXES = ("ptx", "asm", "nvasm")
 RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
@@ -38,7 +38,7 @@ RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword
 
 def split_head(head: str):
     """(alias target, `at=` value or None) of an instruction head, else None:
-    `at(line=5, col=0).asm.bar.sync` -> ("asm.bar.sync", "at(line=5, col=0)")."""
+    `at(5, 0).asm.bar.sync` -> ("asm.bar.sync", "at(5, 0)")."""
     at = None
     m = _AT.match(head)
     if m is not None:
@@ -58,12 +58,30 @@ def split_head(head: str):
     return head, at
 
 
+# families whose alias names say what the copy does, as a Hopper engineer names it: (load, store);
+# PTX writes the destination state space first (`.shared::cluster.global`: global -> shared)
+STEMS = {"cp_async_bulk_tensor": ("tma_load", "tma_store"),
+         "cp_async_bulk_prefetch_tensor": ("tma_prefetch", "tma_prefetch")}
+
+
+_STEM_NAMES = frozenset(n for pair in STEMS.values() for n in pair)  # a name that needs no word after it when alone
+
+
+def _stem(op: str, words) -> str:
+    names = STEMS.get(op)
+    if names is None:
+        return op
+    spaces = [w for w in words if w.startswith(("shared", "global_"))]
+    return names[0] if not spaces or spaces[0].startswith("shared") else names[1]
+
+
 def _words(target: str):
-    """(group, words): the opcode or family (with its prefix) and the dot-words after it."""
+    """(group, words): the opcode or family (with its prefix; a STEMS name for its alias) and
+    the dot-words after it."""
     parts = target.split(".")
     kind = parts[0] if parts[0] in _PREFIXES else ""
     rest = parts[1:] if kind else parts
-    return (kind, rest[0]), rest[1:]
+    return (kind, _stem(rest[0], rest[1:])), rest[1:]
 
 
 def _ident(words) -> str:
@@ -95,7 +113,7 @@ def names_for(targets, taken) -> dict:
     for (kind, op), members in sorted(groups.items()):
         for t, words in members:
             others = [w for u, w in members if u != t]
-            base = [op, *_distinguishing(words, others)]
+            base = [op, *_distinguishing(words, others)] if others or op not in _STEM_NAMES else [op]
             name = _ident(base)
             if name in used or not name.isidentifier():
                 name = _ident([kind or "ptx", *base])
@@ -118,8 +136,16 @@ def _definition(name, target):
     return stmt(target, 0, name + " = ")
 
 
+# keywords that only reproduce whitespace: the layout table after the body takes them (sugar/trivia)
+LAYOUT_KW = frozenset({"fmt", "indent", "lead", "close_indent", "close_lead", "end_indent"})
+
+
 def _lines(s) -> int:
-    return layout_lines(s.expr, s.depth, s.prefix)
+    """The statement's lines once its layout keywords have gone to the layout table."""
+    e = s.expr
+    if e.__class__ is Call and any(i.__class__ is Kw and i.name in LAYOUT_KW for i in e.items):
+        e = Call(e.head, [i for i in e.items if i.__class__ is not Kw or i.name not in LAYOUT_KW])
+    return layout_lines(e, s.depth, s.prefix)
 
 
 def run(stmts, ctx):

@@ -1,11 +1,12 @@
-"""`.loc` + the instruction it describes -> `at(file, line, col).<insn>(...)`; a `.loc`
-with its derived comment and no instruction after it -> `loc(file, line, col)`;
-several plain `.loc`s with none after them -> `loc("1:97:5 1:81:5@12")`.
+"""`.loc` + the instruction it describes -> `at(line, col).<insn>(...)` (`file=` when not
+`.file 1`); a `.loc` with its derived comment and no instruction after it -> `loc(line, col)`;
+several plain `.loc`s with none after them (before a label or block) -> one `loc(...)` each.
 
-A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the
-previous one's location) before an instruction -> `at("1:53:3 2:477:5@0").<insn>`
-(`@N`: `function_name $L__info_stringN`; see `structured.loc_chain`). Where the
-prefix would push the head past 88 columns, `ptx.<insn>(..., at="1:18:7 2:91:5@0")`.
+A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the previous one's
+location) before an instruction -> `at(53, 3).at(477, 5, file=2, fn=0).<insn>` (`fn=N`:
+`function_name $L__info_stringN`, inlined at the frame before; `inlined_at=(f, l, c)` when
+not). A prefix is used only where it takes no more lines than the `loc(...)` lines it
+replaces; where its head would not fit, `ptx.<insn>(..., at=at(...))` when that is shorter.
 
 LLVM/Triton's trailing `// file.py:L:C` comment on a `.loc` line is derived
 from the `.file` table and a module-wide column (`srcmap(col)`), so it costs
@@ -22,6 +23,7 @@ from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
 
+from .inline_asm import BEGIN
 from .ir import Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
@@ -83,7 +85,7 @@ def run(stmts, ctx):
                 rest = h[4:] if h.startswith("ptx.") else h
                 call = Call(pre + "." + rest, ins.expr.items)
                 if (len(pre) <= MAX_PREFIX and 4 * ins.depth + len(pre) + len(rest) + 2 <= 88
-                        and layout_lines(call, ins.depth) <= 1 + layout_lines(ins.expr, ins.depth)):
+                        and (_bracketed(stmts, k) or layout_lines(call, ins.depth) <= 1 + layout_lines(ins.expr, ins.depth))):
                     out.append(stmt(call, ins.depth))  # no longer than `loc(...)` on a line of its own
                     k = j + 1
                     continue
@@ -105,6 +107,12 @@ def run(stmts, ctx):
         out.append(s)
         k += 1
     return out
+
+
+def _bracketed(stmts, k) -> bool:
+    """Whether the `.loc` at k opens an inline-asm bracket's body: its prefix goes on the
+    instruction whatever the lines, as `asm.at(...).<insn>` is then one unit (to move, to roll)."""
+    return k > 0 and is_call(stmts[k - 1], "ptx.comment", 1) and stmts[k - 1].expr.items[0] == BEGIN
 
 
 def source_map(stmts, ctx, idx, files) -> None:
@@ -223,7 +231,7 @@ def _chain(stmts, k, node_of, out, commented=None):
             lines = sum(layout_lines(x.expr, depth) for x in stmts[k:starts[m]:step]) + layout_lines(
                 Call(pre + "." + rest, ins.expr.items), depth)
             best = min(best or (lines, m), (lines, m))
-    if best is not None and best[0] <= len(frames) + layout_lines(ins.expr, depth):  # else `loc(...)` lines
+    if best is not None and (_bracketed(stmts, k) or best[0] <= len(frames) + layout_lines(ins.expr, depth)):
         m = best[1]
         out.extend(stmts[k:starts[m]])
         out.append(stmt(Call(_typed(frames[m:]) + "." + rest, ins.expr.items), depth))

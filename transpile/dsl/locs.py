@@ -137,13 +137,13 @@ def loc_calls(*args, enclosing=None, **kw) -> tuple:
 
 def loc(*args, **kw) -> None:
     """A `.loc` line on its own (before a label, say) with its `srcmap` comment:
-    `loc(line=97, col=5)`, as in `at(...)`."""
+    `loc(97, 5)`, as in `at(...)`."""
     for record in loc_calls(*args, **kw):
         record()
 
 
 def run_locs(at) -> None:
-    """An instruction's `at=` keyword: a prefix (`at=at(line=18, col=7).at(...)`) or the older string."""
+    """An instruction's `at=` keyword: a prefix (`at=at(18, 7).at(...)`) or the older string."""
     before = getattr(at, "before", None)
     if before is not None:
         for f in before:

@@ -37,25 +37,33 @@ RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword
 
 
 def split_head(head: str):
-    """(alias target, `at=` value or None) of an instruction head, else None:
-    `at(5, 0).asm.bar.sync` -> ("asm.bar.sync", "at(5, 0)")."""
-    at = None
+    """(alias target, `at=` value or None, `inside=` value or None) of an instruction head,
+    else None: `at(5, 0).asm.bar.sync` -> ("asm.bar.sync", "at(5, 0)", None);
+    `asm.at(5, 0).bar.sync` (the `.loc` inside the markers) -> ("asm.bar.sync", None, "at(5, 0)")."""
+    at = inside = None
     m = _AT.match(head)
     if m is not None:
         at = m.group(1)[:-1]
         head = head[m.end():]
+    for p in ("asm.", "nvasm."):
+        m = _AT.match(head, len(p)) if head.startswith(p) else None
+        if m is not None:
+            inside = m.group(1)[:-1]
+            head = p + head[m.end():]
+    if at is not None and inside is not None:
+        return None  # `.loc`s on both sides of the markers: the prefixes say it best
     if not _CHAIN.match(head):
         return None
     first, second = head.split(".", 2)[:2]
     if first in FAMILIES:
-        return head, at
+        return head, at, inside
     if first not in _PREFIXES:
         if at is None:
             return None
         head, first, second = "ptx." + head, "ptx", first
     if second not in FAMILIES and (second in _DIRECTIVES or second in ("block", "insn")):
         return None
-    return head, at
+    return head, at, inside
 
 
 # families whose alias names say what the copy does, as a Hopper engineer names it: (load, store);
@@ -125,8 +133,9 @@ def names_for(targets, taken) -> dict:
     return out
 
 
-def _aliased(s, name, at):
-    items = list(s.expr.items) + ([Kw("at", at)] if at is not None else [])
+def _aliased(s, name, locs):
+    """The call of alias `name` for statement s; `locs`: its (`at=`, `inside=`) values or None."""
+    items = list(s.expr.items) + [Kw(kw, v) for kw, v in zip(("at", "inside"), locs) if v is not None]
     return stmt(Call(name, items), s.depth)
 
 
@@ -155,19 +164,20 @@ def run(stmts, ctx):
         if e.__class__ is not Call or s.prefix or s.trailer:
             continue
         split = split_head(e.head)
-        if split is None or (split[1] is not None and any(i.__class__ is Kw and i.name == "at" for i in e.items)):
+        if split is None or any(i.__class__ is Kw and i.name in ("at", "inside") for i in e.items):
             continue
-        if split[1] is not None and not at_fits(split[1], s.depth):
+        if any(x is not None and not at_fits(x, s.depth) for x in split[1:]):
             continue
-        uses.setdefault(split[0], []).append((k, split[1]))
+        uses.setdefault(split[0], []).append((k, split[1:]))
     taken = taken_names(stmts)
     plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
-    locs = {k: locs_before(stmts, k) for us in uses.values() for k, at in us if at is None and plain_locs}
+    locs = {k: locs_before(stmts, k) for us in uses.values() for k, at in us if at[0] is None and plain_locs}
     chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 or locs.get(k) for k, _ in us)]
     for _ in range(3):  # names depend on which aliases there are: settle them
         names = names_for(chosen, taken)
         keep = [t for t in chosen
-                if len(uses[t]) >= MIN_USES and _gain(stmts, uses[t], names[t], t, locs) >= MIN_GAIN]
+                if sum(_use(stmts, k, names[t], at, locs)[0] is not stmts[k] for k, at in uses[t]) >= MIN_USES
+                and _gain(stmts, uses[t], names[t], t, locs) >= MIN_GAIN]
         if keep == chosen:
             break
         chosen = keep
@@ -185,10 +195,13 @@ def run(stmts, ctx):
 
 def _use(stmts, k, name, at, locs):
     """(the aliased call at k, the index its statements start at): nvcc's plain `.loc` lines
-    just before it become its `at=` where that takes fewer lines."""
+    just before it become its `at=` where that takes fewer lines. A call whose `inside=`
+    keyword would make it longer than its `asm.at(...).` prefix keeps the prefix."""
     call = _aliased(stmts[k], name, at)
     before = locs.get(k)
     folded = None if before is None else with_at(stmts[before[0]:k], call, before[1])
+    if folded is None and at[1] is not None and _lines(call) > _lines(stmts[k]):
+        return stmts[k], k
     return (call, k) if folded is None else (folded, before[0])
 
 

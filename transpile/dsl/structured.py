@@ -67,13 +67,17 @@ class _Bound:
             raise AttributeError(ident)
         return _Bound(self._prefix, getattr(self._target, ident))
 
-    def __call__(self, *args, at=None, end_indent=None, **kw):
+    def __call__(self, *args, at=None, inside=None, end_indent=None, **kw):
         """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would;
+        `inside=`: the `.loc` chain just before the instruction, inside the prefix's brackets,
+        as `asm.at(...).` would (`cp_async = asm.cp.async_...; cp_async(..., inside=at(241, 13))`);
         `end_indent="\t"`: the end comment of `asm.`/`nvasm.` at its own indent."""
         if at is not None:
             run_locs(at)
         for f in self._prefix.before:
             f()
+        if inside is not None:
+            run_locs(inside)
         r = self._target(*args, **kw)
         for f in self._prefix.after:
             if end_indent is not None and f in _ASM_ENDS:

@@ -1,7 +1,7 @@
 """The fresh readability set: PTX from kernels and flag combinations corpus/ does not contain
 (sources in corpus_fresh/src, nothing in sugar/ or the style presets fitted to them), generated
 into a folder of its own (default: a new temp dir), one subfolder per producer, so that
-`python scripts/measure_readability.py OUT/triton OUT/nvcc` reports them beside corpus/.
+`python scripts/measure_readability.py OUT/triton OUT/nvcc OUT/pallas` reports them beside corpus/.
 
     python scripts/make_fresh_set.py --out /tmp/fresh      # Triton (no GPU needed) and nvcc
     python scripts/make_fresh_set.py --out /tmp/fresh --jax-python /path/to/jax-venv/bin/python

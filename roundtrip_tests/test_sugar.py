@@ -171,3 +171,44 @@ def test_sugar_case(pass_name, path):
             k += 1
         assert k < len(lines), f"missing {want!r} in:\n{src}"
         k += 1
+
+
+# --- .loc spellings -----------------------------------------------------------------------------
+
+_LOC_MODULE = '''from transpile.dsl import *  # noqa: F401,F403
+
+ptx.version("8.0")
+ptx.target("sm_90a")
+ptx.address_size(64)
+with ptx.entry("k", params=[], visible=True):
+    r = reg.b32("%r", 8)
+    {}.add.s32(r[1], r[2], 1)
+    ptx.ret()
+ptx.file(1, "/x/k.cu")
+ptx.file(2, "/x/a.h")
+'''
+
+
+@pytest.mark.parametrize("short,long_", [
+    ("at(439, 5)", "at(line=439, col=5)"),
+    ("at(439, 5)", "at(1, 439, 5)"),
+    ("at(91, 5, file=2, fn=0, inlined_at=(1, 18, 7))", "at(line=91, col=5, file=2, fn=0, inlined_at=(1, 18, 7))"),
+    ("at(18, 7).at(91, 5, file=2, fn=0)", "at(line=18, col=7).at(line=91, col=5, file=2, fn=0)"),
+])
+def test_at_line_col_positional_is_the_keyword_form(short, long_):
+    got = transpile.python_to_ptx(_LOC_MODULE.format(short))
+    assert got == transpile.python_to_ptx(_LOC_MODULE.format(long_))
+    assert ".loc 1 439 5\n" in got or ".loc 2 91 5, function_name $L__info_string0, inlined_at 1 18 7\n" in got
+
+
+def test_inside_keyword_puts_the_loc_inside_the_markers_as_the_prefix_does():
+    alias = "cp = asm.cp.async_.ca.shared.global_\n"
+    prefixed = _LOC_MODULE.format("asm.at(241, 13)").replace(".add.s32(r[1], r[2], 1)",
+                                                              ".cp.async_.ca.shared.global_([r[1]], [r[2]], 4)")
+    keyword = _LOC_MODULE.replace("    {}.add.s32(r[1], r[2], 1)", "    cp([r[1]], [r[2]], 4, inside=at(241, 13))")
+    keyword = keyword.replace("\nptx.version", "\n" + alias + "ptx.version", 1)
+    got = transpile.python_to_ptx(keyword)
+    assert got == transpile.python_to_ptx(prefixed)
+    assert "// begin inline asm\n\t.loc 1 241 13\n\tcp.async" in got
+    outside = transpile.python_to_ptx(keyword.replace("inside=", "at="))
+    assert ".loc 1 241 13\n\t// begin inline asm\n\tcp.async" in outside

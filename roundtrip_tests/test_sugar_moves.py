@@ -79,6 +79,9 @@ def _norm(text: str) -> list:
     return [" ".join(l.split()) for l in text.split("\n")]
 
 
+SHARED = 4  # boundary lines two swapped units may have in common
+
+
 def _rotation(orig: list, moved: list):
     """(x, y, z) with moved == orig[:x] + orig[y:z] + orig[x:y] + orig[z:], else None."""
     if len(orig) != len(moved):
@@ -89,9 +92,13 @@ def _rotation(orig: list, moved: list):
     z = len(orig)
     while z > x and orig[z - 1] == moved[z - 1]:
         z -= 1
-    for y in range(x + 1, z):
-        if moved[x:z] == orig[y:z] + orig[x:y]:
-            return x, y, z
+    # the two units may share their first or last lines (both end with `// end inline asm`):
+    # those lines look unchanged, so the rotation may start a little before x or end after z
+    for x0 in range(x, max(x - SHARED, 0) - 1, -1):
+        for z0 in range(z, min(z + SHARED, len(orig)) + 1):
+            for y in range(x0 + 1, z0):
+                if moved[x0:z0] == orig[y:z0] + orig[x0:y]:
+                    return x0, y, z0
     return None
 
 

@@ -1,10 +1,15 @@
 """The fresh readability set: PTX from kernels and flag combinations corpus/ does not contain
 (sources in corpus_fresh/src, nothing in sugar/ or the style presets fitted to them), generated
 into a folder of its own (default: a new temp dir), one subfolder per producer, so that
-`python scripts/measure_readability.py OUT/triton OUT/nvcc` reports them beside corpus/.
+`python scripts/measure_readability.py OUT/triton OUT/nvcc OUT/pallas` reports them beside corpus/.
 
     python scripts/make_fresh_set.py --out /tmp/fresh      # Triton (no GPU needed) and nvcc
-Pallas needs jax (not installed here: reported, not generated).
+    python scripts/make_fresh_set.py --out /tmp/fresh --jax-python /path/to/jax-venv/bin/python
+
+Pallas needs jax 0.10.2 + jaxlib 0.10.2 + triton 3.9.0 (corpus/README.md), best in a venv of its
+own: `--jax-python` (or $PTX2PY_JAX_PYTHON) names its interpreter, which lowers the kernels of
+corpus_fresh/src/pallas the way corpus/scripts/build_pallas.py does (no GPU needed). Without
+jax the Pallas part is reported as skipped, not written.
 """
 
 from __future__ import annotations
@@ -77,17 +82,75 @@ def nvcc_set(out: Path) -> list:
     return made
 
 
+# (kernel, capabilities): every kernel of corpus_fresh/src/pallas/fresh_kernels.py, with its own
+# block sizes, warps and stages (sm_90 / sm_100 PTX for the two matmuls: wgmma / tcgen05 paths)
+PALLAS = [
+    ("swiglu_bf16_r8", (80, 90)),
+    ("residual_log_softmax_f16_r2_w8", (80, 100)),
+    ("matmul_bias_gelu_f16_64x128x32_s2", (80, 90, 100)),
+    ("matmul_bias_gelu_bf16_128x64x64_w8s4", (90, 100)),
+    ("attention_f16_q64_k128_d64", (80, 90)),
+    ("col_stats_f32_1024x128_w8", (80, 90)),
+]
+
+
+def pallas_set(out: Path) -> list:
+    """The Pallas PTX (run by an interpreter that has jax: see `--jax-python`)."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="ptx2py-fresh-pallas-")
+    sys.path[:0] = [str(SRC / "pallas"), str(ROOT / "corpus" / "scripts")]
+    import triton
+    from build_pallas import lower
+    from triton.backends.compiler import GPUTarget
+
+    import fresh_kernels as K
+
+    made = []
+    (out / "pallas").mkdir(parents=True, exist_ok=True)
+    tdir = out / "pallas_ttir"  # the .file path the PTX names: the same on every run into OUT
+    tdir.mkdir(exist_ok=True)
+    for name, caps in PALLAS:
+        fn, specs = K.KERNELS[name]
+        ttir, _, warps, stages, _ = lower(fn, specs)
+        ttir_path = tdir / f"{name}.ttir"
+        ttir_path.write_text(ttir)
+        for cap in caps:
+            k = triton.compile(str(ttir_path), target=GPUTarget("cuda", cap, 32),
+                               options={"num_warps": warps, "num_stages": stages})
+            path = out / "pallas" / f"{name}_sm{cap}.ptx"
+            path.write_text(k.asm["ptx"])
+            made.append(path)
+    return made
+
+
+def _jax_python(given):
+    """The interpreter to lower the Pallas kernels with, or None when none has jax."""
+    try:
+        import jax  # noqa: F401
+
+        return sys.executable
+    except ImportError:
+        return given or os.environ.get("PTX2PY_JAX_PYTHON")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=None, help="folder to write into (default: a new temp dir)")
+    ap.add_argument("--jax-python", default=None,
+                    help="a Python with jax 0.10.2, jaxlib and triton 3.9.0 for the Pallas part (default: $PTX2PY_JAX_PYTHON)")
+    ap.add_argument("--pallas-only", action="store_true", help=argparse.SUPPRESS)  # the --jax-python child
     args = ap.parse_args(argv)
     out = Path(args.out or tempfile.mkdtemp(prefix="ptx2py-fresh-"))
+    if args.pallas_only:
+        print(f"pallas: {len(pallas_set(out))} files")
+        return 0
     made = triton_set(out) + nvcc_set(out)
-    try:
-        import jax  # noqa: F401
-        print("jax is installed but the Pallas part of the fresh set is not written yet")
-    except ImportError:
-        print("pallas: jax is not installed; no Pallas kernels in this fresh set")
+    py = _jax_python(args.jax_python)
+    if py is None:
+        print("pallas: jax is not installed (give --jax-python); no Pallas kernels in this fresh set")
+    else:
+        subprocess.run([py, __file__, "--pallas-only", "--out", str(out)], check=True)
+        made += sorted((out / "pallas").glob("*.ptx"))
     print(f"{len(made)} files under {out}")
     return 0
 

@@ -7,9 +7,9 @@
 A head with an `at(...)` prefix keeps its `.loc` chain as the `at=` keyword
 (`ptx.add.s32(r[1], r[2], 1, at="1:53:3")` records the same `.loc` lines first), and
 nvcc's plain `.loc` lines just before an aliased call become its `at=` where that saves lines.
-The alias name is the opcode (or typed family) and the fewest of its words that
-tell it apart from the file's other aliases of that opcode (`sync`/`aligned`
-never do). An alias is made only for a head called at least twice where it
+The alias name is the opcode (or typed family; `tma_load`/`tma_store`/`tma_prefetch`
+for the tensor bulk copies) and the fewest of its words that tell it apart from the
+file's other aliases of that opcode (`sync`/`aligned` never do). An alias is made only for a head called at least twice where it
 saves lines: the calls' lines before, less the lines after and the alias line.
 """
 
@@ -30,40 +30,66 @@ from .srcloc import at_fits, locs_before, with_at
 NOISE = frozenset({"sync", "aligned"})
 MIN_USES = 2  # a name for one call is only indirection
 MIN_GAIN = 2  # lines saved, the alias line counted
-_AT = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(line=5, col=0).at(...).`
+_AT = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(5, 0).at(...).`
 _CHAIN = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\Z")
 _PREFIXES = ("ptx", "asm", "nvasm")
 RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 
 
 def split_head(head: str):
-    """(alias target, `at=` value or None) of an instruction head, else None:
-    `at(line=5, col=0).asm.bar.sync` -> ("asm.bar.sync", "at(line=5, col=0)")."""
-    at = None
+    """(alias target, `at=` value or None, `inside=` value or None) of an instruction head,
+    else None: `at(5, 0).asm.bar.sync` -> ("asm.bar.sync", "at(5, 0)", None);
+    `asm.at(5, 0).bar.sync` (the `.loc` inside the markers) -> ("asm.bar.sync", None, "at(5, 0)")."""
+    at = inside = None
     m = _AT.match(head)
     if m is not None:
         at = m.group(1)[:-1]
         head = head[m.end():]
+    for p in ("asm.", "nvasm."):
+        m = _AT.match(head, len(p)) if head.startswith(p) else None
+        if m is not None:
+            inside = m.group(1)[:-1]
+            head = p + head[m.end():]
+    if at is not None and inside is not None:
+        return None  # `.loc`s on both sides of the markers: the prefixes say it best
     if not _CHAIN.match(head):
         return None
     first, second = head.split(".", 2)[:2]
     if first in FAMILIES:
-        return head, at
+        return head, at, inside
     if first not in _PREFIXES:
         if at is None:
             return None
         head, first, second = "ptx." + head, "ptx", first
     if second not in FAMILIES and (second in _DIRECTIVES or second in ("block", "insn")):
         return None
-    return head, at
+    return head, at, inside
+
+
+# families whose alias names say what the copy does, as a Hopper engineer names it: (load, store);
+# PTX writes the destination state space first (`.shared::cluster.global`: global -> shared)
+STEMS = {"cp_async_bulk_tensor": ("tma_load", "tma_store"),
+         "cp_async_bulk_prefetch_tensor": ("tma_prefetch", "tma_prefetch")}
+
+
+_STEM_NAMES = frozenset(n for pair in STEMS.values() for n in pair)  # a name that needs no word after it when alone
+
+
+def _stem(op: str, words) -> str:
+    names = STEMS.get(op)
+    if names is None:
+        return op
+    spaces = [w for w in words if w.startswith(("shared", "global_"))]
+    return names[0] if not spaces or spaces[0].startswith("shared") else names[1]
 
 
 def _words(target: str):
-    """(group, words): the opcode or family (with its prefix) and the dot-words after it."""
+    """(group, words): the opcode or family (with its prefix; a STEMS name for its alias) and
+    the dot-words after it."""
     parts = target.split(".")
     kind = parts[0] if parts[0] in _PREFIXES else ""
     rest = parts[1:] if kind else parts
-    return (kind, rest[0]), rest[1:]
+    return (kind, _stem(rest[0], rest[1:])), rest[1:]
 
 
 def _ident(words) -> str:
@@ -95,7 +121,7 @@ def names_for(targets, taken) -> dict:
     for (kind, op), members in sorted(groups.items()):
         for t, words in members:
             others = [w for u, w in members if u != t]
-            base = [op, *_distinguishing(words, others)]
+            base = [op, *_distinguishing(words, others)] if others or op not in _STEM_NAMES else [op]
             name = _ident(base)
             if name in used or not name.isidentifier():
                 name = _ident([kind or "ptx", *base])
@@ -107,8 +133,9 @@ def names_for(targets, taken) -> dict:
     return out
 
 
-def _aliased(s, name, at):
-    items = list(s.expr.items) + ([Kw("at", at)] if at is not None else [])
+def _aliased(s, name, locs):
+    """The call of alias `name` for statement s; `locs`: its (`at=`, `inside=`) values or None."""
+    items = list(s.expr.items) + [Kw(kw, v) for kw, v in zip(("at", "inside"), locs) if v is not None]
     return stmt(Call(name, items), s.depth)
 
 
@@ -118,8 +145,16 @@ def _definition(name, target):
     return stmt(target, 0, name + " = ")
 
 
+# keywords that only reproduce whitespace: the layout table after the body takes them (sugar/trivia)
+LAYOUT_KW = frozenset({"fmt", "indent", "lead", "close_indent", "close_lead", "end_indent"})
+
+
 def _lines(s) -> int:
-    return layout_lines(s.expr, s.depth, s.prefix)
+    """The statement's lines once its layout keywords have gone to the layout table."""
+    e = s.expr
+    if e.__class__ is Call and any(i.__class__ is Kw and i.name in LAYOUT_KW for i in e.items):
+        e = Call(e.head, [i for i in e.items if i.__class__ is not Kw or i.name not in LAYOUT_KW])
+    return layout_lines(e, s.depth, s.prefix)
 
 
 def run(stmts, ctx):
@@ -129,16 +164,20 @@ def run(stmts, ctx):
         if e.__class__ is not Call or s.prefix or s.trailer:
             continue
         split = split_head(e.head)
-        if split is None or (split[1] is not None and any(i.__class__ is Kw and i.name == "at" for i in e.items)):
+        if split is None or any(i.__class__ is Kw and i.name in ("at", "inside") for i in e.items):
             continue
-        if split[1] is not None and not at_fits(split[1], s.depth):
+        if any(x is not None and not at_fits(x, s.depth) for x in split[1:]):
             continue
-        uses.setdefault(split[0], []).append((k, split[1]))
+        uses.setdefault(split[0], []).append((k, split[1:]))
     taken = taken_names(stmts)
-    chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 for k, _ in us)]
+    plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
+    locs = {k: locs_before(stmts, k) for us in uses.values() for k, at in us if at[0] is None and plain_locs}
+    chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 or locs.get(k) for k, _ in us)]
     for _ in range(3):  # names depend on which aliases there are: settle them
         names = names_for(chosen, taken)
-        keep = [t for t in chosen if len(uses[t]) >= MIN_USES and _gain(stmts, uses[t], names[t], t) >= MIN_GAIN]
+        keep = [t for t in chosen
+                if sum(_use(stmts, k, names[t], at, locs)[0] is not stmts[k] for k, at in uses[t]) >= MIN_USES
+                and _gain(stmts, uses[t], names[t], t, locs) >= MIN_GAIN]
         if keep == chosen:
             break
         chosen = keep
@@ -146,20 +185,30 @@ def run(stmts, ctx):
         return stmts
     names = names_for(chosen, taken)
     out, drop = list(stmts), set()
-    plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
     for t in chosen:
         for k, at in uses[t]:
-            out[k] = _aliased(stmts[k], names[t], at)
-            before = locs_before(stmts, k) if at is None and plain_locs else None
-            folded = None if before is None else with_at(stmts[before[0]:k], out[k], before[1])
-            if folded is not None:  # nvcc's `.loc` lines before it: the alias's `at=`
-                out[k] = folded
-                drop.update(range(before[0], k))
+            out[k], first = _use(stmts, k, names[t], at, locs)
+            drop.update(range(first, k))
     defs = [_definition(names[t], t) for t in sorted(chosen, key=lambda t: names[t])]
     return defs + [s for k, s in enumerate(out) if k not in drop]
 
 
-def _gain(stmts, us, name, target) -> int:
-    before = sum(_lines(stmts[k]) for k, _ in us)
-    after = sum(_lines(_aliased(stmts[k], name, at)) for k, at in us)
+def _use(stmts, k, name, at, locs):
+    """(the aliased call at k, the index its statements start at): nvcc's plain `.loc` lines
+    just before it become its `at=` where that takes fewer lines. A call whose `inside=`
+    keyword would make it longer than its `asm.at(...).` prefix keeps the prefix."""
+    call = _aliased(stmts[k], name, at)
+    before = locs.get(k)
+    folded = None if before is None else with_at(stmts[before[0]:k], call, before[1])
+    if folded is None and at[1] is not None and _lines(call) > _lines(stmts[k]):
+        return stmts[k], k
+    return (call, k) if folded is None else (folded, before[0])
+
+
+def _gain(stmts, us, name, target, locs) -> int:
+    before = after = 0
+    for k, at in us:
+        call, first = _use(stmts, k, name, at, locs)
+        before += sum(_lines(s) for s in stmts[first:k + 1])
+        after += _lines(call)
     return before - after - _lines(_definition(name, target))

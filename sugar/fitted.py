@@ -21,7 +21,7 @@ def run(stmts, ctx):
 
 
 def _fitted(s):
-    """`at(line=.., col=..).<insn>(...)` whose head no longer fits its line (a later pass nested
+    """`at(.., ..).<insn>(...)` whose head no longer fits its line (a later pass nested
     it deeper): `<insn>(..., at=at(...))`, which records the same lines in the same order
     (black would split inside the prefix's brackets, which format.layout does not write)."""
     e = s.expr
@@ -55,7 +55,7 @@ def _fits(s) -> bool:
 
 def _typed_loc(s):
     """A `.loc` no prefix took, `ptx.loc(2, 477, 5, "$L__info_string0", (1, 53, 3))`, in the one
-    spelling of source locations: `loc(line=477, col=5, file=2, fn=0, inlined_at=(1, 53, 3))`
+    spelling of source locations: `loc(477, 5, file=2, fn=0, inlined_at=(1, 53, 3))`
     (without `srcmap`, where `loc(...)` would add LLVM's comment)."""
     if not is_call(s, "ptx.loc"):
         return s

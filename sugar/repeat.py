@@ -29,7 +29,7 @@ from transpile.format import LINE
 
 from .ir import Call, Display, Kw, is_asm_bracket, layout_lines, stmt, taken_names
 
-MAX_PERIOD = 32
+MAX_PERIOD = 64
 NESTING = 2  # loop levels: `for j ...: for i ...:`
 MIN_REPS = 3
 LOOKAHEAD = (1, 2)

@@ -1,11 +1,12 @@
-"""`.loc` + the instruction it describes -> `at(file, line, col).<insn>(...)`; a `.loc`
-with its derived comment and no instruction after it -> `loc(file, line, col)`;
-several plain `.loc`s with none after them -> `loc("1:97:5 1:81:5@12")`.
+"""`.loc` + the instruction it describes -> `at(line, col).<insn>(...)` (`file=` when not
+`.file 1`); a `.loc` with its derived comment and no instruction after it -> `loc(line, col)`;
+several plain `.loc`s with none after them (before a label or block) -> one `loc(...)` each.
 
-A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the
-previous one's location) before an instruction -> `at("1:53:3 2:477:5@0").<insn>`
-(`@N`: `function_name $L__info_stringN`; see `structured.loc_chain`). Where the
-prefix would push the head past 88 columns, `ptx.<insn>(..., at="1:18:7 2:91:5@0")`.
+A chain of inlined `.loc`s (nvcc -lineinfo: each one's `inlined_at` is the previous one's
+location) before an instruction -> `at(53, 3).at(477, 5, file=2, fn=0).<insn>` (`fn=N`:
+`function_name $L__info_stringN`, inlined at the frame before; `inlined_at=(f, l, c)` when
+not). A prefix is used only where it takes no more lines than the `loc(...)` lines it
+replaces; where its head would not fit, `ptx.<insn>(..., at=at(...))` when that is shorter.
 
 LLVM/Triton's trailing `// file.py:L:C` comment on a `.loc` line is derived
 from the `.file` table and a module-wide column (`srcmap(col)`), so it costs
@@ -22,6 +23,7 @@ from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
 
+from .inline_asm import BEGIN
 from .ir import ASM_BRACKETS, Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
@@ -36,15 +38,7 @@ def run(stmts, ctx):
         return stmts
     files = {f.index: source_name(f.path[1:-1]) for f in ctx.module.walk() if f.__class__ is File}
     node_of = {k: ctx.node[id(stmts[k])] for k in idx}
-    if not hasattr(ctx, "srccol"):
-        cols = Counter()
-        for k in idx:
-            c = inline_comment(stmts[k + 1]) if k + 1 < len(stmts) else None
-            node = node_of[k]
-            if c and c[0] == loc_comment(node.file, node.line, node.column, files):
-                cols[len(line_text(node)) + len(c[1])] += 1
-        ctx.srccol = cols.most_common(1)[0][0] if cols else None
-        ctx.srcfiles = sorted({node_of[k].file for k in idx if node_of[k].file in files}, key=int)
+    source_map(stmts, ctx, idx, files)
     column = ctx.srccol
     out = []
     if column is not None and not any(is_call(s, "srcmap") for s in stmts[:2]):
@@ -89,8 +83,10 @@ def run(stmts, ctx):
                 ins = stmts[j]
                 h = ins.expr.head
                 rest = h[4:] if h.startswith("ptx.") else h
-                if len(pre) <= MAX_PREFIX and 4 * ins.depth + len(pre) + len(rest) + 2 <= 88:
-                    out.append(stmt(Call(pre + "." + rest, ins.expr.items), ins.depth))
+                call = Call(pre + "." + rest, ins.expr.items)
+                if (len(pre) <= MAX_PREFIX and 4 * ins.depth + len(pre) + len(rest) + 2 <= 88
+                        and (_bracketed(stmts, k) or layout_lines(call, ins.depth) <= 1 + layout_lines(ins.expr, ins.depth))):
+                    out.append(stmt(call, ins.depth))  # no longer than `loc(...)` on a line of its own
                     k = j + 1
                     continue
                 kw = with_at(stmts[k:j], ins, _typed([f]))
@@ -111,6 +107,37 @@ def run(stmts, ctx):
         out.append(s)
         k += 1
     return out
+
+
+def _bracketed(stmts, k) -> bool:
+    """Whether the `.loc` at k opens an inline-asm bracket's body: its prefix goes on the
+    instruction whatever the lines, as `asm.at(...).<insn>` is then one unit (to move, to roll)."""
+    return k > 0 and is_call(stmts[k - 1], "ptx.comment", 1) and stmts[k - 1].expr.items[0] == BEGIN
+
+
+def source_map(stmts, ctx, idx, files) -> None:
+    """Set ctx.srccol (the `// name:L:C` comment column, None when no `.loc` has its derived
+    comment) and ctx.srcfiles (the `.file` indices the locs use), once per module.
+    `idx`: the indices of the `ptx.loc` statements; `files`: `.file` index -> name."""
+    if hasattr(ctx, "srccol"):
+        return
+    padded = []  # (line length, padding) of each `.loc` followed by its derived comment
+    for k in idx:
+        c = inline_comment(stmts[k + 1]) if k + 1 < len(stmts) else None
+        node = ctx.node[id(stmts[k])]
+        if c and c[0] == loc_comment(node.file, node.line, node.column, files):
+            padded.append((len(line_text(node)), c[1]))
+    ctx.srccol = _source_column(padded)
+    ctx.srcfiles = sorted({ctx.node[id(stmts[k])].file for k in idx if ctx.node[id(stmts[k])].file in files}, key=int)
+
+
+def _source_column(padded):
+    """The comment column that explains the most `.loc` comments (`pad_to`: a line at or past
+    the column gets one space, so long inlined `.loc`s agree with any column), else None."""
+    cols = Counter(n + len(pad) for n, pad in padded if pad != " ")
+    if not cols:
+        cols = Counter(n + 1 for n, _ in padded)
+    return max(cols, key=lambda col: (sum(pad == pad_to("x" * n, col) for n, pad in padded), cols[col]), default=None)
 
 
 def _no_statement_after(stmts, j, depth) -> bool:
@@ -156,11 +183,11 @@ def _int(x):
 
 
 def _typed(frames, head="at"):
-    """`at(line=53, col=3).at(line=477, col=5, file=2, fn=0)`: the frames' `.loc` lines as
-    typed calls (`file=` when not `.file 1`; `inlined_at=` when not the frame before)."""
+    """`at(53, 3).at(477, 5, file=2, fn=0)`: the frames' `.loc` lines as typed calls, line and
+    column first (`file=` when not `.file 1`; `inlined_at=` when not the frame before)."""
     out, prev = [], None
     for f in frames:
-        a = [f"line={f[1]}", f"col={f[2]}"]
+        a = [str(f[1]), str(f[2])]
         if f[0] != DEFAULT_FILE:
             a.append(f"file={f[0]}")
         if f[3] is not None:
@@ -197,12 +224,18 @@ def _chain(stmts, k, node_of, out, commented=None):
     ins = stmts[j]
     h = ins.expr.head
     rest = h[4:] if h.startswith("ptx.") else h
+    best = None  # (lines, m): the fewest lines, then the longest prefix
     for m in range(len(frames)):
         pre = _typed(frames[m:])
         if 4 * depth + len(pre) + len(rest) + 2 <= 88:
-            out.extend(stmts[k:starts[m]])
-            out.append(stmt(Call(pre + "." + rest, ins.expr.items), depth))
-            return j + 1
+            lines = sum(layout_lines(x.expr, depth) for x in stmts[k:starts[m]:step]) + layout_lines(
+                Call(pre + "." + rest, ins.expr.items), depth)
+            best = min(best or (lines, m), (lines, m))
+    if best is not None and (_bracketed(stmts, k) or best[0] <= len(frames) + layout_lines(ins.expr, depth)):
+        m = best[1]
+        out.extend(stmts[k:starts[m]])
+        out.append(stmt(Call(_typed(frames[m:]) + "." + rest, ins.expr.items), depth))
+        return j + 1
     kw = with_at(stmts[k:j], ins, _typed(frames))
     if kw is not None:
         out.append(kw)

@@ -14,14 +14,12 @@ so no instruction crosses a barrier, fence or mbarrier operation.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ptxgrammar.tree import File
 from transpile.dsl.control import SPIN_WAITS
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 from transpile.generator import q
 
-from . import loops
+from . import loops, srcloc
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
 from .loops import any_branch, any_label, branch, label_atom
 
@@ -212,16 +210,7 @@ class _Src:
             return
         self.files = {f.index: source_name(f.path[1:-1]) for f in ctx.module.walk() if f.__class__ is File}
         idx = [k for k, s in enumerate(stmts) if is_call(s, "ptx.loc") and id(s) in ctx.node]
-        if not hasattr(ctx, "srccol"):
-            cols = Counter()
-            for k in idx:
-                c = inline_comment(stmts[k + 1]) if k + 1 < len(stmts) else None
-                node = ctx.node[id(stmts[k])]
-                if c and c[0] == loc_comment(node.file, node.line, node.column, self.files):
-                    cols[len(line_text(node)) + len(c[1])] += 1
-            ctx.srccol = cols.most_common(1)[0][0] if cols else None
-            ctx.srcfiles = sorted({ctx.node[id(stmts[k])].file for k in idx
-                                   if ctx.node[id(stmts[k])].file in self.files}, key=int)
+        srcloc.source_map(stmts, ctx, idx, self.files)
         self.column = ctx.srccol
         self.srcfiles = ctx.srcfiles
 

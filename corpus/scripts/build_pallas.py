@@ -17,15 +17,12 @@ os.environ["TRITON_CACHE_DIR"] = _cache
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BUILD, LAUNCH, PTX, SRC, clean_dir, record, update_manifest, write_json  # noqa: E402
 
-sys.path.insert(0, str(SRC / "pallas"))
 import jax  # noqa: E402
 import jaxlib  # noqa: E402
 import triton  # noqa: E402
 from jaxlib.mlir import ir  # noqa: E402
 from jaxlib.triton import dialect as tt_dialect  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
-
-import kernels as K  # noqa: E402
 
 CAPS = [80, 90, 100]
 
@@ -51,7 +48,26 @@ def attr_int(cfg, key, default):
         return default
 
 
+def lower(fn, specs):
+    """(.ttir text, kernel name, num_warps, num_stages, grid) of the one Triton custom call that
+    `fn` lowers to for CUDA (no GPU needed)."""
+    lowered = jax.jit(fn).trace(*specs).lower(lowering_platforms=("cuda",))
+    calls = triton_calls(lowered.compiler_ir())
+    assert len(calls) == 1, f"expected one triton custom call, got {len(calls)}"
+    cfg = calls[0].attributes["mhlo.backend_config"]
+    bytecode = ir.StringAttr(cfg["ir"]).value_bytes
+    kname = ir.StringAttr(cfg["name"]).value
+    nw, ns = attr_int(cfg, "num_warps", 4), attr_int(cfg, "num_stages", 3)
+    grid = [attr_int(cfg, f"grid_{d}", 1) for d in "xyz"]
+    ctx = ir.Context()
+    tt_dialect.register_dialect(ctx)
+    return str(ir.Module.parse(bytecode, context=ctx)), kname, nw, ns, grid
+
+
 def main():
+    sys.path.insert(0, str(SRC / "pallas"))
+    import kernels as K
+
     outdir = PTX / "pallas"
     ldir = LAUNCH / "pallas"
     clean_dir(outdir, "*.ptx")
@@ -62,17 +78,7 @@ def main():
     records, failures = [], []
     for name, (fn, specs) in sorted(K.KERNELS.items()):
         try:
-            lowered = jax.jit(fn).trace(*specs).lower(lowering_platforms=("cuda",))
-            calls = triton_calls(lowered.compiler_ir())
-            assert len(calls) == 1, f"expected one triton custom call, got {len(calls)}"
-            cfg = calls[0].attributes["mhlo.backend_config"]
-            bytecode = ir.StringAttr(cfg["ir"]).value_bytes
-            kname = ir.StringAttr(cfg["name"]).value
-            nw, ns = attr_int(cfg, "num_warps", 4), attr_int(cfg, "num_stages", 3)
-            grid = [attr_int(cfg, f"grid_{d}", 1) for d in "xyz"]
-            ctx = ir.Context()
-            tt_dialect.register_dialect(ctx)
-            ttir = str(ir.Module.parse(bytecode, context=ctx))
+            ttir, kname, nw, ns, grid = lower(fn, specs)
         except Exception as e:  # noqa: BLE001
             failures.append(f"{name}: lowering: {type(e).__name__}: {e}")
             continue

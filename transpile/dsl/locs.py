@@ -3,7 +3,7 @@
 prefixes (`at(...)`, `loc(...)`) all record through here.
 
     srcmap(38, {1: "k.py"})   # from here on, .loc lines carry `// k.py:L:C` at column 38
-    loc(1, 223, 0)            # one .loc line (and its comment)
+    loc(223, 0)               # one .loc line (`.loc 1 223 0`) and its comment
     loc("1:53:3 2:477:5@0")   # a chain of inlined .loc lines (see loc_chain)
 """
 
@@ -106,7 +106,7 @@ DEFAULT_FILE = 1  # `at(line=, col=)` without `file=`: `.file 1`, the kernel's o
 
 
 def typed_loc(enclosing=None, *, line, col, file=DEFAULT_FILE, fn=None, inlined_at=None, offset=None) -> LocCall:
-    """`at(line=439, col=5)`: `.loc 1 439 5`; `file=2` another `.file`; `fn=0`: inlined,
+    """`at(439, 5)` (or `at(line=439, col=5)`): `.loc 1 439 5`; `file=2` another `.file`; `fn=0`: inlined,
     `function_name $L__info_string0, inlined_at` the enclosing frame (the previous `.at(...)`
     of the chain) or `inlined_at=(file, line, col)`; `offset=`: `function_offset`."""
     args = [file, line, col]
@@ -122,8 +122,11 @@ def typed_loc(enclosing=None, *, line, col, file=DEFAULT_FILE, fn=None, inlined_
 
 
 def loc_calls(*args, enclosing=None, **kw) -> tuple:
-    """What `at(...)` records, as zero-argument calls, one per `.loc` line: `at(line=5, col=0)`
-    is one (see `typed_loc`); the older forms `at(1, 5, 0)` and `at("1:53:3 2:477:5@0")` too."""
+    """What `at(...)` records, as zero-argument calls, one per `.loc` line: `at(5, 0)` (line,
+    column) or `at(line=5, col=0)` is one (see `typed_loc`); the older forms `at(1, 5, 0)`
+    (file, line, column) and `at("1:53:3 2:477:5@0")` too."""
+    if len(args) == 2:
+        return (typed_loc(enclosing, line=args[0], col=args[1], **kw),)
     if not args:
         return (typed_loc(enclosing, **kw),)
     file, line, column, *rest = (*args, None, None)[:max(3, len(args))]
@@ -134,13 +137,13 @@ def loc_calls(*args, enclosing=None, **kw) -> tuple:
 
 def loc(*args, **kw) -> None:
     """A `.loc` line on its own (before a label, say) with its `srcmap` comment:
-    `loc(line=97, col=5)`, as in `at(...)`."""
+    `loc(97, 5)`, as in `at(...)`."""
     for record in loc_calls(*args, **kw):
         record()
 
 
 def run_locs(at) -> None:
-    """An instruction's `at=` keyword: a prefix (`at=at(line=18, col=7).at(...)`) or the older string."""
+    """An instruction's `at=` keyword: a prefix (`at=at(18, 7).at(...)`) or the older string."""
     before = getattr(at, "before", None)
     if before is not None:
         for f in before:

@@ -47,7 +47,7 @@ class Op:
         return child
 
     def __call__(self, *operands, pred=None, fmt=None, indent=None, lead=None, at=None):
-        """The instruction; `at=at(line=18, col=7)`: its `.loc` line(s) first, as the
+        """The instruction; `at=at(18, 7)`: its `.loc` line(s) first, as the
         `at(...)` prefix writes them (for heads too long to carry the prefix)."""
         try:
             nodes = tuple([to_node(o) for o in operands])

@@ -2,14 +2,14 @@
 statements (and comment lines) the plain DSL would, so the bytes are the same:
 
     srcmap(38, {1: "k.py"})        # .loc lines carry `// file.py:L:C` at column 38
-    at(line=262, col=26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 then the instruction
-    loc(line=223, col=0)            # a .loc (and its comment) on its own, before a label
+    at(262, 26).shl.b32(r[63], r[18], 7)   # .loc 1 262 26 (line, column) then the instruction
+    loc(223, 0)            # a .loc (and its comment) on its own, before a label
     asm.mbarrier.init.shared__cta.b64([r[6]], 1)  # between begin/end inline asm comments
     with asm(): ...                 # several instructions in one inline asm bracket
     with asm(block=True): ...       # nvcc's `{ .reg .pred p; ... }` inside the bracket
-    with at(1, 9, 2).asm(): ...     # .loc 1 9 2 (and its comment), then the bracket
-    at(1, 5, 0).asm.bar.sync(0)     # prefixes compose, in order: asm.at(...) puts .loc inside
-    at(line=53, col=3).at(line=477, col=5, file=2, fn=0).add.s32(r[1], r[2], 1)
+    with at(9, 2).asm(): ...        # .loc 1 9 2 (and its comment), then the bracket
+    at(5, 0).asm.bar.sync(0)        # prefixes compose, in order: asm.at(...) puts .loc inside
+    at(53, 3).at(477, 5, file=2, fn=0).add.s32(r[1], r[2], 1)
                                     # .loc 1 53 3; .loc 2 477 5, function_name
                                     # $L__info_string0, inlined_at 1 53 3; the instruction
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
@@ -71,13 +71,17 @@ class _Bound:
             raise AttributeError(ident)
         return _Bound(self._prefix, getattr(self._target, ident))
 
-    def __call__(self, *args, at=None, end_indent=None, **kw):
+    def __call__(self, *args, at=None, inside=None, end_indent=None, **kw):
         """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would;
+        `inside=`: the `.loc` chain just before the instruction, inside the prefix's brackets,
+        as `asm.at(...).` would (`cp_async = asm.cp.async_...; cp_async(..., inside=at(241, 13))`);
         `end_indent="\t"`: the end comment of `asm.`/`nvasm.` at its own indent."""
         if at is not None:
             run_locs(at)
         for f in self._prefix.before:
             f()
+        if inside is not None:
+            run_locs(inside)
         r = self._target(*args, **kw)
         for f in self._prefix.after:
             if end_indent is not None and f in _ASM_ENDS:
@@ -110,9 +114,9 @@ class Prefix:
         return Prefix(self.before + (ptx.block_open,), (ptx.block_close,) + self.after)
 
     def at(self, *args, **kw):
-        """`.loc` (and its derived comment under `srcmap`) here: `at(line=439, col=5)`, with
-        `file=`, `fn=`, `inlined_at=`, `offset=` (see `locs.typed_loc`); `at(...).at(line=477,
-        col=5, file=2, fn=0)` is inlined at the frame before it."""
+        """`.loc` (and its derived comment under `srcmap`) here: `at(439, 5)` (line, column; or `at(line=439, col=5)`), with
+        `file=`, `fn=`, `inlined_at=`, `offset=` (see `locs.typed_loc`); `at(...).at(477, 5,
+        file=2, fn=0)` is inlined at the frame before it."""
         prev = next((f.frame for f in reversed(self.before) if f.__class__ is LocCall), None)
         return Prefix(self.before + loc_calls(*args, enclosing=prev, **kw), self.after)
 
@@ -142,7 +146,7 @@ PREFIXABLE = {**TYPED, **{name: getattr(control, name) for name in STATEMENT_CAL
 
 
 def at(*args, **kw) -> Prefix:
-    """`.loc` (and its derived comment under `srcmap`) before the instruction: `at(line=439, col=5)`."""
+    """`.loc` (and its derived comment under `srcmap`) before the instruction: `at(439, 5)`."""
     return Prefix().at(*args, **kw)
 
 

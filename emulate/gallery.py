@@ -93,18 +93,18 @@ class Edit:
 
 EDITS = {e.name: e for e in (
     Edit("wait-group-0", "wgmma.wait_group 1 -> 0 (the documented edit: must not change the result)",
-         "at(line=265, col=15).wgmma.wait_group.sync.aligned(1)", "replace",
-         "at(line=265, col=15).wgmma.wait_group.sync.aligned(0)"),
+         "at(265, 15).wgmma.wait_group.sync.aligned(1)", "replace",
+         "at(265, 15).wgmma.wait_group.sync.aligned(0)"),
     Edit("no-mbarrier-wait", "the main loop's mbarrier wait removed",
          "mbarrier_wait([r[27]], phase, loc=(1, 264, 5), at=(1, 265, 5))", "delete"),
     Edit("no-wgmma-wait", "the main loop's wgmma.wait_group removed",
-         "at(line=265, col=15).wgmma.wait_group.sync.aligned(1)", "delete"),
+         "at(265, 15).wgmma.wait_group.sync.aligned(1)", "delete"),
     Edit("release-before-wait", "the stage release (the refill's expect_tx arrive and TMA loads) "
          "moved before the wgmma wait",
-         "at(line=265, col=15).wgmma.wait_group.sync.aligned(1)", "move-before",
-         "at(line=261, col=5).add.s32(r[189], r[189], 64)"),
+         "at(265, 15).wgmma.wait_group.sync.aligned(1)", "move-before",
+         "at(261, 5).add.s32(r[189], r[189], 64)"),
     Edit("tma-coord-off-by-one-tile", "the second stage's TMA K coordinate off by one tile (64 -> 128)",
-         "at(line=261, col=5).mov.b32(r[13], 64)", "replace", "at(line=261, col=5).mov.b32(r[13], 128)"),
+         "at(261, 5).mov.b32(r[13], 64)", "replace", "at(261, 5).mov.b32(r[13], 128)"),
     Edit("no-epilogue-fence", "the epilogue's fence.proxy.async removed",
          "ptx.fence.proxy.async_.shared__cta()", "delete"),
 )}

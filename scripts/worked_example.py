@@ -52,7 +52,7 @@ def edit_wait_group(source: str) -> tuple[str, int]:
 
 
 ARRIVE = "asm.mbarrier_arrive.expect_tx"
-TMA_LOAD = ("asm.cp_async_bulk_tensor", "asm.cp.async_.bulk.tensor")  # typed, or the plain chain
+TMA_LOAD = ("tma_load(", "asm.cp_async_bulk_tensor", "asm.cp.async_.bulk.tensor")  # alias, typed, or the plain chain
 
 
 def _statement_end(lines: list[str], start: int) -> int:

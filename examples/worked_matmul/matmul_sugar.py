@@ -1,6 +1,7 @@
 from transpile.dsl import *  # noqa: F401,F403
 
 stmatrix_m8n8 = stmatrix.m8n8.x4.shared.b16
+tma_load = asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes
 # 0x4000004000000000: the wgmma shared-memory descriptor bits OR-ed into each start address
 WGMMA_DESC_BITS = wgmma_desc(sbo=1024, swizzle="128B")
 srcmap(38, {1: "kernels.py"})
@@ -33,15 +34,15 @@ with matmul_tma_kernel.entry(
     p, r, rd = regs(pred=48, b32=190, b64=25)
     # the wgmma accumulator (m64n128k16.f32.f16.f16)
     acc = r[125:189]
-    loc(line=256, col=0)
+    loc(256, 0)
     ptx.label(L.func_begin0)
-    loc(line=256, col=0)
+    loc(256, 0)
     ptx.comment(" %bb.0:")
     ptx.ld.param.b32(r[5], [sym(matmul_tma_kernel.K)])
     ptx.mov.b32(r[15], sym(matmul_tma_kernel.a_desc))
     ptx.mov.b32(r[16], sym(matmul_tma_kernel.c_desc))
     ptx.label(L.tmp0)
-    at(line=258, col=13).cvt.u64.u32(rd[1], r[16])
+    at(258, 13).cvt.u64.u32(rd[1], r[16])
     ptx.cvta.param.u64(rd[24], rd[1])
     ptx.mov.b32(r[17], sym(matmul_tma_kernel.b_desc))
     ptx.cvt.u64.u32(rd[2], r[17])
@@ -49,10 +50,10 @@ with matmul_tma_kernel.entry(
     ptx.cvt.u64.u32(rd[3], r[15])
     ptx.cvta.param.u64(rd[14], rd[3])
     ptx.mov.u32(r[18], sreg.ctaid.x)
-    at(line=259, col=13).mov.u32(r[19], sreg.ctaid.y)
-    at(line=262, col=26).shl.b32(r[63], r[18], 7)
-    at(line=263, col=26).shl.b32(r[11], r[19], 7)
-    at(line=261, col=5).mov.u32(r[1], sreg.tid.x)
+    at(259, 13).mov.u32(r[19], sreg.ctaid.y)
+    at(262, 26).shl.b32(r[63], r[18], 7)
+    at(263, 26).shl.b32(r[11], r[19], 7)
+    at(261, 5).mov.u32(r[1], sreg.tid.x)
     ptx.shr.u32(r[2], r[1], 5)
     ptx.setp.eq.b32(p[10], r[2], 0)
     ptx.elect.sync(pair(r[20], p[11]), -1)
@@ -75,52 +76,44 @@ with matmul_tma_kernel.entry(
     ptx.setp.eq.b32(p[16], r[3], 0)
     ptx.and_.pred(p[4], p[16], p[15])
     asm.mbarrier_arrive.expect_tx.shared__cta.b64(addr=[r[6]], bytes=32768, pred=p[4])
-    at(line=262, col=13).bar.sync(0)
+    at(262, 13).bar.sync(0)
     ptx.elect.sync(pair(r[23], p[17]), -1)
     ptx.and_.pred(p[18], p[15], p[17])
     ptx.setp.lt.u32(p[19], r[3], 32)
     ptx.and_.pred(p[5], p[19], p[18])
     ptx.mov.b32(r[122], 0)
-    asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
-        dst=[r[9]], src=[rd[14], (r[122], r[63])], mbar=[r[6]], pred=p[5]
-    )
-    at(line=263, col=13).bar.sync(0)
+    tma_load(dst=[r[9]], src=[rd[14], (r[122], r[63])], mbar=[r[6]], pred=p[5])
+    at(263, 13).bar.sync(0)
     ptx.elect.sync(pair(r[24], p[20]), -1)
     ptx.and_.pred(p[21], p[15], p[20])
     ptx.and_.pred(p[6], p[19], p[21])
     ptx.add.s32(r[10], r[9], 49152)
-    asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
-        dst=[r[10]], src=[rd[15], (r[122], r[11])], mbar=[r[6]], pred=p[6]
-    )
-    at(line=261, col=5).setp.gt.s32(p[22], r[5], 64)
+    tma_load(dst=[r[10]], src=[rd[15], (r[122], r[11])], mbar=[r[6]], pred=p[6])
+    at(261, 5).setp.gt.s32(p[22], r[5], 64)
     ptx.bar.sync(0)
     ptx.and_.pred(p[7], p[16], p[22])
     asm.mbarrier_arrive.expect_tx.shared__cta.b64(addr=[r[7]], bytes=32768, pred=p[7])
-    at(line=262, col=13).bar.sync(0)
+    at(262, 13).bar.sync(0)
     ptx.elect.sync(pair(r[25], p[23]), -1)
     ptx.and_.pred(p[24], p[22], p[23])
     ptx.and_.pred(p[8], p[19], p[24])
     ptx.add.s32(r[12], r[9], 16384)
-    at(line=261, col=5).mov.b32(r[13], 64)
-    loc(line=262, col=13)
-    asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
-        dst=[r[12]], src=[rd[14], (r[13], r[63])], mbar=[r[7]], pred=p[8]
-    )
-    at(line=263, col=13).bar.sync(0)
+    at(261, 5).mov.b32(r[13], 64)
+    loc(262, 13)
+    tma_load(dst=[r[12]], src=[rd[14], (r[13], r[63])], mbar=[r[7]], pred=p[8])
+    at(263, 13).bar.sync(0)
     ptx.elect.sync(pair(r[26], p[25]), -1)
     ptx.and_.pred(p[26], p[22], p[25])
     ptx.and_.pred(p[9], p[19], p[26])
     ptx.add.s32(r[14], r[9], 65536)
-    asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
-        dst=[r[14]], src=[rd[15], (r[13], r[11])], mbar=[r[7]], pred=p[9]
-    )
+    tma_load(dst=[r[14]], src=[rd[15], (r[13], r[11])], mbar=[r[7]], pred=p[9])
     ptx.mov.b32(r[125], fimm("0f00000000"))
     for i in range(63):
         ptx.mov.b32(r[i + 126], r[125])
-    loc(line=261, col=5)
+    loc(261, 5)
     with skip_if(p[14], to=L.bb0_3):
         ptx.comment(" %bb.1:                               // %.lr.ph")
-        at(line=0, col=5).add.s32(r[4], r[5], -128)
+        at(0, 5).add.s32(r[4], r[5], -128)
         ptx.mov.b32(r[125], fimm("0f00000000"))
         ptx.mov.b32(r[124], 1)
         ptx.mov.b32(r[123], -1)
@@ -140,7 +133,7 @@ with matmul_tma_kernel.entry(
                 " =>This Inner Loop Header: Depth=1",
                 inline="                              ",
             )
-            at(line=261, col=5).setp.lt.s32(p[31], r[189], r[4])
+            at(261, 5).setp.lt.s32(p[31], r[189], r[4])
             ptx.add.s32(r[36], stage, 1)
             ptx.setp.gt.s32(p[32], r[36], 2)
             ptx.selp.b32(stage, 0, r[36], p[32])
@@ -150,10 +143,10 @@ with matmul_tma_kernel.entry(
             ptx.add.s32(r[39], r[9], r[38])
             ptx.add.s32(r[27], r[39], bar_base)
             mbarrier_wait([r[27]], phase, loc=(1, 264, 5), at=(1, 265, 5))
-            at(line=263, col=13).shl.b32(r[40], stage, 14)
+            at(263, 13).shl.b32(r[40], stage, 14)
             ptx.add.s32(r[41], r[9], r[40])
             ptx.add.s32(r[42], r[41], 49152)
-            at(line=264, col=15).bar.sync(0)
+            at(264, 15).bar.sync(0)
             ptx.shr.u32(r[43], r[41], 4)
             ptx.shfl.sync.idx.b32(r[44], r[2], 0, 31, -1)
             ptx.shl.b32(r[45], r[44], 7)
@@ -167,7 +160,7 @@ with matmul_tma_kernel.entry(
             ptx.or_.b64(rd[5], rd[17], WGMMA_DESC_BITS)
             ptx.or_.b64(rd[4], rd[16], WGMMA_DESC_BITS)
             ptx.mov.pred(p[27], -1)
-            asm.at(line=264, col=15).wgmma_mma.m64n128k16.f32.f16.f16(
+            asm.at(264, 15).wgmma_mma.m64n128k16.f32.f16.f16(
                 d=acc, a=rd[4], b=rd[5], scale_d=p[27]
             )
             ptx.add.s32(r[50], r[48], 2)
@@ -189,19 +182,19 @@ with matmul_tma_kernel.entry(
             ptx.or_.b64(rd[7], rd[23], WGMMA_DESC_BITS)
             ptx.or_.b64(rd[6], rd[18], WGMMA_DESC_BITS)
             for i in range(3):
-                asm.at(line=264, col=15).wgmma_mma.m64n128k16.f32.f16.f16(
+                asm.at(264, 15).wgmma_mma.m64n128k16.f32.f16.f16(
                     d=acc, a=rd[2 * i + 6], b=rd[2 * i + 7], scale_d=p[27]
                 )
             ptx.wgmma.commit_group.sync.aligned()
             ptx.cvt.u64.u32(rd[12], r[41])
             ptx.cvt.u64.u32(rd[13], r[42])
-            at(line=261, col=5).mov.b32(r[31], 0)
-            at(line=264, col=15).mov.b32(r[28], r[31])
+            at(261, 5).mov.b32(r[31], 0)
+            at(264, 15).mov.b32(r[28], r[31])
             ptx.mov.b32(r[29], r[31])
             ptx.mov.b32(r[30], r[31])
             with asm():
-                at(line=265, col=15).wgmma.wait_group.sync.aligned(1)
-            at(line=261, col=5).add.s32(r[56], stage_1, 1)
+                at(265, 15).wgmma.wait_group.sync.aligned(1)
+            at(261, 5).add.s32(r[56], stage_1, 1)
             ptx.setp.gt.s32(p[33], r[56], 2)
             ptx.selp.b32(stage_1, 0, r[56], p[33])
             ptx.shl.b32(r[57], stage_1, 3)
@@ -212,38 +205,38 @@ with matmul_tma_kernel.entry(
             asm.mbarrier_arrive.expect_tx.shared__cta.b64(
                 addr=[r[32]], bytes=32768, pred=p[28]
             )
-            at(line=262, col=13).shl.b32(r[59], stage_1, 14)
+            at(262, 13).shl.b32(r[59], stage_1, 14)
             ptx.add.s32(r[33], r[9], r[59])
-            at(line=261, col=5).add.s32(r[34], r[189], 128)
-            at(line=262, col=13).bar.sync(0)
+            at(261, 5).add.s32(r[34], r[189], 128)
+            at(262, 13).bar.sync(0)
             ptx.elect.sync(pair(r[60], p[34]), -1)
             ptx.and_.pred(p[35], p[31], p[34])
             ptx.and_.pred(p[29], p[19], p[35])
-            asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
+            tma_load(
                 dst=[r[33]], src=[rd[14], (r[34], r[63])], mbar=[r[32]], pred=p[29]
             )
-            at(line=263, col=13).add.s32(r[35], r[33], 49152)
+            at(263, 13).add.s32(r[35], r[33], 49152)
             ptx.bar.sync(0)
             ptx.elect.sync(pair(r[61], p[36]), -1)
             ptx.and_.pred(p[37], p[31], p[36])
             ptx.and_.pred(p[30], p[19], p[37])
-            asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes(
+            tma_load(
                 dst=[r[35]], src=[rd[15], (r[34], r[11])], mbar=[r[32]], pred=p[30]
             )
-            at(line=261, col=5).add.s32(r[189], r[189], 64)
+            at(261, 5).add.s32(r[189], r[189], 64)
             ptx.setp.lt.s32(p[38], r[189], r[5])
     ptx.comment(" %._crit_edge", inline="                              ")
     with asm():
-        at(line=262, col=5).wgmma.wait_group.sync.aligned(0)
+        at(262, 5).wgmma.wait_group.sync.aligned(0)
     ptx.bar.sync(0)
     for i in range(3):
         ptx.elect.sync(pair(r[i + 65], p[i + 43]), -1)
         ptx.and_.pred(p[i + 39], p[10], p[i + 43])
         asm.mbarrier_inval.shared__cta.b64(addr=[r[i + 6]], pred=p[i + 39])
-    at(line=265, col=44).cvt.rn.f16x2.f32(r[68], r[126], r[125])
+    at(265, 44).cvt.rn.f16x2.f32(r[68], r[126], r[125])
     for i in range(31):
         ptx.cvt.rn.f16x2.f32(r[i + 69], r[2 * i + 128], r[2 * i + 127])
-    at(line=265, col=5).shl.b32(r[100], r[1], 7)
+    at(265, 5).shl.b32(r[100], r[1], 7)
     ptx.and_.b32(r[101], r[100], 1920)
     ptx.shl.b32(r[102], r[1], 6)
     ptx.and_.b32(r[103], r[102], 14336)
@@ -278,7 +271,7 @@ with matmul_tma_kernel.entry(
     ptx.cp.async_.bulk.commit_group()
     ptx.cp.async_.bulk.wait_group(0)
     ptx.bar.sync(0)
-    at(line=256, col=1).ret()
+    at(256, 1).ret()
     ptx.label(L.tmp1)
     ptx.label(L.func_end0)
     ptx.comment(" -- End function")

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Run every corpus kernel that has a launch sidecar (sm_80/sm_89 by default) on the CPU engine
-at a reduced launch, under the inorder, reverse and random:1 schedules; a kernel passes when
-every run completes with no sanitizer report and all three give the same outputs. Prints one
-line per kernel and a per-producer summary; --json writes every result.
+"""Run every corpus kernel that has a launch sidecar (sm_75..sm_90 by default, without the
+arch-specific sm_90a/sm_100a/sm_120a builds) on the CPU engine at a reduced launch, under the
+inorder, reverse and random:1 schedules; a kernel passes when every run completes with no
+sanitizer report, matches its numpy reference (emulate/corpus_refs.py; `pass`) or, without
+one, gives the same outputs under all three (`pass-schedules`). Prints one line per kernel,
+then every kernel of those targets' PTX files that no sidecar describes (`no-sidecar`, with
+why), and a per-producer summary; --json writes every result.
 
-    python scripts/emulate_corpus.py [--targets sm_80,sm_89] [--ctas 2] [--json out.json] [--only SUBSTR]
+    python scripts/emulate_corpus.py [--targets sm_80,sm_89|all] [--ctas 2] [--json out.json] [--only SUBSTR]
 """
 from __future__ import annotations
 
@@ -17,11 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from emulate.corpus_check import cases, run_case  # noqa: E402
+from emulate.corpus_check import cases, not_covered, run_case  # noqa: E402
+
+DEFAULT_TARGETS = "sm_75,sm_80,sm_86,sm_89,sm_90"
+ALL_TARGETS = DEFAULT_TARGETS + ",sm_90a,sm_100a,sm_103a,sm_120,sm_120a"
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--targets", default="sm_80,sm_89")
+    ap.add_argument("--targets", default=DEFAULT_TARGETS)
     ap.add_argument("--ctas", type=int, default=2)
     ap.add_argument("--max-steps", type=int, default=400_000)
     ap.add_argument("--only")
@@ -29,12 +35,20 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     results = []
     summary = collections.defaultdict(collections.Counter)
-    for producer, ptx, spec in cases(set(args.targets.split(",")), args.only):
-        res = run_case(ptx, spec, args.ctas, args.max_steps)
+    targets = set((ALL_TARGETS if args.targets == "all" else args.targets).split(","))
+    covered = set()
+    for producer, ptx, spec in cases(targets, args.only):
+        covered.add((str(ptx.relative_to(ROOT)), spec["kernel"]))
+        res = run_case(ptx, spec, args.ctas, args.max_steps, producer)
         res.update(producer=producer, ptx=str(ptx.relative_to(ROOT)), kernel=spec["kernel"])
         results.append(res)
         summary[producer][res["status"]] += 1
         print(f"{res['status']:18} {res['ptx']}::{res['kernel']}  {res.get('why', '')[:200]}", flush=True)
+    print()
+    for res in not_covered(targets, args.only, covered):
+        results.append(res)
+        summary[res["producer"]][res["status"]] += 1
+        print(f"{res['status']:18} {res['ptx']}::{res['kernel'][:90]}  {res['why'][:160]}")
     print()
     for producer, c in sorted(summary.items()):
         print(f"{producer:8} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) + f" (of {sum(c.values())})")

@@ -114,6 +114,7 @@ def _call(instr, scope):
             return
         caller = top[3]
         frame = Frame(code, callee, caller=caller, returns=copy_out)
+        w.cta.machine.grow_local(w, frame)
         for src, dst, size in copy_in:
             frame.params[:, dst:dst + size] = caller.params[:, src:src + size]
         w.stack.append([0, EXIT, exec_mask.copy(), frame])

@@ -74,7 +74,8 @@ def _context(spec: dict, inputs: dict, outputs: dict) -> corpus_refs.Ctx:
     args = spec["args"]
     return corpus_refs.Ctx(inputs, outputs, {a["name"]: a["value"] for a in args if a["kind"] == "scalar"},
                            {a["name"]: tuple(a["shape"]) for a in args if a["kind"] == "array"},
-                           [int(g) for g in spec["grid"]], [int(b) for b in spec["block"]])
+                           [int(g) for g in spec["grid"]], [int(b) for b in spec["block"]],
+                           dict(spec.get("constexprs") or {}))
 
 
 def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int, producer: str | None = None) -> dict:

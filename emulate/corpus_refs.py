@@ -27,6 +27,7 @@ class Close:
     want: np.ndarray
     rtol: float
     atol: float
+    bf16: bool = False       # the buffer holds bf16 bit patterns (uint16)
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Ctx:
     shapes: dict         # array name -> shape (numba arrays)
     grid: list
     block: list
+    constexprs: dict = field(default_factory=dict)   # a Triton kernel's constexprs
 
     @property
     def threads(self) -> int:
@@ -67,7 +69,8 @@ def check(ref: Ref, ctx: Ctx) -> list[str]:
             diff = got.view(np.uint8).reshape(got.shape + (-1,)) != want.view(np.uint8).reshape(want.shape + (-1,))
             diff = diff.any(-1) if diff.ndim else diff
         else:
-            g, w = got.astype(np.float64), want.astype(np.float64)
+            g = _bf16_values(got) if exp.bf16 else got.astype(np.float64)
+            w = want.astype(np.float64)
             diff = ~(np.abs(g - w) <= exp.atol + exp.rtol * np.abs(w))
         if np.any(diff):
             i = tuple(int(v) for v in np.argwhere(diff)[0])
@@ -83,8 +86,8 @@ def _prefix(c: Ctx, name: str, m: int, values, exact=True, rtol=0.0, atol=0.0):
     return Exact(want) if exact else Close(want, rtol, atol)
 
 
-def _f32(x):
-    return np.asarray(x, np.float32)
+def _bf16_values(bits):
+    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
 
 
 def _bitrev32(v):
@@ -462,6 +465,138 @@ def _rmsnorm_half(c):
     return {"y": Close(want.reshape(-1), 2e-3, 1e-3)}     # f16 output; rsqrtf is .approx
 
 
+def _saxpy_vec4(c):
+    m = 4 * min(c.scalars["n4"], c.threads)
+    x, y = c.a("x").astype(np.float64), c.a("y").astype(np.float64)
+    want = y.copy()
+    want[:m] = c.scalars["alpha"] * x[:m] + y[:m]
+    return {"y": Close(want, 1e-6, 1e-6)}
+
+
+def _half2_gelu(c):
+    m = 2 * min(c.scalars["n2"], c.threads)
+    v = c.a("x")[:m].astype(np.float64)
+    want = np.zeros(c.a("y").size)
+    want[:m] = 0.5 * v * (1 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
+    return {"y": Close(want, 2e-3, 1e-3)}       # f16 output; tanhf
+
+
+def _bf16_silu(c):
+    m = min(c.scalars["n"], c.threads)
+    v = _bf16_values(c.a("x")[:m])
+    want = np.zeros(c.a("y").size)
+    want[:m] = v / (1 + np.exp(-v))
+    return {"y": Close(want, 1e-2, 1e-2, bf16=True)}   # bf16 output: 8 bits of mantissa
+
+
+def _transcendental(c):
+    m = min(c.scalars["n"], c.threads)
+    x = c.a("x")[:m]
+    want = np.zeros_like(c.a("y"))
+    want[:m] = np.sin(x) * np.cos(x) + np.exp(-x * x) + np.log1p(np.abs(x)) + np.sqrt(np.abs(x))
+    return {"y": Close(want, 1e-13, 1e-13)}
+
+
+def _int_ops(c):
+    m = min(c.scalars["n"], c.threads)
+    v = c.a("a")[:m].astype(np.uint32)
+    funnel = (~v << np.uint32(7)) | (v >> np.uint32(25))        # __funnelshift_l(v, ~v, 7)
+    hi = ((v.astype(np.uint64) * np.uint64(2654435761)) >> np.uint64(32)).astype(np.uint32)
+    r = _popc32(v) + _clz32(v) + _bitrev32(v) + v + funnel + hi   # __byte_perm(v, v >> 3, 0x3210) == v
+    return {"out": _prefix(c, "out", m, r)}
+
+
+def _binary(op):
+    def fn(c):
+        n = c.scalars["n"]
+        out = c.zeros("out")
+        out[:n] = op(c.a("a")[:n], c.a("b")[:n])
+        return {"out": Exact(out)}
+    return fn
+
+
+def _saxpy_t(c):
+    m = min(c.scalars["n"], c.threads)
+    x, y = c.a("x"), c.a("y")
+    want = y.astype(np.float64)
+    want[:m] = c.scalars["alpha"] * x[:m].astype(np.float64) + y[:m]
+    tol = 1e-6 if x.dtype == np.float32 else 1e-15
+    return {"y": Close(want, tol, tol)}
+
+
+def _int_sum(c):
+    return {"out": Exact(np.array([c.a("x")[: c.scalars["n"]].astype(np.int64).sum()], np.int64).astype(np.int32))}
+
+
+def _hillis_steele(c):
+    b, n = c.block[0], c.scalars["n"]
+    x = c.a("in").astype(np.float64)
+    out, sums = np.zeros(c.a("out").size), np.zeros(c.a("block_sums").size)
+    for g in range(c.grid[0]):
+        part = np.where(np.arange(g * b, (g + 1) * b) < n, x[g * b:(g + 1) * b], 0.0)
+        scan = np.cumsum(part)
+        k = max(0, min(b, n - g * b))
+        out[g * b: g * b + k] = scan[:k]
+        sums[g] = scan[-1]
+    return {"out": Close(out, 1e-5, 1e-5), "block_sums": Close(sums, 1e-5, 1e-5)}
+
+
+def _softmax_warp(cols, rtol, atol):
+    def fn(c):
+        rows = min(c.scalars["rows"], c.grid[0] * c.block[0] // 32)
+        x = c.a("x").reshape(-1, cols).astype(np.float64)
+        want = np.zeros_like(x)
+        e = np.exp(x[:rows] - x[:rows].max(1, keepdims=True))
+        want[:rows] = e / e.sum(1, keepdims=True)
+        return {"y": Close(want.reshape(-1), rtol, atol)}
+    return fn
+
+
+def _layernorm(c):
+    rows, cols = c.grid[0], c.scalars["cols"]
+    x = c.a("x").reshape(-1, cols).astype(np.float64)
+    want = np.zeros_like(x)
+    mean = x[:rows].mean(1, keepdims=True)
+    var = (x[:rows] ** 2).mean(1, keepdims=True) - mean ** 2
+    want[:rows] = (x[:rows] - mean) / np.sqrt(var + c.scalars["eps"]) * c.a("gamma")[:cols] + c.a("beta")[:cols]
+    return {"y": Close(want.reshape(-1), 1e-4, 1e-4)}
+
+
+def _bf16_round(x):
+    """float64 -> bf16 bit patterns, round to nearest even (via f32, as Triton's store)."""
+    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + np.uint64(0x7FFF) + ((b >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
+
+
+def _triton_add(c):
+    m = min(c.scalars["n_elements"], c.grid[0] * c.constexprs["BLOCK"])
+    x, y = c.a("x_ptr")[:m], c.a("y_ptr")[:m]
+    if x.dtype == np.uint16:                     # bf16: f32 sum, rounded once
+        values = _bf16_round(_bf16_values(x) + _bf16_values(y))
+    else:
+        values = x + y
+    return {"out_ptr": _prefix(c, "out_ptr", m, values)}
+
+
+def _triton_gelu(c):
+    m = min(c.scalars["n_elements"], c.grid[0] * c.constexprs["BLOCK"])
+    raw = c.a("x_ptr")[:m]
+    bf16 = raw.dtype == np.uint16
+    x = _bf16_values(raw) if bf16 else raw.astype(np.float64)
+    want = np.zeros(c.a("out_ptr").size)
+    want[:m] = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    return {"out_ptr": Close(want, 1e-2 if bf16 else 2e-3, 1e-2 if bf16 else 1e-3, bf16=bf16)}
+
+
+def _triton_cas_lock(c):
+    """Programs take the spin lock one at a time and bump the counter: it ends at the program
+    count, the lock free. The data slots are not checked: every thread loads the counter, one
+    stores it, and no barrier orders the other warps' loads after that store, so which slot a
+    warp writes depends on the warps' interleaving (on the GPU too)."""
+    return {"count_ptr": Exact(np.array([c.grid[0]], np.int32)), "lock_ptr": Exact(np.zeros(1, np.int32))}
+
+
+EW = "_ZN6ptx2py2ew"
 GEMM = "_ZN6ptx2py4gemm12gemm_regtileI{t}{t}Li{bm}ELi{bn}ELi{bk}ELi{tm}ELi{tn}EEEviiiT0_PKT_S5_S2_PS3_"
 
 # (producer, source stem, kernel) -> Ref; numba kernels are keyed by stem alone (their entry
@@ -507,6 +642,28 @@ REFS = {
     ("nvcc", "reduce", "histogram256"): Ref(_histogram256),
     ("nvcc", "reduce", "dot_double"): Ref(_dot_double, frozenset({"out"})),
     ("nvcc", "scan_softmax", "rmsnorm_half"): Ref(_rmsnorm_half),
+    ("nvcc", "elementwise", EW + "10saxpy_vec4EfPK6float4PS1_i"): Ref(_saxpy_vec4),
+    ("nvcc", "elementwise", EW + "10half2_geluEPK7__half2PS1_i"): Ref(_half2_gelu),
+    ("nvcc", "elementwise", EW + "9bf16_siluEPK13__nv_bfloat16PS1_i"): Ref(_bf16_silu),
+    ("nvcc", "elementwise", EW + "14transcendentalEPKdPdi"): Ref(_transcendental),
+    ("nvcc", "elementwise", EW + "7int_opsEPKjPji"): Ref(_int_ops),
+    ("nvcc", "elementwise", EW + "6binaryIfNS0_3AddIfEEEEvPKT_S6_PS4_l"): Ref(_binary(np.add)),
+    ("nvcc", "elementwise", EW + "6binaryIdNS0_3MulIdEEEEvPKT_S6_PS4_l"): Ref(_binary(np.multiply)),
+    ("nvcc", "elementwise", EW + "6binaryIiNS0_3MaxIiEEEEvPKT_S6_PS4_l"): Ref(_binary(np.maximum)),
+    ("nvcc", "elementwise", EW + "6binaryI6__halfNS0_3AddIS2_EEEEvPKT_S7_PS5_l"): Ref(_binary(np.add)),
+    ("nvcc", "elementwise", EW + "5saxpyIfEEvT_PKS2_PS2_i"): Ref(_saxpy_t),
+    ("nvcc", "elementwise", EW + "5saxpyIdEEvT_PKS2_PS2_i"): Ref(_saxpy_t),
+    ("nvcc", "reduce", "cg_reduce"): Ref(_int_sum),
+    **{("nvcc", "reduce", f"_Z9block_sumILi{b}EEvPKfPfi"): Ref(_grid_stride_sum, frozenset({"out"}))
+       for b in (128, 256, 1024)},
+    **{("nvcc", "scan_softmax", f"_Z18hillis_steele_scanILi{b}EEvPKfPfS2_i"): Ref(_hillis_steele)
+       for b in (256, 1024)},
+    ("nvcc", "scan_softmax", "_Z12softmax_warpIfLi1024EEvPKT_PS0_i"): Ref(_softmax_warp(1024, 1e-5, 1e-7)),
+    ("nvcc", "scan_softmax", "_Z12softmax_warpI6__halfLi2048EEvPKT_PS1_i"): Ref(_softmax_warp(2048, 2e-3, 1e-4)),
+    **{("nvcc", "scan_softmax", f"_Z9layernormILi{b}EEvPKfS1_S1_Pfif"): Ref(_layernorm) for b in (256, 512)},
+    ("triton", "*", "add_kernel"): Ref(_triton_add),
+    ("triton", "*", "gelu_kernel"): Ref(_triton_gelu),
+    ("triton", "*", "atomic_cas_lock_kernel"): Ref(_triton_cas_lock, frozenset({"data_ptr"})),
     ("nvcc", "atomics", "atomic_zoo"): Ref(_atomic_zoo, frozenset({"ints", "u64", "floats", "doubles"})),
     ("nvcc", "atomics", "spin_lock_counter"): Ref(_one_per_cta("lock", "counter")),
     ("nvcc", "atomics", "libcu_atomic_ref"): Ref(_libcu_atomic_ref, frozenset({"data"})),
@@ -536,4 +693,5 @@ NO_REFERENCE = {
 
 
 def reference_for(producer: str, stem: str, kernel: str) -> Ref | None:
-    return REFS.get((producer, stem, None if producer == "numba" else kernel))
+    """Triton references are keyed by kernel alone ("*": every build and configuration)."""
+    return REFS.get((producer, stem, None if producer == "numba" else kernel)) or REFS.get((producer, "*", kernel))

@@ -8,6 +8,7 @@ then every kernel of those targets' PTX files that no sidecar describes (`no-sid
 why), and a per-producer summary; --json writes every result.
 
     python scripts/emulate_corpus.py [--targets sm_80,sm_89|all] [--ctas 2] [--json out.json] [--only SUBSTR]
+                                     [--shard I/N]   (then: --merge a.json b.json ... [--json all.json])
 """
 from __future__ import annotations
 
@@ -31,29 +32,42 @@ def main(argv=None) -> int:
     ap.add_argument("--ctas", type=int, default=2)
     ap.add_argument("--max-steps", type=int, default=400_000)
     ap.add_argument("--only")
+    ap.add_argument("--shard", default="0/1", help="I/N: only the cases numbered I mod N (parallel runs)")
+    ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of shards")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    results = []
-    summary = collections.defaultdict(collections.Counter)
     targets = set((ALL_TARGETS if args.targets == "all" else args.targets).split(","))
-    covered = set()
-    for producer, ptx, spec in cases(targets, args.only):
-        covered.add((str(ptx.relative_to(ROOT)), spec["kernel"]))
-        res = run_case(ptx, spec, args.ctas, args.max_steps, producer)
-        res.update(producer=producer, ptx=str(ptx.relative_to(ROOT)), kernel=spec["kernel"])
-        results.append(res)
-        summary[producer][res["status"]] += 1
-        print(f"{res['status']:18} {res['ptx']}::{res['kernel']}  {res.get('why', '')[:200]}", flush=True)
+    if args.merge:
+        results = [r for f in args.merge for r in json.loads(Path(f).read_text()) if r["status"] != "no-sidecar"]
+    else:
+        shard, shards = (int(x) for x in args.shard.split("/"))
+        results = []
+        for i, (producer, ptx, spec) in enumerate(cases(targets, args.only)):
+            if i % shards != shard:
+                continue
+            res = run_case(ptx, spec, args.ctas, args.max_steps, producer)
+            res.update(producer=producer, ptx=str(ptx.relative_to(ROOT)), kernel=spec["kernel"])
+            results.append(res)
+            print(f"{res['status']:18} {res['ptx']}::{res['kernel']}  {res.get('why', '')[:200]}", flush=True)
+        if shards > 1:          # the kernels no sidecar describes: listed by --merge
+            return _write(args.json, results)
     print()
+    covered = {(r["ptx"], r["kernel"]) for r in results}
     for res in not_covered(targets, args.only, covered):
         results.append(res)
-        summary[res["producer"]][res["status"]] += 1
         print(f"{res['status']:18} {res['ptx']}::{res['kernel'][:90]}  {res['why'][:160]}")
     print()
+    summary = collections.defaultdict(collections.Counter)
+    for r in results:
+        summary[r["producer"]][r["status"]] += 1
     for producer, c in sorted(summary.items()):
         print(f"{producer:8} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) + f" (of {sum(c.values())})")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)) + "\n")
+    return _write(args.json, results)
+
+
+def _write(path, results) -> int:
+    if path:
+        Path(path).write_text(json.dumps(results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)) + "\n")
     return 0
 
 

@@ -103,7 +103,9 @@ LLVM = {
     # i = tid + ctaid: CTAs overlap, so one CTA (as many would race on x and f)
     "device_calls": [k("apply_kernel", [1], [64], [ptr("x", "fp32", 64, "randn"), ptr("f", "i32", 64),
                                                    val("kind", "i32", 0)])],
-    "reduce_shfl": [k("block_reduce_sum", [N // 256], [256], [ptr("x", "fp32", N, "randn"), ptr("out", "fp32", 1),
+    # warp 0 loads partials[lane] for all 32 lanes (and selects 0 past ntid/32): a full 1024-thread
+    # block writes every slot, a smaller one has warp 0 read never-written shared memory
+    "reduce_shfl": [k("block_reduce_sum", [N // 1024], [1024], [ptr("x", "fp32", N, "randn"), ptr("out", "fp32", 1),
                                                               val("n", "i32", N)])],
     "saxpy_loop": [
         k("saxpy_grid_stride", [4], [256], [val("alpha", "fp32", 2.5), ptr("x", "fp32", N, "randn"),
@@ -187,6 +189,50 @@ NVCC = {
         k("rdc_fib", [2], [128], [ptr("out", "i32", 256), val("n", "i32", 256)]),
     ],
 }
+EW = "_ZN6ptx2py2ew"
+# kernels of the sources whose extern "C" kernels build_nvcc.py's LAUNCH_SPECS describes: added to
+# those sidecars (build_nvcc.py writes them first)
+NVCC_MORE = {
+    "elementwise": [
+        k(EW + "10saxpy_vec4EfPK6float4PS1_i", [4], [256], [val("alpha", "fp32", 2.5), ptr("x", "fp32", N, "randn"),
+                                                           ptr("y", "fp32", N, "randn"), val("n4", "i32", N // 4)]),
+        k(EW + "10half2_geluEPK7__half2PS1_i", [8], [256], [ptr("x", "fp16", N, "randn"), ptr("y", "fp16", N),
+                                                           val("n2", "i32", N // 2)]),
+        k(EW + "9bf16_siluEPK13__nv_bfloat16PS1_i", [16], [256], [ptr("x", "bf16", N, "randn"), ptr("y", "bf16", N),
+                                                                 val("n", "i32", N)]),
+        k(EW + "14transcendentalEPKdPdi", [16], [256], [ptr("x", "fp64", N, "randn"), ptr("y", "fp64", N),
+                                                       val("n", "i32", N)]),
+        k(EW + "7int_opsEPKjPji", [16], [256], [ptr("a", "u32", N, "randint"), ptr("out", "u32", N), val("n", "i32", N)]),
+        *[k(EW + name, [4], [256], [ptr("a", dt, N, init), ptr("b", dt, N, init), ptr("out", dt, N),
+                                    val("n", "i64", N)])
+          for name, dt, init in [("6binaryIfNS0_3AddIfEEEEvPKT_S6_PS4_l", "fp32", "randn"),
+                                 ("6binaryIdNS0_3MulIdEEEEvPKT_S6_PS4_l", "fp64", "randn"),
+                                 ("6binaryIiNS0_3MaxIiEEEEvPKT_S6_PS4_l", "i32", "randint"),
+                                 ("6binaryI6__halfNS0_3AddIS2_EEEEvPKT_S7_PS5_l", "fp16", "randn")]],
+        *[k(EW + name, [16], [256], [val("alpha", dt, 2.5), ptr("x", dt, N, "randn"), ptr("y", dt, N, "randn"),
+                                     val("n", "i32", N)])
+          for name, dt in [("5saxpyIfEEvT_PKS2_PS2_i", "fp32"), ("5saxpyIdEEvT_PKS2_PS2_i", "fp64")]],
+    ],
+    "reduce": [
+        k("cg_reduce", [4], [256], [ptr("x", "i32", N, "randint"), ptr("out", "i32", 1), val("n", "i32", N)]),
+        *[k(f"_Z9block_sumILi{b}EEvPKfPfi", [4], [b], [ptr("x", "fp32", N, "randn"), ptr("out", "fp32", 1),
+                                                       val("n", "i32", N)]) for b in (128, 256, 1024)],
+    ],
+    "scan_softmax": [
+        *[k(f"_Z18hillis_steele_scanILi{b}EEvPKfPfS2_i", [N // b], [b],
+            [ptr("in", "fp32", N, "randn"), ptr("out", "fp32", N), ptr("block_sums", "fp32", N // b),
+             val("n", "i32", N)]) for b in (256, 1024)],
+        k("_Z12softmax_warpIfLi1024EEvPKT_PS0_i", [4], [128], [ptr("x", "fp32", 16 * 1024, "randn"),
+                                                               ptr("y", "fp32", 16 * 1024), val("rows", "i32", 16)]),
+        k("_Z12softmax_warpI6__halfLi2048EEvPKT_PS1_i", [4], [128], [ptr("x", "fp16", 16 * 2048, "randn"),
+                                                                     ptr("y", "fp16", 16 * 2048),
+                                                                     val("rows", "i32", 16)]),
+        *[k(f"_Z9layernormILi{b}EEvPKfS1_S1_Pfif", [8], [b],
+            [ptr("x", "fp32", 8 * 1024, "randn"), ptr("gamma", "fp32", 1024, "randn"),
+             ptr("beta", "fp32", 1024, "randn"), ptr("y", "fp32", 8 * 1024), val("cols", "i32", 1024),
+             val("eps", "fp32", 1e-5)]) for b in (256, 512)],
+    ],
+}
 # mma_sync: the sm_90a sidecar's kernels (mma.sync, ldmatrix, cp.async, wmma) for the other targets
 MMA_FROM = LAUNCH / "nvcc" / "mma_sync.sm_90a.json"
 
@@ -200,11 +246,6 @@ NO_SIDECAR = {
                             "handles, which the sidecar format (buffers and scalars) cannot make",
     "nvcc/rdc_lib": "relocatable library half: lib_init_table only writes the extern lib_table, read by "
                     "rdc_main after linking (no standalone output)",
-    "nvcc/elementwise": "template kernels other than the extern \"C\" ones build_nvcc.py's LAUNCH_SPECS "
-                        "describes",
-    "nvcc/reduce": "template kernels other than the extern \"C\" ones build_nvcc.py's LAUNCH_SPECS describes",
-    "nvcc/scan_softmax": "template kernels other than the extern \"C\" ones build_nvcc.py's LAUNCH_SPECS "
-                         "describes",
 }
 
 VARIANTS = {"O0", "g", "G", "debug", "lineinfo", "fastmath"}
@@ -233,7 +274,15 @@ def sidecar(producer: str, ptx: Path) -> dict | None:
             return None
         kernels = [{**NUMBA[stem], "kernel": _entries(text)[0]}]
     elif producer == "nvcc" and stem == "mma_sync":
+        if not MMA_FROM.is_file():
+            return None
         kernels = json.loads(MMA_FROM.read_text())["kernels"]
+    elif producer == "nvcc" and stem in NVCC_MORE:
+        side = LAUNCH / "nvcc" / (ptx.name[: -len(".ptx")] + ".json")
+        more = {x["kernel"] for x in NVCC_MORE[stem]}
+        first = [x for x in json.loads(side.read_text())["kernels"] if x["kernel"] not in more] \
+            if side.is_file() else []
+        kernels = first + NVCC_MORE[stem]
     else:
         kernels = {"clang": CLANG, "llvm": LLVM, "nvcc": NVCC}[producer].get(stem)
         if kernels is None:
@@ -263,7 +312,7 @@ def write(producers) -> int:
 def _ours(path: Path) -> bool:
     """nvcc sidecars this script writes (build_nvcc.py writes those of its LAUNCH_SPECS)."""
     stem = path.name.split(".")[0]
-    return stem in NVCC or (stem == "mma_sync" and path != MMA_FROM and "sm_90a" not in path.name
+    return stem in NVCC or stem in NVCC_MORE or (stem == "mma_sync" and path != MMA_FROM and "sm_90a" not in path.name
                             and "sm_100a" not in path.name)
 
 

@@ -62,17 +62,32 @@ def gpu_outputs(gpu, text: str, spec: dict, inputs: dict | None = None) -> dict:
             gpu.cu.cuModuleUnload(module)
 
 
+def engine_outputs(label: str, text: str, spec: dict, inputs: dict | None = None):
+    """(outputs, None) of the engine's inorder run, or (None, why) on a refusal or a report; a
+    top-level function, so that a process pool can run the engine side of many cases at once."""
+    from emulate import EmulationError
+
+    try:
+        r = engine_run(text, spec, dict(inputs or {}), filename=label)
+    except EmulationError as e:
+        return None, "engine refused: " + str(e).splitlines()[0]
+    if r.reports:
+        return None, "engine report: " + r.reports[0].render()
+    return r.outputs, None
+
+
 def compare_case(gpu, label: str, text: str, spec: dict, inputs: dict | None = None, *,
-                 order_dependent=frozenset(), check=None, rtol=RTOL, atol=ATOL) -> dict:
+                 order_dependent=frozenset(), check=None, rtol=RTOL, atol=ATOL, cpu=None) -> dict:
     """One row: the engine's and the GPU's outputs of the same launch, compared buffer by buffer.
-    `check(outputs) -> list of differences` is the numpy reference for the `reference` buffers."""
-    cpu = engine_run(text, spec, dict(inputs or {}), filename=label)
-    if cpu.reports:
-        return {"label": label, "status": "error", "error": "engine: " + cpu.reports[0].render()}
+    `check(outputs) -> list of differences` is the numpy reference for the `reference` buffers;
+    `cpu` is engine_outputs' result when already run."""
+    outputs, why = cpu or engine_outputs(label, text, spec, inputs)
+    if outputs is None:
+        return {"label": label, "status": "engine-refused" if "refused" in why else "error", "error": why}
     gpu_out = gpu_outputs(gpu, text, spec, inputs)
     dtypes = {a["name"]: a["dtype"] for a in spec["args"] if a["kind"] != "scalar"}
     buffers, bad = {}, []
-    for name, want in cpu.outputs.items():
+    for name, want in outputs.items():
         how = policy(text, dtypes[name], name, order_dependent)
         got = gpu_out[name]
         if how == "reference":

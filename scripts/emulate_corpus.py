@@ -33,12 +33,15 @@ def main(argv=None) -> int:
     ap.add_argument("--max-steps", type=int, default=400_000)
     ap.add_argument("--only")
     ap.add_argument("--shard", default="0/1", help="I/N: only the cases numbered I mod N (parallel runs)")
-    ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of shards")
+    ap.add_argument("--merge", nargs="+", metavar="ROWS.json",
+                    help="only sum up the --json rows of shards (a later file's row of a kernel wins)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     targets = set((ALL_TARGETS if args.targets == "all" else args.targets).split(","))
-    if args.merge:
-        results = [r for f in args.merge for r in json.loads(Path(f).read_text()) if r["status"] != "no-sidecar"]
+    if args.merge:          # a later file's row replaces an earlier one of the same kernel (a rerun)
+        rows = {(r["ptx"], r["kernel"]): r for f in args.merge for r in json.loads(Path(f).read_text())
+                if r["status"] != "no-sidecar"}
+        results = list(rows.values())
     else:
         shard, shards = (int(x) for x in args.shard.split("/"))
         results = []

@@ -89,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--shfl-sample", type=int, metavar="N",
                     help="weaken at most N shuffle masks a kernel, spread evenly over its shuffles (time)")
     ap.add_argument("--shard", default="0/1", help="I/N: only the kernels numbered I mod N (parallel runs)")
+    ap.add_argument("--max-steps", type=int, default=300_000, help="warp-instruction limit of each run")
     ap.add_argument("--json")
     ap.add_argument("--merge", nargs="+", metavar="ROWS.json", help="only sum up the --json rows of earlier runs")
     args = ap.parse_args(argv)
@@ -113,7 +114,7 @@ def main(argv=None) -> int:
         if not sites:
             continue
         try:
-            seen = observe(module, launch, inputs, label)
+            seen = observe(module, launch, inputs, label, max_steps=args.max_steps)
             base_reports = [x.render() for _, r in seen.runs for x in r.reports]
         except EmulationError as e:
             base_reports = [str(e)]
@@ -131,7 +132,7 @@ def main(argv=None) -> int:
                 continue
             mutant = mutate(module, path, kind)
             for sched in SCHEDULES if cls == "observable" else SCHEDULES[:1]:
-                out, reports = run_outcome(mutant, launch, inputs, label, sched)
+                out, reports = run_outcome(mutant, launch, inputs, label, sched, max_steps=args.max_steps)
                 base = next(r.outputs for s, r in seen.runs if s == sched)
                 caught = bool(reports) or not same(base, out)
                 if caught:

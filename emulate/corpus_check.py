@@ -120,6 +120,16 @@ def _entries(text: str) -> list[str]:
     return re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
 
 
+def _file_target(ptx: Path) -> str:
+    """The target in a corpus file name: `X.sm_80[.variant].ptx`, or Triton/Pallas `X_sm90.ptx`
+    (a capability, named as the sidecars name it)."""
+    m = re.search(r"\.(sm_\d+a?)\b", ptx.name)
+    if m:
+        return m.group(1)
+    m = re.search(r"_sm(\d+)\.ptx$", ptx.name)
+    return _target_of({"target": {"capability": int(m.group(1))}}, ptx) if m else "?"
+
+
 def not_covered(targets, only, covered: set) -> list[dict]:
     """Every kernel of a corpus PTX file for the targets that no sidecar describes, with why
     (launch_sidecars.NO_SIDECAR, else the file's producer has no sidecars for it)."""
@@ -130,8 +140,7 @@ def not_covered(targets, only, covered: set) -> list[dict]:
 
     rows = []
     for ptx in sorted((ROOT / "corpus" / "ptx").rglob("*.ptx")):
-        m = re.search(r"sm_?(\d+a?)", ptx.name)
-        target = f"sm_{m.group(1)}" if m else "?"
+        target = _file_target(ptx)
         if target not in targets or (only and not any(o in str(ptx) for o in only.split(","))):
             continue
         rel = str(ptx.relative_to(ROOT))

@@ -244,6 +244,7 @@ NO_SIDECAR = {
                            "and iterator structs the sidecar format cannot describe",
     "nvcc/texture_surface": "textures and surfaces: the parameters are cudaTextureObject_t/cudaSurfaceObject_t "
                             "handles, which the sidecar format (buffers and scalars) cannot make",
+    "nvcc/cub_block": "cub's EmptyKernel: CUB's empty probe kernel, launched by no algorithm here",
     "nvcc/rdc_lib": "relocatable library half: lib_init_table only writes the extern lib_table, read by "
                     "rdc_main after linking (no standalone output)",
 }

@@ -1,8 +1,9 @@
-"""Corpus kernels with launch sidecars on the engine: a reduced launch, three schedules, the same
-outputs under all three and no report (scripts/emulate_corpus.py, roundtrip_tests). A kernel with
-a numpy reference (corpus_refs.py) must match it under every schedule; its float outputs updated
-by float atomics may then differ between schedules (the order of the additions), every other
-output must still be bit-equal."""
+"""Corpus kernels with launch sidecars on the engine: a reduced launch, three schedules, no
+report, the same outputs under all three (but for the buffers a reference marks order-dependent)
+and, where emulate/corpus_refs.py has one, the numpy reference's result
+(scripts/emulate_corpus.py, roundtrip_tests). A kernel with a tensor-core reference (gemm_refs.py)
+must match it within its accumulation-order bound under every schedule; its float outputs updated
+by float atomics may then differ between schedules, every other output must still be bit-equal."""
 from __future__ import annotations
 
 import json
@@ -14,9 +15,10 @@ import numpy as np
 
 from launch.plan import kernel_specs
 
-from .corpus_refs import reference_for
+from . import corpus_refs
 from .errors import EmulationError
-from .frontend import reduced_launch, run
+from .frontend import reduced_launch, run, seeded_inputs
+from .gemm_refs import reference_for as gemm_reference_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEDULES = ("inorder", "reverse", "random:1")
@@ -68,9 +70,12 @@ def cases(targets, only, variants=True):
 
 def build_variants(ptx: Path) -> list[Path]:
     """Other builds of the same source and target beside a PTX file (nvcc's `X.sm_80.G.ptx`,
-    `.lineinfo.ptx`, `.fastmath.ptx`): the same kernels, so the same launch sidecar."""
+    `.lineinfo.ptx`, `.fastmath.ptx`): the same kernels, so the same launch sidecar, unless the
+    build has a sidecar of its own."""
     stem = ptx.name[: -len(".ptx")]
-    return sorted(p for p in ptx.parent.glob(f"{stem}.*.ptx") if p.name.count(".") == stem.count(".") + 2)
+    own = ROOT / "corpus" / "launch" / ptx.parent.name
+    return sorted(p for p in ptx.parent.glob(f"{stem}.*.ptx") if p.name.count(".") == stem.count(".") + 2
+                  and not (own / (p.name[: -len(".ptx")] + ".json")).is_file())
 
 
 def small_launch(spec: dict, ctas: int) -> dict:
@@ -80,14 +85,33 @@ def small_launch(spec: dict, ctas: int) -> dict:
     return reduced_launch(spec, ctas, max_elements=4 * ctas * block, scalars=LOOP_EXTENTS)
 
 
-def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
+def source_stem(ptx: Path) -> str:
+    return ptx.name.split(".")[0]
+
+
+def _context(spec: dict, inputs: dict, outputs: dict) -> corpus_refs.Ctx:
+    args = spec["args"]
+    return corpus_refs.Ctx(inputs, outputs, {a["name"]: a["value"] for a in args if a["kind"] == "scalar"},
+                           {a["name"]: tuple(a["shape"]) for a in args if a["kind"] == "array"},
+                           [int(g) for g in spec["grid"]], [int(b) for b in spec["block"]],
+                           dict(spec.get("constexprs") or {}))
+
+
+def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int, producer: str | None = None) -> dict:
     text = ptx.read_text()
     small = small_launch(spec, ctas)
+    producer = producer or ptx.parent.name
+    ref = corpus_refs.reference_for(producer, source_stem(ptx), spec["kernel"])
     outs, t0 = [], time.perf_counter()
     steps = 0
+    try:
+        inputs = seeded_inputs(text, small)
+    except EmulationError as e:
+        return {"status": "refused", "why": str(e).splitlines()[0]}
     for sched in SCHEDULES:
         try:
-            r = run(text, small, schedule=sched, filename=str(ptx.relative_to(ROOT)), max_steps=max_steps)
+            r = run(text, small, {k: v.copy() for k, v in inputs.items()}, schedule=sched,
+                    filename=str(ptx.relative_to(ROOT)), max_steps=max_steps)
         except EmulationError as e:
             return {"status": "refused", "why": str(e).splitlines()[0]}
         except Exception as e:  # noqa: BLE001 - report every kernel
@@ -97,22 +121,29 @@ def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int) -> dict:
         if r.reports:
             return {"status": "report", "why": r.reports[0].render(), "schedule": sched,
                     "kinds": sorted({x.kind for x in r.reports})}
+        if ref is not None:
+            bad = corpus_refs.check(ref, _context(small, inputs, r.outputs))
+            if bad:
+                return {"status": "mismatch", "why": f"{sched}: " + "; ".join(bad), "schedule": sched}
         outs.append(r.outputs)
         steps += r.stats["thread_instructions"]
-    return {**_verdict(text, spec["kernel"], small, outs), "seconds": time.perf_counter() - t0,
+    skip = ref.order_dependent if ref is not None else frozenset()
+    return {**_verdict(text, spec["kernel"], small, outs, skip, ref is not None),
+            "seconds": time.perf_counter() - t0, "reference": ref is not None,
             "thread_instructions": steps, "grid": small["grid"]}
 
 
-def _verdict(text: str, kernel: str, small: dict, outs: list) -> dict:
-    """pass / wrong-output / schedule-dependent from the outputs of the schedules."""
-    differ = [k for k in outs[0] if any(not np.array_equal(outs[0][k].view(np.uint8), o[k].view(np.uint8))
-                                        for o in outs[1:])]
-    ref = reference_for(kernel)
+def _verdict(text: str, kernel: str, small: dict, outs: list, skip=frozenset(), checked=False) -> dict:
+    """pass / pass-schedules / wrong-output / schedule-dependent from the outputs of the schedules
+    (`skip`: buffers a reference marks order-dependent; `checked`: a corpus_refs reference held)."""
+    differ = [k for k in outs[0] if k not in skip
+              and any(not np.array_equal(outs[0][k].view(np.uint8), o[k].view(np.uint8)) for o in outs[1:])]
+    ref = gemm_reference_for(kernel)
     out = {}
     if ref is not None:
         checks = [ref(o, small) for o in outs]
         bad = next((c for c in checks if not c["ok"]), None)
-        out["reference"] = bad or checks[0]
+        out["gemm_reference"] = bad or checks[0]
         if bad:
             return {**out, "status": "wrong-output", "why": f"{bad['what']}: max error {bad['max_err']:.3g}"}
     dtypes = {a["name"]: a.get("dtype") for a in small["args"]}
@@ -121,4 +152,40 @@ def _verdict(text: str, kernel: str, small: dict, outs: list) -> dict:
         out["float_atomic_outputs"] = differ       # within the reference's bound under each schedule
     elif differ:
         return {**out, "status": "schedule-dependent", "why": f"outputs differ between schedules: {', '.join(differ)}"}
-    return {**out, "status": "pass"}
+    return {**out, "status": "pass" if checked or ref is not None else "pass-schedules"}
+
+
+def _entries(text: str) -> list[str]:
+    return re.findall(r"\.entry\s+([\w$]+)\s*\(", text)
+
+
+def _file_target(ptx: Path) -> str:
+    """The target in a corpus file name: `X.sm_80[.variant].ptx`, or Triton/Pallas `X_sm90.ptx`
+    (a capability, named as the sidecars name it)."""
+    m = re.search(r"\.(sm_\d+a?)\b", ptx.name)
+    if m:
+        return m.group(1)
+    m = re.search(r"_sm(\d+)\.ptx$", ptx.name)
+    return _target_of({"target": {"capability": int(m.group(1))}}, ptx) if m else "?"
+
+
+def not_covered(targets, only, covered: set) -> list[dict]:
+    """Every kernel of a corpus PTX file for the targets that no sidecar describes, with why
+    (launch_sidecars.NO_SIDECAR, else the file's producer has no sidecars for it)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "corpus" / "scripts"))
+    from launch_sidecars import NO_SIDECAR   # noqa: E402 - the corpus build scripts are not a package
+
+    rows = []
+    for ptx in sorted((ROOT / "corpus" / "ptx").rglob("*.ptx")):
+        target = _file_target(ptx)
+        if target not in targets or (only and not any(o in str(ptx) for o in only.split(","))):
+            continue
+        rel = str(ptx.relative_to(ROOT))
+        why = NO_SIDECAR.get(f"{ptx.parent.name}/{source_stem(ptx)}", "no launch sidecar describes it")
+        for kernel in _entries(ptx.read_text()):
+            if (rel, kernel) not in covered:
+                rows.append({"producer": ptx.parent.name, "ptx": rel, "kernel": kernel, "status": "no-sidecar",
+                             "why": why})
+    return rows

@@ -139,6 +139,19 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     return Result(outputs, reports, stats, executed, machine.observer)
 
 
+def seeded_inputs(module_or_text, launch: dict, kernel: str | None = None) -> dict:
+    """The buffers `run` makes from the sidecar's `init` when given no inputs (the same seeded
+    stream, in the same order), by argument name: the inputs a reference computes from."""
+    _, text = _module(module_or_text, "<ptx>") if not isinstance(module_or_text, str) else (None, module_or_text)
+    spec = select_spec(launch, kernel)
+    try:
+        plans = plan_arguments(entry_info(text, spec.get("kernel")), spec)
+    except PlanError as e:
+        raise EmulationError(str(e)) from None
+    rng = np.random.default_rng(int(spec.get("seed", 0) or 0))
+    return {p.arg: host_array(p, rng) for p in plans if p.role in ("buffer", "tensormap")}
+
+
 def cluster_shape(spec: dict, entry) -> tuple:
     """The cluster of a launch: the entry's .reqnctapercluster, else the sidecar's `cluster`."""
     want = tuple(spec.get("cluster") or ()) or None

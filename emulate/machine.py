@@ -79,8 +79,8 @@ class Scope:
             return self.layout.params[name]
         if space == "kparam":
             return self.machine.kparam_offsets[name]
-        if space == "local":      # one address space for every frame: a pointer to a caller's local works
-            return self.machine.local_base[self.code.name] + self.layout.locals[name]
+        if space == "local":
+            return self.layout.locals[name]
         if space == "shared":
             return self.machine.shared_layout.offsets[name]
         if space == "global":
@@ -121,7 +121,7 @@ class CTA:
         nthreads = int(np.prod(machine.block))
         nwarps = (nthreads + WARP - 1) // WARP
         self.warps = [Warp(self, i, nthreads, machine.entry_frame) for i in range(nwarps)]
-        local = machine.entry_scope.layout.local_size + machine.func_local_size
+        local = machine.entry_scope.layout.local_size     # grows with the call depth (Machine.grow_local)
         for w in self.warps:
             w.local = np.zeros((WARP, max(local, 8)), np.uint8)
 
@@ -154,7 +154,7 @@ class Machine:
         self.asyncs = AsyncRegistry(self)
         self.code = program.functions[kernel]
         self.globals = M.RegionSet("global", M.GLOBAL_BASE)
-        self.consts = M.RegionSet("const", M.GLOBAL_BASE + (1 << 44))
+        self.consts = M.RegionSet("const", M.CONST_BASE)
         self._module_data()
         self.shared_layout = SharedLayout(program)
         self.dynamic_shared = int(dynamic_shared)
@@ -164,15 +164,6 @@ class Machine:
         self.kparams = np.zeros(max(size, 8), np.uint8)
         self.scopes = {}
         self.entry_scope = self.scope(self.code)
-        self.func_local_size = 0
-        self.local_base = {self.code.name: 0}
-        off = self.entry_scope.layout.local_size
-        for name, code in program.functions.items():     # each function's locals, side by side
-            if name != self.code.name:
-                off = (off + 15) // 16 * 16
-                self.local_base[name] = off
-                off += self.scope(code).layout.local_size
-        self.func_local_size = off - self.entry_scope.layout.local_size
         self.current = None       # the warp running now
         self.in_atomic = False    # atomics are not race-tracked
         self.observer = None      # a SyncObserver (sync_observer.py) when asked for
@@ -357,12 +348,17 @@ class Machine:
                            "never ends on the CPU schedule?)")
 
     # --- memory ---------------------------------------------------------------------------------------
-    def _split_generic(self, addrs):
+    def _split_generic(self, w, addrs):
+        """(space, lanes, space address) per window; a generic local address is absolute in the
+        thread's local memory, a `.local` address relative to the running frame."""
         win = M.window_of(addrs)
-        for space in ("global", "shared", "local", "param"):
+        win[(win == "global") & (addrs >= np.uint64(M.CONST_BASE))] = "const"   # cvta.const addresses
+        for space in ("global", "const", "shared", "local", "param"):
             sel = win == space
             if sel.any():
                 base = np.uint64(M.WINDOW_BASE[space])
+                if space == "local":
+                    base += np.uint64(self._local_base(w))
                 yield ("kparam" if space == "param" else space), sel, addrs[sel] - base
 
     def load(self, w, mask, space: str, addrs, nbytes: int):
@@ -370,7 +366,7 @@ class Machine:
         lanes = np.flatnonzero(mask)
         if space == "generic":
             out = np.zeros((len(lanes), nbytes), np.uint8)
-            for sp, sel, a in self._split_generic(addrs):
+            for sp, sel, a in self._split_generic(w, addrs):
                 out[sel] = self._load(w, lanes[sel], sp, a, nbytes)
             return out
         return self._load(w, lanes, space, addrs, nbytes)
@@ -378,7 +374,7 @@ class Machine:
     def store(self, w, mask, space: str, addrs, rows) -> None:
         lanes = np.flatnonzero(mask)
         if space == "generic":
-            for sp, sel, a in self._split_generic(addrs):
+            for sp, sel, a in self._split_generic(w, addrs):
                 self._store(w, lanes[sel], sp, a, rows[sel])
             return
         self._store(w, lanes, space, addrs, rows)
@@ -417,11 +413,10 @@ class Machine:
             return out
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
-            offs = addrs.astype(np.int64)
+            offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
             ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
             if not ok.all():
-                where = "outside the thread's local memory" if space == "local" else "outside the frame"
-                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, where, False)
+                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
             out = np.zeros((len(lanes), nbytes), np.uint8)
             out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
             return out
@@ -459,11 +454,10 @@ class Machine:
             return
         if space in ("local", "fparam"):
             data = w.local if space == "local" else w.stack[-1][3].params
-            offs = addrs.astype(np.int64)
+            offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
             ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
             if not ok.all():
-                where = "outside the thread's local memory" if space == "local" else "outside the frame"
-                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, where, True)
+                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", True)
             M.scatter_lanes(data, lanes[ok], offs[ok], rows[ok])
             return
         if space == "kparam":
@@ -494,6 +488,16 @@ class Machine:
             else:
                 remote_store(w, cta, lanes[sel], offs, rows[sel])
         return out
+
+    def _local_base(self, w) -> int:
+        return w.stack[-1][3].local_base
+
+    @staticmethod
+    def grow_local(w, frame) -> None:
+        """Room in the warp's local memory for a new frame's `.local` variables."""
+        need = frame.local_base + frame.scope.layout.local_size
+        if need > w.local.shape[1]:
+            w.local = np.pad(w.local, ((0, 0), (0, need - w.local.shape[1])))
 
     # --- results ---------------------------------------------------------------------------------------
     def buffer(self, name: str) -> np.ndarray:

@@ -1,8 +1,9 @@
 """State spaces as byte arrays, and generic addressing.
 
 Address map (64-bit generic space, one per launch):
-  global/const regions  from GLOBAL_BASE, each 256-byte aligned, with a 256-byte gap between
+  global regions        from GLOBAL_BASE, each 256-byte aligned, with a 256-byte gap between
                         regions so that an access just past a buffer hits no other buffer;
+  const regions         the same from CONST_BASE (a generic address there reads `.const`);
   shared window         SHARED_WINDOW + shared offset (the CTA's own shared memory);
   local window          LOCAL_WINDOW + local offset (the thread's own local memory);
   param window          PARAM_WINDOW + kernel-param offset (`cvta.param`).
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 GLOBAL_BASE = 0x0000_7F00_0000_0000
+CONST_BASE = GLOBAL_BASE + (1 << 44)
 SHARED_WINDOW = 0x0000_0100_0000_0000
 LOCAL_WINDOW = 0x0000_0200_0000_0000
 PARAM_WINDOW = 0x0000_0300_0000_0000

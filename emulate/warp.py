@@ -21,9 +21,11 @@ READY, BLOCKED, DONE = "ready", "blocked", "done"
 
 class Frame:
     """One activation of a function: its registers, its per-lane `.param` block (call-site and
-    formal params), and where the caller wants the return values."""
+    formal params), where the caller wants the return values, and where its `.local` frame
+    starts in the thread's local memory (a call stack: a callee's frame lies above its
+    caller's, so a local address the caller passes stays valid in the callee)."""
 
-    __slots__ = ("code", "scope", "regs", "init", "params", "ops", "returns", "caller")
+    __slots__ = ("code", "scope", "regs", "init", "params", "ops", "returns", "caller", "local_base")
 
     def __init__(self, code, scope, caller=None, returns=()):
         self.code = code
@@ -34,6 +36,8 @@ class Frame:
         self.ops = scope.ops
         self.caller = caller
         self.returns = returns        # (callee param name, caller param name) pairs
+        self.local_base = 0 if caller is None else \
+            caller.local_base + (caller.scope.layout.local_size + 15) // 16 * 16
 
 
 class Warp:

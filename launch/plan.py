@@ -241,6 +241,18 @@ def _grid_programs(spec: dict) -> int:
     return int(math.prod(spec.get("grid", [1, 1, 1]))) * int(spec.get("num_ctas") or 1)
 
 
+def _array_slots(arg: dict, dt: str) -> list[dict]:
+    """numba-cuda passes an array as meminfo, parent (null pointers), nitems, itemsize, data,
+    shape[ndim] and strides[ndim] (bytes, C order), each an 8-byte parameter."""
+    shape = [int(x) for x in arg["shape"]]
+    item = dtype_bytes(dt)
+    strides = [item * math.prod(shape[i + 1:]) for i in range(len(shape))]
+    meta = [("u64", 0), ("u64", 0), ("i64", math.prod(shape)), ("i64", item)]
+    slots = [dict(role="scalar", arg=arg, dtype=t, value=v, size=(8,)) for t, v in meta]
+    slots.append(dict(role="buffer", arg=arg, dtype=dt, size=(8,)))
+    return slots + [dict(role="scalar", arg=arg, dtype="i64", value=v, size=(8,)) for v in shape + strides]
+
+
 def logical_slots(spec: dict) -> list[dict]:
     """The parameters the sidecar implies, in order: one dict per PTX parameter."""
     slots: list[dict] = []
@@ -253,6 +265,8 @@ def logical_slots(spec: dict) -> list[dict]:
             slots.append(dict(role="buffer", arg=a, dtype=dt, size=(8,)))
         elif kind == "scalar":
             slots.append(dict(role="scalar", arg=a, dtype=dt, value=a.get("value", 0), size=(dtype_bytes(dt),)))
+        elif kind == "array":       # a numba-cuda array: its data model's fields, one parameter each
+            slots += _array_slots(a, dt)
         elif kind == "tensormap":   # a CUtensorMap by value (nvcc __grid_constant__): 128 bytes, nothing after
             slots.append(dict(role="tensormap", arg=a, dtype=dt, value=None, size=(128,)))
         elif kind in ("tma-descriptor", "tensordesc"):

@@ -370,7 +370,7 @@ def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
     The -G build keeps fragments in the caller's stack frame and has device functions write
     them through pointers."""
     from emulate.corpus_check import small_launch
-    from emulate.corpus_refs import reference_for
+    from emulate.gemm_refs import reference_for
 
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / f"mma_sync.{target}.ptx"
     spec = small_launch(_spec(ptx, kernel), 1)

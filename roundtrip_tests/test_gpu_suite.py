@@ -1,6 +1,7 @@
 """scripts/gpu_suite.py on a real GPU (run with ``-m gpu``): corpus kernels against their own
-PTX -> Python -> PTX round trip, the worked example (wait_group 1 -> 0), and the kernelir
-problems. Skips cleanly without cuda-python or a GPU."""
+PTX -> Python -> PTX round trip, the worked example (wait_group 1 -> 0), the kernelir
+problems, and the CPU engine against the GPU on the same cases. Skips cleanly without
+cuda-python or a GPU."""
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ def test_gpu_suite():
     if why:
         pytest.skip(why)
     r = subprocess.run([sys.executable, str(SUITE), "--repeat", "20"], capture_output=True, text=True,
-                       timeout=900)
+                       timeout=1800)
     print(r.stdout)
     if r.returncode == 77:
         pytest.skip(r.stdout.strip().splitlines()[-1])

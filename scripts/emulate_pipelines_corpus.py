@@ -2,7 +2,7 @@
 """Corpus kernels with a launch sidecar that use the Hopper/Blackwell pipeline machinery (TMA,
 mbarrier, wgmma, mma.sync, ldmatrix/stmatrix, tcgen05) on the CPU engine: a reduced launch
 under three schedules (emulate.corpus_check.run_case: no report and the same outputs under all
-three; a kernel with a numpy reference in emulate/corpus_refs.py matches it under each, and
+three; a kernel with a numpy reference in emulate/gemm_refs.py matches it under each, and
 only its float-atomic outputs may differ between schedules). Prints one line per kernel and
 counts per producer, target and capability.
 

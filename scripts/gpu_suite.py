@@ -9,9 +9,16 @@
       examples/worked_matmul/matmul_edited.ptx (wgmma.wait_group 1 -> 0 and the loop's
       mbarrier.arrive.expect_tx moved after the first TMA load); outputs must be
       identical; both timed;
-  (c) kernelir.gpu_check: the 15 compiled IR problems against their numpy references.
+  (c) kernelir.gpu_check: the 15 compiled IR problems against their numpy references;
+  (d) the CPU engine against the GPU on the same cases (verify/engine_gpu.py): every corpus kernel
+      with a launch sidecar for the --engine-targets (the engine's reduced launch of
+      scripts/emulate_corpus.py, seeded inputs) and the 15 IR problems compiled for sm_80 and for
+      the GPU's target at their test sizes; bitwise for integer and exact float results, within
+      rtol 1e-5 / atol 1e-6 for `.approx` kernels and float atomics, by the numpy reference for
+      order-dependent integer atomics. A kernel the engine refuses is listed, not compared.
 
     python scripts/gpu_suite.py [--repeat 50] [--warmup 5] [--only SUBSTR ...] [--skip-ir]
+                                [--skip-engine] [--engine-targets sm_80,...] [--engine-only SUBSTR]
                                 [--plan-only] [--json results.json]
 
 Exit 0 when everything passes, 77 when there is no GPU / cuda-python (says why), 1 on any
@@ -148,6 +155,70 @@ def run_ir(args) -> tuple[list[str], list[str]]:
     return lines, failed
 
 
+def engine_cases(targets, only):
+    """(label, PTX text, launch, inputs, reference) of (d): the corpus sweep's cases, then the IR
+    problems."""
+    from emulate.corpus_check import cases as corpus_cases, small_launch, source_stem
+    from emulate.corpus_refs import reference_for
+
+    for producer, ptx, spec in corpus_cases(set(targets), only):
+        yield (f"cpu-vs-gpu {ptx.relative_to(CORPUS)}::{spec['kernel'][:60]}", ptx.read_text(),
+               small_launch(spec, 2), None, reference_for(producer, source_stem(ptx), spec["kernel"]))
+    if only:
+        return
+    from kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
+    from kernelir.run_cpu import ir_launch
+
+    for name in PROBLEM_NAMES:
+        kernel, meta = load_problem(name)
+        params = {**meta["params"], **meta["test_params"]}
+        launch, inputs = ir_launch(kernel, params, make_inputs(name, params))
+        for target in ("sm_80", "sm_90a"):
+            yield f"cpu-vs-gpu ir:{name}.{target}", compile_kernel(kernel, target), launch, inputs, None
+
+
+def run_engine_vs_gpu(gpu, args) -> tuple[list[dict], list[str]]:
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from emulate import EmulationError
+    from emulate.corpus_check import _context
+    from emulate.corpus_refs import check
+    from emulate.frontend import seeded_inputs
+    from verify.engine_gpu import compare_case, engine_outputs
+
+    cc = gpu.cc[0] * 10 + gpu.cc[1]
+    targets = [t for t in args.engine_targets.split(",")
+               if int(t[3:].rstrip("a")) < cc or t == f"sm_{cc}" or t == f"sm_{cc}a"]
+    todo = [c for c in engine_cases(targets, args.engine_only)
+            if not ("ir:" in c[0] and c[0].endswith("sm_90a") and cc != 90)]
+    t0 = time.monotonic()
+    # the engine side on every core; spawned workers: the parent holds a CUDA context
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        cpu = list(pool.map(engine_outputs, *zip(*[c[:4] for c in todo])))
+    print(f"  engine side: {len(todo)} cases in {time.monotonic() - t0:.0f} s")
+    rows, failures = [], []
+    for (label, text, spec, inputs, ref), done in zip(todo, cpu):
+        t = time.monotonic()
+        try:
+            seeded = inputs or seeded_inputs(text, spec)
+            probe = (lambda out, spec=spec, seeded=seeded: check(ref, _context(spec, seeded, out))) if ref else None
+            row = compare_case(gpu, label, text, spec, inputs, check=probe, cpu=done,
+                               order_dependent=ref.order_dependent if ref else frozenset())
+        except EmulationError as e:
+            row = {"label": label, "status": "engine-refused", "error": str(e).splitlines()[0]}
+        except Exception as e:  # noqa: BLE001 - report, keep going
+            row = {"label": label, "status": "error", "error": f"{type(e).__name__}: {e}"}
+        row["seconds"] = round(time.monotonic() - t, 2)
+        rows.append(row)
+        if row["status"] in ("mismatch", "error"):
+            failures.append(f"{label}: {row.get('error') or row.get('mismatches')}")
+        how = ",".join(sorted({b["how"] for b in row.get("buffers", {}).values()}))
+        print(f"  {label}: {row['status']} ({how or row.get('error', '')}) {row['seconds']} s", flush=True)
+    return rows, failures
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=50)
@@ -155,6 +226,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="run only the cases whose label contains one of these")
     ap.add_argument("--skip-ir", action="store_true", help="skip (c), the kernelir problems")
     ap.add_argument("--no-time", action="store_true", help="(c): no timing")
+    ap.add_argument("--skip-engine", action="store_true", help="skip (d), the CPU engine against the GPU")
+    ap.add_argument("--engine-targets", default="sm_80",
+                    help="(d): the corpus builds compared (those the GPU can run)")
+    ap.add_argument("--engine-only", help="(d): only corpus PTX paths containing one of these (comma-separated)")
     ap.add_argument("--plan-only", action="store_true", help="host-side checks only; no GPU needed")
     ap.add_argument("--json", help="write all rows here")
     args = ap.parse_args(argv)
@@ -169,6 +244,16 @@ def main(argv=None) -> int:
             except Exception as e:  # noqa: BLE001
                 failed += 1
                 print(f"{c['label']:44} FAIL {type(e).__name__}: {e}")
+        if not args.skip_engine:
+            n = 0
+            for label, text, spec, _, _ in engine_cases(args.engine_targets.split(","), args.engine_only):
+                try:
+                    gpu_run.plan_arguments(gpu_run.entry_info(text, spec["kernel"]), spec)
+                    n += 1
+                except Exception as e:  # noqa: BLE001
+                    failed += 1
+                    print(f"{label:44} FAIL {type(e).__name__}: {e}")
+            print(f"(d) engine vs GPU: {n} cases planned")
         print(f"plan-only: {len(todo) - failed}/{len(todo)} cases planned ({time.monotonic() - t0:.1f} s)")
         return 1 if failed else 0
 
@@ -207,8 +292,19 @@ def main(argv=None) -> int:
             ir_lines, ir_failed = [f"ERROR {type(e).__name__}: {e}"], ["kernelir.gpu_check"]
         print("\n".join(ir_lines))
         failures += [f"kernelir {n}" for n in ir_failed]
+    engine_rows = []
+    if not args.skip_engine:
+        print()
+        print("(d) CPU engine vs GPU, same cases")
+        engine_rows, engine_failed = run_engine_vs_gpu(gpu, args)
+        failures += engine_failed
+        counts = {}
+        for r in engine_rows:
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        print("  " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f" (of {len(engine_rows)})")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "kernelir": ir_lines, "failures": failures},
+        Path(args.json).write_text(json.dumps({"rows": rows, "kernelir": ir_lines, "engine_vs_gpu": engine_rows,
+                                               "failures": failures},
                                               indent=1, default=str))
     print()
     print(f"total {time.monotonic() - t0:.1f} s")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import launch_sidecars  # noqa: E402
 from common import BUILD, PTX, SRC, clean_dir, record, update_manifest  # noqa: E402
 
 LLC = os.environ.get("LLC", "llc")
@@ -75,6 +76,7 @@ def main():
                     tags = [producer] + vtags + (["templates"] if "template" in src.read_text() else [])
                     build(producer, stem, target, feat, variant, cmd, bdir, tags, version, outdir, records, failures)
         update_manifest(producer, records)
+        launch_sidecars.write([producer])   # sidecars of the kernels LAUNCH tables describe
         for f in failures:
             print("FAILED", f, file=sys.stderr)
         print(f"{producer}: {len(records)} PTX files, {len(failures)} failures")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import launch_sidecars  # noqa: E402
 from common import PTX, SRC, clean_dir, record, update_manifest  # noqa: E402
 
 sys.path.insert(0, str(SRC / "numba"))
@@ -69,6 +70,7 @@ def main():
         records.append(record(path, "numba", version, features=ftags, source=f"src/numba/kernels.py::{fn.__name__}",
                               signature=sig, options={k: v for k, v in sorted(opts.items())}))
     update_manifest("numba", records)
+    launch_sidecars.write(["numba"])   # sidecars of the kernels LAUNCH tables describe
     for f in failures:
         print("FAILED", f, file=sys.stderr)
     print(f"numba: {len(records)} PTX files, {len(failures)} failures")

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import launch_sidecars  # noqa: E402
 from common import BUILD, CORPUS, LAUNCH, PTX, SRC, clean_dir, record, update_manifest, write_json  # noqa: E402
 
 TARGETS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120a"]
@@ -166,6 +167,7 @@ def main():
     for e in errors:
         print(e, file=sys.stderr)
     update_manifest("nvcc", records)
+    launch_sidecars.write(["nvcc"])   # sidecars of the kernels LAUNCH tables describe
     print(f"nvcc: {len(records)} PTX files, {len(errors)} failures")
     return 1 if errors else 0
 

@@ -3,7 +3,9 @@ per-lane .param blocks), exit, trap, bar/barrier.{sync,arrive,red}, bar.warp.syn
 
 Barrier model: barrier `a` completes when the threads arrived reach its count `b` (or, without
 `b`, every thread of the CTA that has not exited). A warp counts its non-exited lanes when it
-arrives; a warp that arrives with only some of them active is a barrier divergence (reported).
+arrives; a warp that arrives with only some of them active is a barrier divergence (reported),
+unless its other lanes are on sibling paths that reach the same barrier later (per-thread
+barriers, sm_70+: those paths run first and merge at the barrier, _gather_at_barrier).
 """
 
 from __future__ import annotations
@@ -114,6 +116,7 @@ def _call(instr, scope):
             return
         caller = top[3]
         frame = Frame(code, callee, caller=caller, returns=copy_out)
+        w.cta.machine.grow_local(w, frame)
         for src, dst, size in copy_in:
             frame.params[:, dst:dst + size] = caller.params[:, src:src + size]
         w.stack.append([0, EXIT, exec_mask.copy(), frame])
@@ -222,6 +225,10 @@ def _barrier(instr, scope):
         if not exec_mask.any():
             top[0] += 1
             return
+        if count is None and (exec_mask != w.live).any() and (exec_mask == top[2]).all():
+            if _gather_at_barrier(w, top):
+                return                      # another path of the warp runs first
+            exec_mask = top[2].copy()
         if count is None and (exec_mask != w.live).any() and cta.machine.sanitizer.on["barrier-divergence"]:
             missing = int(np.flatnonzero(w.live & ~exec_mask)[0])
             cta.machine.sanitizer.report(
@@ -244,6 +251,39 @@ def _barrier(instr, scope):
         w.waiting = (label, pc, top[3])
         bar["waiting"].append((w, exec_mask.copy(), write))
     return run
+
+
+def _gather_at_barrier(w, top) -> bool:
+    """Barriers are per thread from sm_70 on: the lanes of a warp may reach one bar.sync on
+    different paths at different times. When other paths of the same divergence (entries just
+    below with the same reconvergence point and frame) still hold lanes elsewhere, this path
+    waits at the barrier and those run first (True); once every such path stands at this
+    barrier they merge into this entry, which then arrives with all their lanes (False). Paths
+    that all wait at other barriers cannot meet here: False, the partial arrival is reported."""
+    pc = top[0]
+    siblings = []
+    for e in reversed(w.stack[:-1]):
+        if e[1] != top[1] or e[3] is not top[3] or e[0] == top[1]:
+            break
+        if e[2].any():
+            siblings.append(e)
+    if not siblings:
+        return False
+    here = [e for e in siblings if e[0] == pc]
+    elsewhere = [e for e in siblings if e[0] != pc]
+    code = top[3].code
+    if elsewhere:
+        if all(0 <= e[0] < len(code.instructions) and code.instructions[e[0]].opcode in ("bar", "barrier")
+               for e in elsewhere):
+            return False
+        w.stack[:] = [x for x in w.stack if x is not top]      # by identity: entries hold arrays
+        at = next(i for i, e in enumerate(w.stack) if e is siblings[-1])
+        w.stack.insert(at, top)
+        return True
+    for e in here:
+        top[2] |= e[2]
+        w.stack[:] = [x for x in w.stack if x is not e]
+    return False
 
 
 def check_barriers(cta) -> None:

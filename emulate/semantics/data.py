@@ -38,6 +38,11 @@ def _cvta(instr, scope):
     base = np.uint64(M.WINDOW_BASE[space])
     d, a = instr.operands
     read, write = scope.decoder.reader(a, TYPES[".u64"]), scope.decoder.writer(d, TYPES[".u64"])
+    if space == "local":      # generic local addresses are absolute: the frame's base in or out
+        frame = lambda w: np.uint64(w.stack[-1][3].local_base)  # noqa: E731
+        if to:
+            return lambda w, m: write(w, m, read(w, m) - base - frame(w))
+        return lambda w, m: write(w, m, read(w, m) + base + frame(w))
     if to:
         return lambda w, m: write(w, m, read(w, m) - base)
     return lambda w, m: write(w, m, read(w, m) + base)

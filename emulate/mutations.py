@@ -25,29 +25,37 @@ WEAK_MASK = 0x0000FFFF
 SCHEDULES = ("inorder", "reverse", "random:1")
 
 
+def instructions(module, kernel=None, device_functions=True):
+    """(path, instruction) of every instruction of the launched kernel (every kernel when None)
+    and, with device_functions, of the module's device functions, which it may call; a path is
+    the function's index, then block indices (edit_statement's path)."""
+    def visit(items, path):
+        for i, item in enumerate(items):
+            if isinstance(item, Block):
+                yield from visit(item.items, path + (i,))
+            elif isinstance(item, Instruction):
+                yield path + (i,), item
+
+    for fi, fn in enumerate(module.items):
+        if isinstance(fn, Function) and fn.body is not None and (
+                kernel is None or fn.name == kernel or (device_functions and fn.head.kind != ".entry")):
+            yield from visit(fn.body.items, (fi,))
+
+
 def sync_sites(module, kernel=None):
     """(path to the instruction, mutation kind) for every synchronisation instruction of the
     launched kernel (and of the device functions of the module, which it may call)."""
     out = []
-
-    def visit(items, path):
-        for i, item in enumerate(items):
-            if isinstance(item, Block):
-                visit(item.items, path + (i,))
-            elif isinstance(item, Instruction):
-                name = item.name
-                if item.opcode in ("bar", "barrier") and ".sync" in item.modifiers:
-                    out.append((path + (i,), "delete " + name))
-                elif item.opcode == "cp" and (".wait_group" in item.modifiers or ".wait_all" in item.modifiers):
-                    out.append((path + (i,), "delete " + name))
-                elif item.opcode == "shfl" and ".sync" in item.modifiers:
-                    mask = constant(item.operands[-1])      # 0xffffffff, or Triton's -1
-                    if mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF:
-                        out.append((path + (i,), "weaken mask of " + name))
-    for fi, fn in enumerate(module.items):
-        if isinstance(fn, Function) and fn.body is not None and (
-                kernel is None or fn.name == kernel or fn.head.kind != ".entry"):
-            visit(fn.body.items, (fi,))
+    for path, item in instructions(module, kernel):
+        name = item.name
+        if item.opcode in ("bar", "barrier") and ".sync" in item.modifiers:
+            out.append((path, "delete " + name))
+        elif item.opcode == "cp" and (".wait_group" in item.modifiers or ".wait_all" in item.modifiers):
+            out.append((path, "delete " + name))
+        elif item.opcode == "shfl" and ".sync" in item.modifiers:
+            mask = constant(item.operands[-1])      # 0xffffffff, or Triton's -1
+            if mask is not None and mask & 0xFFFFFFFF == 0xFFFFFFFF:
+                out.append((path, "weaken mask of " + name))
     return out
 
 

@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import ptxgrammar  # noqa: E402
-from ptxgrammar.tree import Block, Function, Instruction, IntLiteral  # noqa: E402
+from ptxgrammar.tree import IntLiteral  # noqa: E402
 
 from emulate import EmulationError, run  # noqa: E402
-from emulate.mutations import edit_statement, instruction_at  # noqa: E402
+from emulate.mutations import edit_statement, instruction_at, instructions  # noqa: E402
 from emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
 from emulate.semantics.sites import recording  # noqa: E402
 from emulate_mutations import summarize  # noqa: E402
@@ -65,20 +65,8 @@ def site_kind(item) -> str | None:
 
 
 def sites(module, kernel):
-    out = []
-
-    def visit(items, path):
-        for i, item in enumerate(items):
-            if isinstance(item, Block):
-                visit(item.items, path + (i,))
-            elif isinstance(item, Instruction):
-                kind = site_kind(item)
-                if kind:
-                    out.append((path + (i,), kind))
-    for fi, fn in enumerate(module.items):
-        if isinstance(fn, Function) and fn.body is not None and fn.name == kernel:
-            visit(fn.body.items, (fi,))
-    return out
+    return [(path, kind) for path, item in instructions(module, kernel, device_functions=False)
+            if (kind := site_kind(item))]
 
 
 def mutate(module, path, kind):

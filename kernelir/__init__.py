@@ -1,6 +1,6 @@
 """kernelir: a small kernel IR (JSON), its loader/schema, fifteen problems with
 numpy references, a CPU reference interpreter with GPU semantics, and a
-one-pass compiler to PTX through the ptx2py DSL (compiler.py)."""
+one-pass compiler to PTX (compiler.py)."""
 from . import ir
 from .compiler import CompileError, compile_kernel, compile_module, kernel_arguments
 from .interp import run_kernel

@@ -1,10 +1,13 @@
-"""Kernel IR -> PTX in one walk, through the ptx2py DSL (transpile.dsl).
+"""Kernel IR -> PTX in one walk.
 
     ptx_text = compile_kernel(kernel, target="sm_90a")
 
-Every IR statement and expression becomes DSL calls (one call per PTX
-instruction); ``ptxgrammar.emit`` turns the recorded module into text.  No LLVM,
-no nvcc.  What cannot be lowered correctly raises ``CompileError`` naming the
+Every IR statement and expression becomes instruction lines, one per PTX
+instruction, written by ``ptxtext`` from the opcode spellings of ``tables``
+(each spelling checked once against ptx2py's PTX spelling table), in the layout
+ptx2py's emitter gives the same module built through the DSL.
+``compile_module`` is that text parsed into a ptxgrammar Module.  No LLVM, no
+nvcc.  What cannot be lowered correctly raises ``CompileError`` naming the
 IR node path, e.g. ``body[3].then[0] (Binary mod): float modulo has no PTX
 instruction`` -- never wrong code.
 
@@ -28,12 +31,9 @@ from __future__ import annotations
 
 import re
 
-from ptxgrammar import emit
-from transpile.dsl import param, reg, regn, sym, var
-from transpile.dsl import ptx as _ptx
-
 from . import ir
-from . import ptxdsl as D
+from . import ptxtext as D
+from .ptxtext import Reg
 from .tables import (BANK, BANK_DECL, BANK_ORDER, ITEMSIZE, MOV, PARAM, VERSIONS)
 from .lower_expr import ExpressionLowering
 from .lower_stmt import StatementLowering
@@ -75,7 +75,7 @@ class _Compiler(StatementLowering, ExpressionLowering):
         bank = BANK[dtype][1]
         n = self.next[bank]
         self.next[bank] = n + 1
-        return regn(f"{bank}{n}")
+        return Reg(f"{bank}{n}")
 
     def label(self):
         self.labels += 1
@@ -111,36 +111,39 @@ class _Compiler(StatementLowering, ExpressionLowering):
         return r
 
     # ------------------------------------------------------------ module
-    def run(self):
+    def run(self) -> str:
+        """The kernel's PTX text."""
         k = self.k
         D.begin()
         try:
-            _ptx.version(VERSIONS.get(self.target, "8.0"))
-            _ptx.target(self.target)
-            _ptx.address_size(64)
+            D.line(".version " + VERSIONS.get(self.target, "8.0"))
+            D.line(".target " + self.target)
+            D.line(".address_size 64")
             for i, s in enumerate(k.shared):
                 if s.dtype not in ITEMSIZE or s.size < 1:
                     raise CompileError(f"shared[{i}]", f"bad shared array {s.name!r}", s)
-                var.shared.align(16).b8(s.name, dims=(s.size * ITEMSIZE[s.dtype],))
+                D.line(f".shared .align 16 .b8 {s.name}[{s.size * ITEMSIZE[s.dtype]}];")
                 self.shared[s.name] = (s.dtype, s.size, 0)
             self._swizzles(k.body, "body")
             args = kernel_arguments(k)
-            params = [param.u64(n) if kind == "pointer" else getattr(param, PARAM[kind])(n)
-                      for n, _, kind in args]
-            perf = {"reqntid": self.block} if self.block else {}
-            with _ptx.entry(k.name, params=params, visible=True, **perf):
-                self.prologue(args)
-                self.stmts(k.body, "body")
-                _ptx.ret()
-                start = D.mark()
-                for bank in BANK_ORDER:
-                    if self.next[bank] > 1:
-                        getattr(reg, BANK_DECL[bank])(bank, self.next[bank])
-                D.hoist(start)
-            return D.finish()
+            params = ", ".join(f".param .{'u64' if kind == 'pointer' else PARAM[kind]} {n}" for n, _, kind in args)
+            perf = " .reqntid %d, %d, %d" % self.block if self.block else ""
+            D.line(f".visible .entry {k.name}({params}){perf}")
+            D.line("{")
+            decls = len(D._lines)
+            self.prologue(args)
+            self.stmts(k.body, "body")
+            D.line("\tret;")
+            D.line("}")
+            lines = D.finish()
         except BaseException:
-            D.abort()
+            D.finish()
             raise
+        # register declarations: known only after the body
+        lines[decls:decls] = [f"\t.reg .{BANK_DECL[bank]} {bank}<{self.next[bank]}>;"
+                              for bank in BANK_ORDER if self.next[bank] > 1]
+        lines.append("")
+        return "\n".join(lines)
 
     def _swizzles(self, stmts, path):
         """Shared arrays written with an xor swizzle: every access is remapped."""
@@ -164,29 +167,24 @@ class _Compiler(StatementLowering, ExpressionLowering):
             if b.dtype not in ITEMSIZE:
                 raise CompileError(f"buffers.{name}", f"unsupported buffer dtype {b.dtype}", b)
             p = self.new("u64")
-            D.op("ld.param.u64")(p, [sym(pname)])
+            D.op("ld.param.u64")(p, f"[{pname}]")
             g = self.new("u64")
             D.op("cvta.to.global.u64")(g, p)
             self.bufs[name] = (g, b.dtype, b.shape, b.role)
         for pname, name, kind in args[len(k.buffers):]:
             r = self.new(kind)
-            D.op("ld.param." + PARAM[kind])(r, [sym(pname)])
+            D.op("ld.param." + PARAM[kind])(r, f"[{pname}]")
             self.params[name] = (r, kind)
         self.shared_base = {}
         for name in self.shared:
             r = self.shared_base[name] = self.new("u32")
-            D.op("mov.u32")(r, sym(name))
+            D.op("mov.u32")(r, name)
 
 
 def compile_module(kernel: ir.Kernel, target: str = "sm_90a"):
-    """The compiled kernel as a ptxgrammar Module (before emitting)."""
-    if not isinstance(kernel, ir.Kernel):
-        from .load import load_kernel
-        kernel = load_kernel(kernel)
-    problem = target_problem(target)
-    if problem:
-        raise CompileError("target", problem)
-    return _Compiler(kernel, target).run()
+    """The compiled kernel as a ptxgrammar Module (its PTX text parsed)."""
+    from ptxgrammar import parse
+    return parse(compile_kernel(kernel, target), f"{target}.ptx")
 
 
 _TARGET = re.compile(r"sm_(\d+)[af]?\Z")
@@ -204,4 +202,10 @@ def target_problem(target: str) -> str | None:
 
 def compile_kernel(kernel: ir.Kernel, target: str = "sm_90a") -> str:
     """Compile a Kernel (or JSON path/str/dict) to PTX text."""
-    return emit(compile_module(kernel, target))
+    if not isinstance(kernel, ir.Kernel):
+        from .load import load_kernel
+        kernel = load_kernel(kernel)
+    problem = target_problem(target)
+    if problem:
+        raise CompileError("target", problem)
+    return _Compiler(kernel, target).run()

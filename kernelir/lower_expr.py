@@ -1,11 +1,9 @@
 """Lowering of IR expressions (a mixin of the compiler, see compiler.py)."""
 from __future__ import annotations
 
-from transpile.dsl import fimm, imm, sreg
-from transpile.dsl.operands import Name
-
 from . import ir
-from . import ptxdsl as D
+from . import ptxtext as D
+from .ptxtext import Reg as Name
 from .dtypes import lit_value
 from .tables import (ACCUM, ARITH, BITWISE, CMP_F32, CMP_INT, LN2, LOG2E, SELP,
                      SWAP_CMP, UNARY_F32, bf16_bits, f16_bits)
@@ -71,14 +69,14 @@ class ExpressionLowering:
         out = None if dt in HALF else dest
         if op == "exp":
             t = self.new("f32")
-            D.op("mul.rn.f32")(t, f, fimm(LOG2E))
+            D.op("mul.rn.f32")(t, f, LOG2E)
             r = out or self.new("f32")
             D.op("ex2.approx.ftz.f32")(r, t)
         elif op == "log":
             t = self.new("f32")
             D.op("lg2.approx.ftz.f32")(t, f)
             r = out or self.new("f32")
-            D.op("mul.rn.f32")(r, t, fimm(LN2))
+            D.op("mul.rn.f32")(r, t, LN2)
         else:
             r = out or self.new("f32")
             D.op(UNARY_F32[op])(r, f)
@@ -200,17 +198,17 @@ class ExpressionLowering:
             if src in INT:
                 D.op(f"setp.ne.{src}")(r, x, 0)
             else:
-                D.op("setp.neu.f32")(r, self.f32(x, src), fimm("0f00000000"))
+                D.op("setp.neu.f32")(r, self.f32(x, src), "0f00000000")
             return r, dst
         if src == "pred":
             r = dest or self.new(dst)
             if dst in INT:
                 D.op("selp.b32")(r, 1, 0, x)
             elif dst == "f32":
-                D.op("selp.f32")(r, fimm("0f3F800000"), fimm("0f00000000"), x)
+                D.op("selp.f32")(r, "0f3F800000", "0f00000000", x)
             else:
                 one = f16_bits(1.0) if dst == "f16" else bf16_bits(1.0)
-                D.op("selp.b16")(r, imm("0x%04X" % one), imm("0x0000"), x)
+                D.op("selp.b16")(r, "0x%04X" % one, "0x0000", x)
             return r, dst
         if src in INT and dst in INT:
             return x, dst                     # same bits: s32 <-> u32 wraps
@@ -296,7 +294,7 @@ class ExpressionLowering:
         if base == "tid" and self.block is not None and self.block["xyz".index(axis)] == 1:
             return Imm("s32", 0), "s32"
         r = dest or self.new("s32")
-        D.op("mov.u32")(r, getattr(getattr(sreg, base), axis))
+        D.op("mov.u32")(r, "%" + name)
         return r, "s32"
 
     def e_call(self, e, path, dest):

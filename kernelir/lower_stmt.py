@@ -1,15 +1,17 @@
 """Lowering of IR statements (a mixin of the compiler, see compiler.py)."""
 from __future__ import annotations
 
-from transpile.dsl import sreg, sym
-from transpile.dsl import ptx as _ptx
-from transpile.dsl.operands import Name
-
 from . import ir
-from . import ptxdsl as D
+from . import ptxtext as D
+from .ptxtext import Reg as Name
 from .tables import (ACCUM, ITEMSIZE, MEM, MOV)
 from .lowering import (HALF, INT, ONES, CompileError, Imm, _opnd, _sign)
 from .uniformity import is_varying, loop_is_varying
+
+
+def _addr_text(parts) -> str:
+    base, off = parts
+    return f"[{base} + {off}]" if off else f"[{base}]"
 
 
 class StatementLowering:
@@ -95,7 +97,11 @@ class StatementLowering:
         return self.bufs[name][1], False
 
     def address(self, name, shared, idx):
-        """The address operand ([...]) of element idx (an s32 operand)."""
+        """The address operand (`[...]`) of element idx (an s32 operand)."""
+        return _addr_text(self.address_parts(name, shared, idx))
+
+    def address_parts(self, name, shared, idx):
+        """(base register or symbol, byte offset) of element idx."""
         if shared:
             dt, _, row = self.shared[name]
             size = ITEMSIZE[dt]
@@ -108,22 +114,20 @@ class StatementLowering:
                 D.op("xor.b32")(u, idx, t)
                 idx = u
             if isinstance(idx, Imm):
-                off = idx.value * size
-                return [sym(name) + off] if off else [sym(name)]
+                return name, idx.value * size
             base = self.shared_base[name]
             a = self.new("u32")
             D.op("mad.lo.s32")(a, idx, size, base)
-            return [a]
+            return a, 0
         base, dt = self.bufs[name][0], self.bufs[name][1]
         size = ITEMSIZE[dt]
         if isinstance(idx, Imm):
-            off = idx.value * size
-            return [base + off] if off else [base]
+            return base, idx.value * size
         w = self.new("u64")
         D.op("mul.wide.s32")(w, idx, size)
         a = self.new("u64")
         D.op("add.s64")(a, base, w)
-        return [a]
+        return a, 0
 
     def index(self, e, path):
         v, dt = self.expr(e, path)
@@ -219,7 +223,7 @@ class StatementLowering:
         if dt == "u32" and up is None:
             up = True   # an unsigned step counts up (it is added modulo 2^32)
         head, end = self.label(), self.label()
-        _ptx.label(head)
+        D.label(head)
         done = self.new("pred")
         t = dt
         if up is None:
@@ -231,11 +235,11 @@ class StatementLowering:
             D.op("mov.pred")(done, gt, pred=~upp)
         else:
             D.op(f"setp.{'ge' if up else 'le'}.{t}")(done, v, _opnd(stop))
-        D.op("bra")(sym(end), pred=done)
+        D.op("bra")(end, pred=done)
         self.branch_body(s.body, path + ".body", path if loop_is_varying(s, self.varying) else None)
         D.op(f"add.{t}")(v, v, _opnd(step))
-        D.op("bra")(sym(head))
-        _ptx.label(end)
+        D.op("bra")(head)
+        D.label(end)
 
     def s_cond(self, s, path):
         c, dt = self.expr(s.cond, path + ".cond")
@@ -247,13 +251,13 @@ class StatementLowering:
         end = self.label()
         other = self.label() if s.else_ else end
         varying = path if is_varying(s.cond, self.varying) else None
-        D.op("bra")(sym(other), pred=~c)
+        D.op("bra")(other, pred=~c)
         self.branch_body(s.then, path + ".then", varying)
         if s.else_:
-            D.op("bra")(sym(end))
-            _ptx.label(other)
+            D.op("bra")(end)
+            D.label(other)
             self.branch_body(s.else_, path + ".else", varying)
-        _ptx.label(end)
+        D.label(end)
 
     def branch_body(self, stmts, path, varying_branch):
         """Statements under a branch or loop; `varying_branch` names it when threads may
@@ -316,21 +320,21 @@ class StatementLowering:
     def linear_tid(self):
         """The linear thread index (tid.x + ntid.x*(tid.y + ntid.y*tid.z)) as s32."""
         x = self.new("s32")
-        D.op("mov.u32")(x, sreg.tid.x)
+        D.op("mov.u32")(x, "%tid.x")
         b = self.block
         if b is not None and b[1] == 1 and b[2] == 1:
             return x
         y = self.new("s32")
-        D.op("mov.u32")(y, sreg.tid.y)
+        D.op("mov.u32")(y, "%tid.y")
         if b is not None and b[2] == 1:
             t = self.new("s32")
             D.op("mad.lo.s32")(t, y, b[0], x)
             return t
         z = self.new("s32")
-        D.op("mov.u32")(z, sreg.tid.z)
+        D.op("mov.u32")(z, "%tid.z")
         nx, ny = self.new("s32"), self.new("s32")
-        D.op("mov.u32")(nx, sreg.ntid.x)
-        D.op("mov.u32")(ny, sreg.ntid.y)
+        D.op("mov.u32")(nx, "%ntid.x")
+        D.op("mov.u32")(ny, "%ntid.y")
         t = self.new("s32")
         D.op("mad.lo.s32")(t, z, ny, y)
         u = self.new("s32")
@@ -342,7 +346,7 @@ class StatementLowering:
             return Imm("s32", self.block[0] * self.block[1] * self.block[2])
         r = [self.new("s32") for _ in range(3)]
         for q, ax in zip(r, "xyz"):
-            D.op("mov.u32")(q, getattr(sreg.ntid, ax))
+            D.op("mov.u32")(q, "%ntid." + ax)
         t = self.new("s32")
         D.op("mul.lo.s32")(t, r[0], r[1])
         D.op("mul.lo.s32")(t, t, r[2])
@@ -388,7 +392,7 @@ class StatementLowering:
                     D.op("or.pred")(p, p, act)
                 act = p
             if act is not None:
-                D.op("bra")(sym(skip), pred=act)
+                D.op("bra")(skip, pred=act)
             if n == 1 or segs == 1:
                 idx = i_ if segs == 1 else seg
             else:
@@ -406,7 +410,7 @@ class StatementLowering:
             r = self.combine(s.op, a, b, dt)
             D.op(f"st.shared.{MEM[dt]}")(self.address(s.shared, True, idx), r)
             if act is not None:
-                _ptx.label(skip)
+                D.label(skip)
             D.op("bar.sync")(0)
             half //= 2
         # every thread reads its segment's total, then a trailing barrier
@@ -446,29 +450,30 @@ class StatementLowering:
         src = self.index(s.src_index, path + ".src_index")
         g = self.guard(s.guard, path + ".guard")
         daddr = self.address(s.shared, True, dst)
-        saddr = self.address(s.src, False, src)
+        sparts = self.address_parts(s.src, False, src)
+        saddr = _addr_text(sparts)
         kind = "cg" if s.bytes == 16 else "ca"
         cp = D.op(f"cp.async.{kind}.shared.global")
         if g is None or g is True:
             cp(daddr, saddr, s.bytes)
             return
         if g is False:
-            cp(daddr, [self.bufs[s.src][0]], s.bytes, 0)
+            cp(daddr, f"[{self.bufs[s.src][0]}]", s.bytes, 0)
             return
         # guard false: zero-fill (src-size 0) from the buffer's base address
         sz = self.new("u32")
         D.op("selp.b32")(sz, s.bytes, 0, g)
         sa = self.new("u64")
-        D.op("selp.b64")(sa, self.addr_reg(saddr), self.bufs[s.src][0], g)
-        cp(daddr, [sa], s.bytes, sz)
+        D.op("selp.b64")(sa, self.addr_reg(sparts), self.bufs[s.src][0], g)
+        cp(daddr, f"[{sa}]", s.bytes, sz)
 
-    def addr_reg(self, addr):
-        """A register holding the address in [addr] (global: base + offset)."""
-        a = addr[0]
-        if isinstance(a, Name):
-            return a
+    def addr_reg(self, parts):
+        """A register holding the address base + offset (of `address_parts`)."""
+        base, off = parts
+        if not off:
+            return base
         r = self.new("u64")
-        D.op("add.s64")(r, a.left, a.right)
+        D.op("add.s64")(r, base, off)
         return r
 
     def s_commit(self, s, path):
@@ -496,14 +501,14 @@ class StatementLowering:
         e = self.new("s32")
         D.op("mov.b32")(e, t)
         head, end = self.label(), self.label()
-        _ptx.label(head)
+        D.label(head)
         done = self.new("pred")
         D.op("setp.ge.s32")(done, e, size)
-        D.op("bra")(sym(end), pred=done)
+        D.op("bra")(end, pred=done)
         D.op(f"st.shared.{MEM[dt]}")(self.address(s.shared, True, e), zero)
         D.op("add.s32")(e, e, _opnd(nt))
-        D.op("bra")(sym(head))
-        _ptx.label(end)
+        D.op("bra")(head)
+        D.label(end)
 
 
 _STMT = {ir.Load: StatementLowering.s_load, ir.Write: StatementLowering.s_write, ir.Accum: StatementLowering.s_accum,

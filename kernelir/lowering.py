@@ -2,15 +2,13 @@
 constants, and integer folding."""
 from __future__ import annotations
 
-from transpile.dsl import fimm, imm
-
 from . import ir
 from .tables import (bf16_bits, f16_bits, f32_hex)
 
 FLOAT = ("f32", "f16", "bf16")
 HALF = ("f16", "bf16")
 INT = ("s32", "u32")
-ONES = imm("0xffffffff")
+ONES = "0xffffffff"   # operands are PTX text (ptxtext.py): literals spelled exactly
 
 
 class CompileError(ValueError):
@@ -42,16 +40,16 @@ class Imm:
         self.dtype, self.value = dtype, value
 
     def f32(self):
-        return fimm(f32_hex(float(self.value)))
+        return f32_hex(float(self.value))
 
     def operand(self):
         dt = self.dtype
         if dt == "f32":
             return self.f32()
         if dt == "f16":
-            return imm("0x%04X" % f16_bits(self.value))
+            return "0x%04X" % f16_bits(self.value)
         if dt == "bf16":
-            return imm("0x%04X" % bf16_bits(self.value))
+            return "0x%04X" % bf16_bits(self.value)
         if dt == "pred":
             return int(bool(self.value))
         return int(self.value)

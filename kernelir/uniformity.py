@@ -22,17 +22,31 @@ def is_varying(expr, varying: set[str]) -> bool:
     stack = [expr]
     while stack:
         e = stack.pop()
-        if isinstance(e, ir.Builtin):
+        cls = e.__class__
+        if cls is ir.Builtin:
             if e.name in THREAD_BUILTINS:
                 return True
-        elif isinstance(e, ir.Var):
+        elif cls is ir.Var:
             if e.name in varying:
                 return True
-        elif isinstance(e, tuple):
+        elif cls is tuple:
             stack.extend(e)
-        elif isinstance(e, ir.Expr):
-            stack.extend(getattr(e, f.name) for f in dataclasses.fields(e))
+        else:
+            children = _CHILDREN.get(cls)
+            if children is None:
+                children = _children(cls)
+            stack.extend([getattr(e, name) for name in children])
     return False
+
+
+_CHILDREN: dict = {}
+
+
+def _children(cls) -> tuple:
+    """The fields of an expression class (non-expressions have none to visit)."""
+    names = tuple(f.name for f in dataclasses.fields(cls)) if issubclass(cls, ir.Expr) else ()
+    _CHILDREN[cls] = names
+    return names
 
 
 def varying_vars(body) -> set[str]:

@@ -99,6 +99,18 @@ def test_structure_matches_ir(name):
         assert "ex2.approx.ftz.f32" in body and LOG2E in body
 
 
+@pytest.mark.parametrize("name", PROBLEM_NAMES)
+def test_layout_is_the_dsl_default(name):
+    """The compiler writes PTX text itself (kernelir/ptxtext.py): the layout must be the
+    one a DSL program records with no layout arguments, so the generated Python
+    carries no fmt=/indent=/lead=/tail/text/comment, only the inferred one-space style."""
+    py = transpile.ptx_to_python(compiled(name, "sm_90a"))
+    style = 'ptx.style({("first", "Instruction"): " ", ("first", "VarDecl"): " "})'
+    layout = [line for line in py.splitlines()
+              if re.search(r"\b(fmt|indent|lead)=|ptx\.(tail|text|comment|style)\(", line)]
+    assert layout == [style]
+
+
 def test_constants_are_exact():
     assert LOG2E == "0f3FB8AA3B" and LN2 == "0f3F317218"
     assert f32_hex(1.0) == "0f3F800000" and f32_hex(float("-inf")) == "0fFF800000"

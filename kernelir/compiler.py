@@ -38,7 +38,7 @@ from .tables import (BANK, BANK_DECL, BANK_ORDER, ITEMSIZE, MOV, PARAM, VERSIONS
 from .lower_expr import ExpressionLowering
 from .lower_stmt import StatementLowering
 from .lowering import (CompileError, Imm, _static)
-from .uniformity import varying_vars
+from .uniformity import Uniformity
 
 __all__ = ["CompileError", "compile_kernel", "compile_module", "kernel_arguments"]
 
@@ -65,7 +65,7 @@ class _Compiler(StatementLowering, ExpressionLowering):
         self.bufs: dict = {}       # name -> (base %rd, dtype, shape, role)
         self.shared: dict = {}     # name -> (dtype, size, xor swizzle row or 0)
         self.labels = 0
-        self.varying = varying_vars(kernel.body)   # thread-dependent variables
+        self.uniform = Uniformity(kernel.body)     # thread-dependent variables and branches
         self.divergent: list[str] = []             # enclosing thread-dependent branches/loops
         blk = kernel.launch.block
         self.block = tuple(_static(b) for b in blk) if all(isinstance(b, int) for b in blk) else None

@@ -20,15 +20,18 @@ class ExpressionLowering:
         return fn(self, e, path, dest)
 
     def e_lit(self, e, path, dest):
-        if e.dtype not in ir.VALUE_DTYPES:
-            raise CompileError(path, f"unknown dtype {e.dtype!r}", e)
-        try:
-            v = lit_value(e.value, e.dtype)
-        except (ValueError, TypeError, OverflowError) as exc:
-            raise CompileError(path, str(exc), e) from None
-        if e.dtype in FLOAT:
-            return Imm(e.dtype, float(v)), e.dtype
-        return Imm(e.dtype, int(v)), e.dtype
+        # the repr tells True from 1 and -0.0 from 0.0, which compare equal
+        key = (e.dtype, e.value.__class__, repr(e.value))
+        imm = _LITS.get(key)
+        if imm is None:
+            if e.dtype not in ir.VALUE_DTYPES:
+                raise CompileError(path, f"unknown dtype {e.dtype!r}", e)
+            try:
+                v = lit_value(e.value, e.dtype)
+            except (ValueError, TypeError, OverflowError) as exc:
+                raise CompileError(path, str(exc), e) from None
+            imm = _LITS[key] = Imm(e.dtype, float(v) if e.dtype in FLOAT else int(v))
+        return imm, e.dtype
 
     def e_var(self, e, path, dest):
         slot = self.overlay.get(e.name) or self.vars.get(e.name) or self.params.get(e.name)
@@ -321,6 +324,9 @@ class ExpressionLowering:
         (x, dt), = vals
         return self.unary(e.fn, x, dt, path, e, dest), dt
 
+
+# Lit (dtype, class, repr) -> its Imm: the rounding of a literal is a pure function of it
+_LITS: dict = {}
 
 _EXPR = {ir.Lit: ExpressionLowering.e_lit, ir.Var: ExpressionLowering.e_var, ir.Unary: ExpressionLowering.e_unary,
          ir.Binary: ExpressionLowering.e_binary, ir.Ternary: ExpressionLowering.e_ternary, ir.Cast: ExpressionLowering.e_cast,

@@ -6,7 +6,6 @@ from . import ptxtext as D
 from .ptxtext import Reg as Name
 from .tables import (ACCUM, ITEMSIZE, MEM, MOV)
 from .lowering import (HALF, INT, ONES, CompileError, Imm, _opnd, _sign)
-from .uniformity import is_varying, loop_is_varying
 
 
 def _addr_text(parts) -> str:
@@ -236,7 +235,7 @@ class StatementLowering:
         else:
             D.op(f"setp.{'ge' if up else 'le'}.{t}")(done, v, _opnd(stop))
         D.op("bra")(end, pred=done)
-        self.branch_body(s.body, path + ".body", path if loop_is_varying(s, self.varying) else None)
+        self.branch_body(s.body, path + ".body", path if self.uniform.loop_is_varying(s) else None)
         D.op(f"add.{t}")(v, v, _opnd(step))
         D.op("bra")(head)
         D.label(end)
@@ -250,7 +249,7 @@ class StatementLowering:
             return
         end = self.label()
         other = self.label() if s.else_ else end
-        varying = path if is_varying(s.cond, self.varying) else None
+        varying = path if self.uniform.is_varying(s.cond) else None
         D.op("bra")(other, pred=~c)
         self.branch_body(s.then, path + ".then", varying)
         if s.else_:

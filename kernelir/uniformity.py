@@ -19,16 +19,21 @@ THREAD_BUILTINS = frozenset({"tid.x", "tid.y", "tid.z", "laneid", "warpid"})
 
 def is_varying(expr, varying: set[str]) -> bool:
     """Whether `expr` may differ between threads, given the thread-dependent variables."""
+    thread, names = reads(expr)
+    return thread or not names.isdisjoint(varying)
+
+
+def reads(expr) -> tuple[bool, frozenset]:
+    """(reads a thread index?, the variable names it reads) of an expression."""
+    thread, names = False, set()
     stack = [expr]
     while stack:
         e = stack.pop()
         cls = e.__class__
         if cls is ir.Builtin:
-            if e.name in THREAD_BUILTINS:
-                return True
+            thread = thread or e.name in THREAD_BUILTINS
         elif cls is ir.Var:
-            if e.name in varying:
-                return True
+            names.add(e.name)
         elif cls is tuple:
             stack.extend(e)
         else:
@@ -36,7 +41,7 @@ def is_varying(expr, varying: set[str]) -> bool:
             if children is None:
                 children = _children(cls)
             stack.extend([getattr(e, name) for name in children])
-    return False
+    return thread, frozenset(names)
 
 
 _CHILDREN: dict = {}
@@ -49,41 +54,57 @@ def _children(cls) -> tuple:
     return names
 
 
+class Uniformity:
+    """The thread-dependent variables of a kernel body (a fixed point), and which of
+    its expressions are thread-dependent. Each expression is walked once (its reads
+    are kept by identity: the body outlives this object)."""
+
+    def __init__(self, body):
+        self.cache: dict = {}
+        self.varying: set[str] = set()
+        while True:
+            before = len(self.varying)
+            self._visit(body, False)
+            if len(self.varying) == before:
+                break
+
+    def is_varying(self, expr) -> bool:
+        r = self.cache.get(id(expr))
+        if r is None:
+            r = self.cache[id(expr)] = (expr, *reads(expr))
+        return r[1] or not r[2].isdisjoint(self.varying)
+
+    def loop_is_varying(self, s) -> bool:
+        """Whether threads may run a loop a different number of times."""
+        return self.is_varying(s.start) or self.is_varying(s.stop) or self.is_varying(s.step)
+
+    def _visit(self, stmts, divergent: bool) -> None:
+        varying, is_varying = self.varying, self.is_varying
+        for s in stmts:
+            cls = s.__class__
+            if cls is ir.Load:
+                varying.add(s.dest)
+            elif cls is ir.Assign or cls is ir.Accum:
+                if divergent or is_varying(s.value):
+                    varying.add(s.var)
+            elif cls is ir.Loop or cls is ir.StridedLoop:
+                inner = divergent or self.loop_is_varying(s)
+                if inner or is_varying(s.start) or is_varying(s.step):
+                    varying.add(s.var)
+                self._visit(s.body, inner)
+            elif cls is ir.Cond:
+                inner = divergent or is_varying(s.cond)
+                self._visit(s.then, inner)
+                self._visit(s.else_, inner)
+            elif cls is ir.WarpShuffle:
+                varying.add(s.var)
+            elif cls is ir.TreeHalve:
+                if divergent or s.segments != 1:
+                    varying.add(s.var)
+            elif cls is ir.ZeroInit and divergent:
+                varying.update(s.vars)
+
+
 def varying_vars(body) -> set[str]:
-    """The variables of a kernel body that may differ between threads (a fixed point)."""
-    varying: set[str] = set()
-    while True:
-        before = len(varying)
-        _visit(body, False, varying)
-        if len(varying) == before:
-            return varying
-
-
-def _visit(stmts, divergent: bool, varying: set[str]) -> None:
-    for s in stmts:
-        if isinstance(s, ir.Load):
-            varying.add(s.dest)
-        elif isinstance(s, (ir.Assign, ir.Accum)):
-            if divergent or is_varying(s.value, varying):
-                varying.add(s.var)
-        elif isinstance(s, (ir.Loop, ir.StridedLoop)):
-            inner = divergent or loop_is_varying(s, varying)
-            if inner or is_varying(s.start, varying) or is_varying(s.step, varying):
-                varying.add(s.var)
-            _visit(s.body, inner, varying)
-        elif isinstance(s, ir.Cond):
-            inner = divergent or is_varying(s.cond, varying)
-            _visit(s.then, inner, varying)
-            _visit(s.else_, inner, varying)
-        elif isinstance(s, ir.WarpShuffle):
-            varying.add(s.var)
-        elif isinstance(s, ir.TreeHalve):
-            if divergent or s.segments != 1:
-                varying.add(s.var)
-        elif isinstance(s, ir.ZeroInit) and divergent:
-            varying.update(s.vars)
-
-
-def loop_is_varying(s, varying: set[str]) -> bool:
-    """Whether threads may run a loop a different number of times."""
-    return any(is_varying(e, varying) for e in (s.start, s.stop, s.step))
+    """The variables of a kernel body that may differ between threads."""
+    return Uniformity(body).varying

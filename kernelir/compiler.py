@@ -33,7 +33,6 @@ import re
 
 from . import ir
 from . import ptxtext as D
-from .ptxtext import Reg
 from .tables import (BANK, BANK_DECL, BANK_ORDER, ITEMSIZE, MOV, PARAM, VERSIONS)
 from .lower_expr import ExpressionLowering
 from .lower_stmt import StatementLowering
@@ -59,6 +58,7 @@ class _Compiler(StatementLowering, ExpressionLowering):
         self.k = kernel
         self.target = target
         self.next = dict.fromkeys(BANK_ORDER, 1)
+        self.names = {bank: D.registers(bank, 0) for bank in BANK_ORDER}   # %r0, %r1, ... made once
         self.vars: dict = {}       # name -> (register, dtype)
         self.overlay: dict = {}    # WarpShuffle combine's a/b
         self.params: dict = {}     # name -> (register, dtype)
@@ -75,7 +75,8 @@ class _Compiler(StatementLowering, ExpressionLowering):
         bank = BANK[dtype][1]
         n = self.next[bank]
         self.next[bank] = n + 1
-        return Reg(f"{bank}{n}")
+        names = self.names[bank]
+        return names[n] if n < len(names) else D.registers(bank, n + 64)[n]
 
     def label(self):
         self.labels += 1

@@ -75,11 +75,26 @@ def op(spec: str):
 
 
 def _writer(spec: str):
-    bare, head = "\t" + spec + ";", "\t" + spec + " "
+    head = "\t" + spec
 
     def write(*operands, pred=None):
-        text = head + ", ".join(map(str, operands)) + ";" if operands else bare
+        text = head + _OPERANDS[len(operands)] % operands
         if pred is not None:
             text = "\t@" + pred + " " + text[1:]
         _lines.append(text)
     return write
+
+
+# the operand list and `;` by operand count (%s: a register or literal as it is, an int in decimal)
+_OPERANDS = [";"] + [" " + ", ".join(["%s"] * n) + ";" for n in range(1, 9)]
+
+
+def registers(prefix: str, count: int) -> list:
+    """``[Reg(prefix + "0"), ..., Reg(prefix + str(count - 1))]``, made once per prefix
+    and extended as needed (the names are immutable, so compiles share them)."""
+    names = _REGS.setdefault(prefix, [])
+    names.extend([Reg(f"{prefix}{n}") for n in range(len(names), count)])
+    return names
+
+
+_REGS: dict = {}

@@ -151,10 +151,7 @@ def _check(obj, path: str) -> None:
 # One converter per annotation, built once from the same type hints: no per-node
 # field introspection and no node paths. It accepts exactly what `_convert` accepts;
 # on anything else it gives up (`_Reject`) and `load_kernel` reruns `_record`, whose
-# error names the node path. Records and sequences are small functions generated
-# from the hints (as `dataclasses` writes `__init__`): straight-line field checks, and
-# converters of other annotations called by name, so that recursive types (an Expr
-# inside an Expr) need no indirection.
+# error names the node path.
 
 class _Reject(Exception):
     pass
@@ -163,50 +160,20 @@ class _Reject(Exception):
 _FAST: dict = {}
 _PRIMS = (bool, int, float, str)
 _CHECKED = (ir.Lit, ir.Call, ir.Launch, ir.CpAsyncCopy)  # the classes `_check` looks at
-_ABSENT = object()
-# _prim_ok(tp, data) written out, for generated code
-_PRIM_TEST = {bool: "isinstance(data, bool)",
-              int: "isinstance(data, int) and not isinstance(data, bool)",
-              float: "isinstance(data, (int, float)) and not isinstance(data, bool)",
-              str: "isinstance(data, str)"}
-_NS: dict = {"_Reject": _Reject, "_ABSENT": _ABSENT, "_new": object.__new__, "_check": _check}
-_NAMES: dict = {}   # annotation -> the name its converter has in _NS
 
 
 def _fast(tp):
     conv = _FAST.get(tp)
     if conv is None:
-        _FAST[tp] = lambda data: _NS[_conv_name(tp)](data)   # while it is being built
-        conv = _FAST[tp] = _NS[_conv_name(tp)] = _build_fast(tp)
+        _FAST[tp] = lambda data: _FAST[tp](data)   # a recursive type refers to itself
+        conv = _FAST[tp] = _build_fast(tp)
     return conv
-
-
-def _conv_name(tp) -> str:
-    name = _NAMES.get(tp)
-    if name is None:
-        name = _NAMES[tp] = f"_c{len(_NAMES)}"
-    return name
-
-
-def _ref(tp) -> str:
-    """The converter of `tp` by name (built now unless it is being built)."""
-    _fast(tp)
-    return _conv_name(tp)
-
-
-def _generate(name: str, lines: list, **consts):
-    """The function `name` written in `lines`; `consts` are its closure's constants,
-    the converters are globals of _NS (looked up when it runs)."""
-    src = [f"def _make({', '.join(consts)}):"] + ["    " + line for line in lines] + [f"    return {name}"]
-    ns: dict = {}
-    exec("\n".join(src), _NS, ns)
-    return ns["_make"](**consts)
 
 
 def _build_fast(tp):
     if tp is ir.Expr or tp is ir.Stmt:
         kinds = ir.EXPR_KINDS if tp is ir.Expr else ir.STMT_KINDS
-        by_kind = {k: _fast(cls) for k, cls in kinds.items()}
+        by_kind = {k: _fast_record(cls) for k, cls in kinds.items()}
 
         def node(data):
             try:
@@ -219,24 +186,28 @@ def _build_fast(tp):
         return _fast_record(tp)
     if _is_union(tp):
         args = get_args(tp)
-        nodes = [a for a in args if a not in _PRIMS and a is not type(None)]
-        lines = ["def union(data):"]
-        if type(None) in args:
-            lines += ["    if data is None:", "        return None"]
-        for a in args:   # primitives first, then the first node type (as _convert)
-            if a in _PRIMS:
-                lines += [f"    if {_PRIM_TEST[a]}:", "        return data"]
-        if nodes:
-            lines += ["    if isinstance(data, dict):", f"        return {_ref(nodes[0])}(data)"]
-        lines.append("    raise _Reject")
-        return _generate("union", lines)
+        optional = type(None) in args
+        prims = [a for a in args if a in _PRIMS]
+        nodes = [_fast(a) for a in args if a not in _PRIMS and a is not type(None)]
+
+        def union(data):
+            if data is None and optional:
+                return None
+            for a in prims:
+                if _prim_ok(a, data):
+                    return data
+            if nodes and isinstance(data, dict):
+                return nodes[0](data)
+            raise _Reject
+        return union
     if get_origin(tp) is tuple:
-        elem = _ref(get_args(tp)[0])
-        return _generate("sequence", [
-            "def sequence(data):",
-            "    if not isinstance(data, (list, tuple)):",
-            "        raise _Reject",
-            f"    return tuple([{elem}(x) for x in data])"])
+        elem = _fast(get_args(tp)[0])
+
+        def sequence(data):
+            if not isinstance(data, (list, tuple)):
+                raise _Reject
+            return tuple([elem(x) for x in data])
+        return sequence
     if tp in _PRIMS:
         def prim(data):
             if not _prim_ok(tp, data):
@@ -247,42 +218,52 @@ def _build_fast(tp):
 
 
 def _fast_record(cls):
-    """`record(data)`: the fields' checks one after the other, then the frozen
-    dataclass's fields set without its __init__ (one object.__setattr__ per field):
-    the same object for a fraction of the cost."""
     hints = _hints(cls)
     name = cls.__name__
-    consts = {"cls": cls, "known": None}
-    lines = ["def record(data):",
-             f"    if data.__class__ is not dict or data.get('kind', {name!r}) != {name!r} "
-             "or not known.issuperset(data):",
-             "        raise _Reject"]
-    keys = {"kind"}
-    out = []
-    for i, f in enumerate(dataclasses.fields(cls)):
+    fields = []
+    for f in dataclasses.fields(cls):
         if f.default_factory is not dataclasses.MISSING:
             raise TypeError(f"{name}.{f.name}: the fast loader needs plain defaults")
-        key, tp, allowed = _json_name(f), hints[f.name], f.metadata.get("enum")
-        keys.add(key)
-        consts[f"e{i}"], consts[f"d{i}"] = allowed, f.default
-        v = f"v{i}"
-        lines += [f"    {v} = data.get({key!r}, _ABSENT)", f"    if {v} is _ABSENT:"]
-        # absent: the dataclass default (no check, as cls(**kw) without the key)
-        lines.append("        raise _Reject" if f.default is dataclasses.MISSING else f"        {v} = d{i}")
-        lines.append("    else:")
-        if tp is str or tp is int:   # the exact class, as _prim_ok says (bool is no int here)
-            lines += [f"        if {v}.__class__ is not {tp.__name__}:", "            raise _Reject"]
-        else:
-            lines.append(f"        {v} = {_ref(tp)}({v})")
-        if allowed is not None:
-            lines += [f"        if {v} not in e{i}:", "            raise _Reject"]
-        out.append(f"{f.name!r}: {v}")
-    consts["known"] = frozenset(keys)
-    lines += ["    obj = _new(cls)", "    obj.__dict__.update({%s})" % ", ".join(out)]
-    if issubclass(cls, _CHECKED):
-        lines.append("    _check(obj, '')")
-    lines.append("    return obj")
-    return _generate("record", lines, **consts)
+        default = _REQUIRED if f.default is dataclasses.MISSING else f.default
+        fields.append((f.name, _json_name(f), hints[f.name], f.metadata.get("enum"), default))
+    known = frozenset(key for _, key, _, _, _ in fields) | {"kind"}
+    checked = issubclass(cls, _CHECKED)
+    new = object.__new__
+    convs: list = []
+
+    def record(data):
+        if not convs:   # converters of the fields, on first use (the types may be recursive)
+            convs.extend((fname, key, _PRIM_CLASS.get(tp) or _fast(tp), enum, default)
+                         for fname, key, tp, enum, default in fields)
+        if data.__class__ is not dict or data.get("kind", name) != name or not known.issuperset(data):
+            raise _Reject
+        # the frozen dataclass's fields, set without its __init__ (one object.__setattr__
+        # per field): the same object for a fraction of the cost
+        obj = new(cls)
+        d = obj.__dict__
+        for fname, key, conv, allowed, default in convs:
+            val = data.get(key, default)
+            # the default object itself (absent, or the same small int/None) needs no check
+            if val is not default:
+                if conv.__class__ is type:      # str or int: the exact class, as _prim_ok says
+                    if val.__class__ is not conv:
+                        raise _Reject
+                else:
+                    val = conv(val)
+                if allowed is not None and val not in allowed:
+                    raise _Reject
+            elif val is _REQUIRED:
+                raise _Reject
+            d[fname] = val
+        if checked:
+            _check(obj, "")
+        return obj
+    return record
+
+
+_REQUIRED = object()   # the default of a field without one
+# fields whose JSON value must be exactly this class (bool is not an int here)
+_PRIM_CLASS = {str: str, int: int}
 
 
 def load_kernel(src) -> ir.Kernel:

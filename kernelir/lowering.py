@@ -2,6 +2,8 @@
 constants, and integer folding."""
 from __future__ import annotations
 
+import struct
+
 from . import ir
 from .tables import (bf16_bits, f16_bits, f32_hex)
 
@@ -40,21 +42,31 @@ class Imm:
         self.dtype, self.value = dtype, value
 
     def f32(self):
-        return f32_hex(float(self.value))
+        return _float_text("f32", float(self.value))
 
     def operand(self):
         dt = self.dtype
-        if dt == "f32":
-            return self.f32()
-        if dt == "f16":
-            return "0x%04X" % f16_bits(self.value)
-        if dt == "bf16":
-            return "0x%04X" % bf16_bits(self.value)
+        if dt in FLOAT:
+            return _float_text(dt, float(self.value))
         if dt == "pred":
             return int(bool(self.value))
         return int(self.value)
 
 
+# The PTX spelling of a float constant per dtype (exact bits): a pure function of
+# the value, kept by (dtype, the value's 8 bytes), which tell -0.0 from 0.0 and
+# one NaN from another.
+_BITS = {"f32": f32_hex, "f16": lambda v: "0x%04X" % f16_bits(v), "bf16": lambda v: "0x%04X" % bf16_bits(v)}
+_FLOAT_TEXT: dict = {}
+_DOUBLE = struct.Struct("<d").pack
+
+
+def _float_text(dt: str, value: float) -> str:
+    key = (dt, _DOUBLE(value))
+    text = _FLOAT_TEXT.get(key)
+    if text is None:
+        text = _FLOAT_TEXT[key] = _BITS[dt](value)
+    return text
 
 
 def _static(v):

@@ -39,6 +39,25 @@ def ptx2py_ms(name, target, repeat, clock=time.process_time):
     return statistics.median(times) * 1e3, times[0] * 1e3
 
 
+def profile(names, target, repeat, top=25):
+    """cProfile `repeat` compiles (IR dict -> PTX text) of each problem: where the time goes."""
+    import cProfile
+    import pstats
+    datas = [json.loads(problem_path(n).read_text())["kernel"] for n in names]
+    for d in datas:   # the first compile fills the per-process caches
+        compile_kernel(load_kernel(d), target)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(repeat):
+        for d in datas:
+            compile_kernel(load_kernel(d), target)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top)
+    return 0
+
+
 def triton_ms(name, cap, repeat):
     from triton_equivalents import compile_triton
     times = []
@@ -70,7 +89,11 @@ def main(argv=None):
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--wall", action="store_true", help="ptx2py in wall-clock instead of CPU time")
+    ap.add_argument("--profile", type=int, metavar="N", default=0,
+                    help="instead: cProfile N compiles of each problem, print the top functions")
     args = ap.parse_args(argv)
+    if args.profile:
+        return profile(args.only or PROBLEM_NAMES, args.target, args.profile)
     clock = time.perf_counter if args.wall else time.process_time
     cap = int("".join(c for c in args.target[3:] if c.isdigit()))
     names = args.only or PROBLEM_NAMES

@@ -12,7 +12,8 @@ only the lines of instruction statements (calls with their continuation lines,
 (`at("1:2:3@0")`, `loc("...")`, `at="..."`) left, files that open with `ptx.style(`, and
 inline asm spelled `inline_asm(...)` instead of `asm` (one spelling).
 `--loops` also counts the back edges raised as `with loop(...)` and checks every raised
-block against the control-flow graph (`sugar.loopcheck`). Files are converted with their
+block against the control-flow graph (`sugar.loopcheck`). `--per-file` also prints one
+line per measured file (producer, instructions, sugar lines, lines per instruction, path). Files are converted with their
 path, as `ptx2py FILE --sugar` does (so launch sidecars and sources name parameters).
 """
 
@@ -138,6 +139,7 @@ def main(argv=None) -> int:
                     help="also count the back edges raised as loops and check them against the CFG (sugar.loopcheck)")
     ap.add_argument("--layout", action="store_true",
                     help="also count layout keywords and .loc mini-language strings left in the kernel bodies")
+    ap.add_argument("--per-file", action="store_true", help="also print every measured file's figures")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
     ap.add_argument("-j", type=int, default=None)
     ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx")])
@@ -148,6 +150,7 @@ def main(argv=None) -> int:
     bad = []
     edges = raised = 0
     disagree = []
+    rows = []
     with ProcessPoolExecutor(args.j) as ex:
         jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops, args.layout) for f in files]
         lay_total, lay_files = [0, 0, 0, 0], []
@@ -168,6 +171,9 @@ def main(argv=None) -> int:
                     bad.append((path, ok, black_ok))
             if r is not None and n >= args.min:
                 per[Path(path).parent.name].append(r)
+                rows.append((Path(path).parent.name, n, round(r * n), r, path))
+    for row in sorted(rows) if args.per_file else ():
+        print("FILE {:10} {:6d} {:6d} {:6.3f} {}".format(*row))
     print(f"{'producer':10} {'files':>5} {'median':>7}  {'min':>6} {'max':>6}")
     for prod in sorted(per):
         rs = per[prod]

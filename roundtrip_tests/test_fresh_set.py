@@ -76,3 +76,35 @@ def test_per_file_rows_give_instructions_and_lines(tmp_path):
     want_lines = measure.code_lines(ptx2py.ptx_to_python(text, sugar=True, filename=path))
     assert (producer, int(n), int(lines)) == ("llvm", want_n, want_lines)
     assert abs(float(ratio) - want_lines / want_n) < 1e-3
+
+
+def test_kind_table_groups_files_by_kernel_name(tmp_path):
+    import readability_kinds as kinds
+
+    corpus, fresh = tmp_path / "c.txt", tmp_path / "f.txt"
+    corpus.write_text("FILE triton 600 300 0.500 corpus/ptx/triton/cumsum_i32_sm80.ptx\n"
+                      "FILE triton 700 700 1.000 corpus/ptx/triton/cummax_2d_fp32_sm80.ptx\n"
+                      "producer files median\n")
+    fresh.write_text("FILE triton 800 200 0.250 /t/triton/cumprod_rows_fp32_sm90.ptx\n")
+    got = {line.split("|")[2].strip(): line for line in kinds.table(kinds.rows(corpus), kinds.rows(fresh))[2:]}
+    assert "| 2 | 0.750 (0.50-1.00) | 1 | 0.250 (0.25-0.25) |" in got["scan (associative_scan, cumsum/cumprod)"]
+    assert "| 0 | - | 0 | - |" in got["transpose"]
+
+
+def test_breakdown_counts_each_kind_of_line():
+    src = "\n".join([
+        "from transpile.dsl import *  # noqa",
+        "with k.entry():",
+        "    ptx.label(L.tmp3)",
+        "    loc(1, 2)",
+        "    # a comment line is not code",
+        "    ptx.add.s32(r[1], r[2],",
+        "                r[3])",
+        "    ptx.label(L.bb0_2)",
+        '    ptx.comment(" x")',
+        'with ptx.section(".debug_info"):',
+        "    ptx.data.b32(1)",
+        "",
+    ])
+    assert measure.breakdown(src) == {"instructions": 2, "tmp labels": 1, "loc lines": 1, "ptx.comment": 1,
+                                      "sections": 2, "rest": 3}

@@ -3,7 +3,7 @@
 into a folder of its own (default: a new temp dir), one subfolder per producer, so that
 `python scripts/measure_readability.py OUT/triton OUT/nvcc OUT/pallas` reports them beside corpus/.
 
-    python scripts/make_fresh_set.py --out /tmp/fresh      # Triton (no GPU needed) and nvcc
+    python scripts/make_fresh_set.py --out /tmp/fresh      # Triton (no GPU needed) and nvcc (or: ... /tmp/fresh)
     python scripts/make_fresh_set.py --out /tmp/fresh --jax-python /path/to/jax-venv/bin/python
 
 The set covers the kinds of kernels and builds corpus/ has (the tables below say which, and the
@@ -176,11 +176,14 @@ def _jax_python(given):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=None, help="folder to write into (default: a new temp dir)")
+    ap.add_argument("outdir", nargs="?", default=None, help="the same as --out")
     ap.add_argument("--jax-python", default=None,
                     help="a Python with jax 0.10.2, jaxlib and triton 3.9.0 for the Pallas part (default: $PTX2PY_JAX_PYTHON)")
     ap.add_argument("--pallas-only", action="store_true", help=argparse.SUPPRESS)  # the --jax-python child
     args = ap.parse_args(argv)
-    out = Path(args.out or tempfile.mkdtemp(prefix="ptx2py-fresh-"))
+    if args.out and args.outdir and args.out != args.outdir:
+        ap.error("give the folder once: --out or OUTDIR")
+    out = Path(args.out or args.outdir or tempfile.mkdtemp(prefix="ptx2py-fresh-"))
     if args.pallas_only:
         print(f"pallas: {len(pallas_set(out))} files")
         for f in FAILED:

@@ -3,8 +3,13 @@
 into a folder of its own (default: a new temp dir), one subfolder per producer, so that
 `python scripts/measure_readability.py OUT/triton OUT/nvcc OUT/pallas` reports them beside corpus/.
 
-    python scripts/make_fresh_set.py --out /tmp/fresh      # Triton (no GPU needed) and nvcc
+    python scripts/make_fresh_set.py --out /tmp/fresh      # Triton (no GPU needed) and nvcc (or: ... /tmp/fresh)
     python scripts/make_fresh_set.py --out /tmp/fresh --jax-python /path/to/jax-venv/bin/python
+
+The set covers the kinds of kernels and builds corpus/ has (the tables below say which, and the
+targets each kind is built for follow corpus/'s rule), so that its medians compare with corpus/'s;
+kernels are chosen by kind, never by their figure. A kernel that does not compile is reported
+(FAILED) and the run exits non-zero.
 
 Pallas needs jax 0.10.2 + jaxlib 0.10.2 + triton 3.9.0 (corpus/README.md), best in a venv of its
 own: `--jax-python` (or $PTX2PY_JAX_PYTHON) names its interpreter, which lowers the kernels of
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,23 +30,56 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "corpus_fresh" / "src"
 
-# (kernel, signature, constexprs, num_warps, num_stages, capabilities)
+# The capabilities corpus/ builds each kind of Triton kernel for (corpus/scripts/build_triton.py):
+# every kernel for all five targets, tensor-descriptor (TMA) kernels for sm_90+, fp8 for sm_89+.
+CAPS = (80, 89, 90, 100, 120)
+TMA_CAPS = (90, 100, 120)
+FP8_CAPS = (89, 90, 100, 120)
+D16 = "tensordesc<fp16[{}]>"  # a host tensor descriptor of that block shape
+# (kernel, signature, constexprs, num_warps, num_stages, capabilities): one entry (or two) per kind
+# of kernel corpus/src/triton has, each with sources, sizes and flags of its own; chosen by kind
+# before any was measured, never by its figure
 TRITON = [
-    ("linear_bias_relu", "*fp16,*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32", dict(BM=64, BN=128, BK=32), 4, 2, (80, 90, 100)),
-    ("linear_bias_relu", "*fp16,*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32", dict(BM=128, BN=64, BK=64), 8, 4, (90,)),
-    ("row_variance", "*fp32,*fp32,*fp32,i32,i32", dict(BLOCK=2048), 8, 1, (80, 90, 100)),
-    ("transpose_2d", "*fp16,*fp16,i32,i32", dict(BM=64, BN=64), 4, 1, (80, 90)),
-    ("decode_attention", "*fp16,*fp16,*fp16,*fp16,i32,fp32", dict(D=128, BL=64), 4, 2, (80, 90, 100)),
-    ("cross_entropy_fwd", "*fp16,*i64,*fp32,i32,i32", dict(BLOCK=4096), 16, 1, (80, 90)),
+    ("linear_bias_relu", "*fp16,*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32", dict(BM=64, BN=128, BK=32), 4, 2, CAPS),
+    ("linear_bias_relu", "*fp16,*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32", dict(BM=128, BN=64, BK=64), 8, 4, CAPS),
+    ("row_variance", "*fp32,*fp32,*fp32,i32,i32", dict(BLOCK=2048), 8, 1, CAPS),
+    ("transpose_2d", "*fp16,*fp16,i32,i32", dict(BM=64, BN=64), 4, 1, CAPS),
+    ("decode_attention", "*fp16,*fp16,*fp16,*fp16,i32,fp32", dict(D=128, BL=64), 4, 2, CAPS),
+    ("cross_entropy_fwd", "*fp16,*i64,*fp32,i32,i32", dict(BLOCK=4096), 16, 1, CAPS),
+    ("softplus_clamp", "*fp16,*fp16,i32,fp32,fp32,fp32", dict(BLOCK=4096), 8, 1, CAPS),
+    ("gaussian_noise", "*fp32,*fp32,i32,fp32,i32", dict(BLOCK=2048), 4, 1, CAPS),
+    ("residual_rmsnorm", "*bf16,*bf16,*bf16,*bf16,*bf16,i32,fp32", dict(BLOCK=4096), 8, 1, CAPS),
+    ("segment_sum_atomic", "*i32,*fp32,*fp32,*i32,i32", dict(D=64, BLOCK=32), 4, 1, CAPS),
+    ("running_argmax", "*fp32,*fp32,*i32,i32", dict(BLOCK=2048), 8, 1, CAPS),
+    ("cumprod_rows", "*fp32,*fp32", dict(BM=16, BN=256), 4, 1, CAPS),
+    ("batched_matmul", "*fp32,*fp32,*fp32,i32,i32,i32", dict(BM=64, BN=32, BK=32), 4, 2, CAPS),
+    ("batched_matmul", "*bf16,*bf16,*bf16,i32,i32,i32", dict(BM=64, BN=128, BK=64), 4, 3, CAPS),
+    ("batched_matmul", "*fp8e5,*fp8e5,*fp16,i32,i32,i32", dict(BM=128, BN=64, BK=128), 8, 3, FP8_CAPS),
+    ("tma_gemm_scaled", f"{D16.format('64,64')},{D16.format('64,128')},{D16.format('64,128')},i32,fp32",
+     dict(BM=64, BN=128, BK=64), 4, 3, TMA_CAPS),
+    ("tma_gemm_scaled", "tensordesc<bf16[128,64]>,tensordesc<bf16[64,128]>,tensordesc<bf16[128,128]>,i32,fp32",
+     dict(BM=128, BN=128, BK=64), 8, 4, TMA_CAPS),
+    ("devdesc_gemm_relu", "*fp16,*fp16,*fp16,i32,i32,i32", dict(BM=128, BN=64, BK=64), 4, 3, TMA_CAPS),
+    ("persistent_gemm_bias", f"{D16.format('128,64')},{D16.format('64,128')},{D16.format('128,128')},*fp16,i32,i32,i32",
+     dict(BM=128, BN=128, BK=64, GRID=148), 8, 3, TMA_CAPS),
+    ("masked_scaled_softmax", "*fp16,*fp16,i32,i32,fp32", dict(BLOCK=2048), 8, 1, CAPS),
+    ("alibi_attention", "*fp16,*fp16,*fp16,*fp16,i32,*fp32,fp32", dict(D=64, BQ=64, BKV=64), 4, 2, CAPS),
 ]
-# (source stem, -arch, flags): flag combinations corpus/ does not use (-O1, -ftz/-prec-div, fast math
-# with line info, sm_86 / sm_89 targets)
+FAILED: list = []  # what did not compile (printed; the run then exits non-zero)
+SIG_SPLIT = re.compile(r",(?![^\[]*\])")  # the commas between parameters, not those of a block shape
+# (source stem, -arch, flags): every build variant corpus/ has (plain -O3, -lineinfo, -G with its
+# DWARF sections, -rdc=true, -use_fast_math; corpus/README.md) at least once, with targets and
+# flag combinations corpus/ does not use (-O1, -O2, -ftz/-prec-div, fast math with line info,
+# -G on sm_89, -rdc on sm_100a with -lineinfo)
 NVCC = [
     ("fresh_kernels", "sm_86", ["-O3"]),
     ("fresh_kernels", "sm_89", ["-O1"]),
     ("fresh_kernels", "sm_90a", ["-O3", "-lineinfo", "-use_fast_math"]),
     ("fresh_kernels", "sm_80", ["-O3", "-ftz=true", "-prec-div=false", "-prec-sqrt=false"]),
     ("fresh_kernels", "sm_100a", ["-O2", "--extra-device-vectorization"]),
+    ("fresh_kernels", "sm_86", ["-O3", "-lineinfo"]),
+    ("fresh_kernels", "sm_89", ["-G"]),
+    ("fresh_kernels", "sm_100a", ["-O3", "-rdc=true", "-lineinfo"]),
 ]
 
 
@@ -57,13 +96,17 @@ def triton_set(out: Path) -> list:
     (out / "triton").mkdir(parents=True, exist_ok=True)
     for name, sig, consts, warps, stages, caps in TRITON:
         fn = getattr(K, name)
-        types = sig.split(",")
+        types = SIG_SPLIT.split(sig)
         args = [a for a in fn.arg_names if a not in consts]
         signature = {a: t for a, t in zip(args, types)} | {c: "constexpr" for c in consts}
         for cap in caps:
             src = ASTSource(fn=fn, signature=signature, constexprs=dict(consts))
-            k = triton.compile(src, target=GPUTarget("cuda", cap, 32), options={"num_warps": warps, "num_stages": stages})
-            tag = "_".join(f"{v}" for v in consts.values())
+            try:
+                k = triton.compile(src, target=GPUTarget("cuda", cap, 32), options={"num_warps": warps, "num_stages": stages})
+            except Exception as e:  # noqa: BLE001 - reported, and the run fails at its end
+                FAILED.append(f"triton {name} sm_{cap}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                continue
+            tag = "_".join([types[0].lstrip("*").split("[")[0].replace("tensordesc<", "")] + [f"{v}" for v in consts.values()])
             path = out / "triton" / f"{name}_{tag}_w{warps}s{stages}_sm{cap}.ptx"
             path.write_text(k.asm["ptx"])
             made.append(path)
@@ -82,18 +125,10 @@ def nvcc_set(out: Path) -> list:
     return made
 
 
-# (kernel, capabilities): every kernel of corpus_fresh/src/pallas/fresh_kernels.py, with its own
-# block sizes, warps and stages (sm_90 / sm_100 PTX for the two matmuls: wgmma / tcgen05 paths)
-PALLAS = [
-    ("swiglu_bf16_r8", (80, 90)),
-    ("residual_log_softmax_f16_r2_w8", (80, 100)),
-    ("matmul_bias_gelu_f16_64x128x32_s2", (80, 90, 100)),
-    ("matmul_bias_gelu_bf16_128x64x64_w8s4", (90, 100)),
-    ("attention_f16_q64_k128_d64", (80, 90)),
-    ("col_stats_f32_1024x128_w8", (80, 90)),
-]
-
-
+# every kernel of corpus_fresh/src/pallas/fresh_kernels.py, with its own block sizes, warps and
+# stages, for the three targets corpus/ builds every Pallas kernel for (sm_80, sm_90: wgmma,
+# sm_100: tcgen05; corpus/scripts/build_pallas.py)
+PALLAS_CAPS = (80, 90, 100)
 def pallas_set(out: Path) -> list:
     """The Pallas PTX (run by an interpreter that has jax: see `--jax-python`)."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -109,14 +144,19 @@ def pallas_set(out: Path) -> list:
     (out / "pallas").mkdir(parents=True, exist_ok=True)
     tdir = out / "pallas_ttir"  # the .file path the PTX names: the same on every run into OUT
     tdir.mkdir(exist_ok=True)
-    for name, caps in PALLAS:
+    for name in K.KERNELS:
+        caps = PALLAS_CAPS
         fn, specs = K.KERNELS[name]
         ttir, _, warps, stages, _ = lower(fn, specs)
         ttir_path = tdir / f"{name}.ttir"
         ttir_path.write_text(ttir)
         for cap in caps:
-            k = triton.compile(str(ttir_path), target=GPUTarget("cuda", cap, 32),
-                               options={"num_warps": warps, "num_stages": stages})
+            try:
+                k = triton.compile(str(ttir_path), target=GPUTarget("cuda", cap, 32),
+                                   options={"num_warps": warps, "num_stages": stages})
+            except Exception as e:  # noqa: BLE001 - reported, and the run fails at its end
+                FAILED.append(f"pallas {name} sm_{cap}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                continue
             path = out / "pallas" / f"{name}_sm{cap}.ptx"
             path.write_text(k.asm["ptx"])
             made.append(path)
@@ -136,23 +176,31 @@ def _jax_python(given):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=None, help="folder to write into (default: a new temp dir)")
+    ap.add_argument("outdir", nargs="?", default=None, help="the same as --out")
     ap.add_argument("--jax-python", default=None,
                     help="a Python with jax 0.10.2, jaxlib and triton 3.9.0 for the Pallas part (default: $PTX2PY_JAX_PYTHON)")
     ap.add_argument("--pallas-only", action="store_true", help=argparse.SUPPRESS)  # the --jax-python child
     args = ap.parse_args(argv)
-    out = Path(args.out or tempfile.mkdtemp(prefix="ptx2py-fresh-"))
+    if args.out and args.outdir and args.out != args.outdir:
+        ap.error("give the folder once: --out or OUTDIR")
+    out = Path(args.out or args.outdir or tempfile.mkdtemp(prefix="ptx2py-fresh-"))
     if args.pallas_only:
         print(f"pallas: {len(pallas_set(out))} files")
-        return 0
+        for f in FAILED:
+            print("  FAILED", f)
+        return 1 if FAILED else 0
     made = triton_set(out) + nvcc_set(out)
     py = _jax_python(args.jax_python)
     if py is None:
         print("pallas: jax is not installed (give --jax-python); no Pallas kernels in this fresh set")
     else:
-        subprocess.run([py, __file__, "--pallas-only", "--out", str(out)], check=True)
+        if subprocess.run([py, __file__, "--pallas-only", "--out", str(out)]).returncode:
+            FAILED.append("pallas: the --jax-python run failed (above)")
         made += sorted((out / "pallas").glob("*.ptx"))
     print(f"{len(made)} files under {out}")
-    return 0
+    for f in FAILED:
+        print("  FAILED", f)
+    return 1 if FAILED else 0
 
 
 if __name__ == "__main__":

@@ -12,7 +12,11 @@ only the lines of instruction statements (calls with their continuation lines,
 (`at("1:2:3@0")`, `loc("...")`, `at="..."`) left, files that open with `ptx.style(`, and
 inline asm spelled `inline_asm(...)` instead of `asm` (one spelling).
 `--loops` also counts the back edges raised as `with loop(...)` and checks every raised
-block against the control-flow graph (`sugar.loopcheck`). Files are converted with their
+block against the control-flow graph (`sugar.loopcheck`). `--per-file` also prints one
+line per measured file (producer, instructions, sugar lines, lines per instruction, path).
+`--breakdown` prints, per producer, the median lines per instruction of each kind of line:
+instruction statements, `ptx.label(L.tmpN)`, `loc(...)`, `ptx.comment(...)`, the DWARF
+`with ptx.section(...)` blocks, and the rest. Files are converted with their
 path, as `ptx2py FILE --sugar` does (so launch sidecars and sources name parameters).
 """
 
@@ -43,6 +47,17 @@ def code_lines(src: str) -> int:
 
 def instruction_lines(src: str) -> int:
     """Lines of the instruction statements of a generated module (see `--floor`)."""
+    text = src.split("\n")
+    return sum(1 for k in instruction_line_numbers(src) if _code(text[k - 1]))
+
+
+def _code(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not s.startswith("#")
+
+
+def instruction_line_numbers(src: str) -> set:
+    """The (1-based) numbers of the lines of the instruction statements of `src`."""
     import ast
 
     from sugar.ir import _DIRECTIVES
@@ -74,8 +89,33 @@ def instruction_lines(src: str) -> int:
                 lines.update(range(node.lineno, node.end_lineno + 1))
 
     visit(tree.body)
+    return lines
+
+
+# the kinds of lines `--breakdown` counts besides the instruction statements (first match wins)
+LINE_KINDS = (("tmp labels", re.compile(r"ptx\.label\(L\.tmp\d+\)$")), ("loc lines", re.compile(r"loc\(")),
+              ("ptx.comment", re.compile(r"ptx\.comment\(")))
+
+
+def breakdown(src: str) -> dict:
+    """Code lines of `src` by kind: instruction statements, the LINE_KINDS, the module-level
+    `with ptx.section(...)` blocks (DWARF), and the rest."""
+    import ast
+
     text = src.split("\n")
-    return sum(1 for k in lines if text[k - 1].strip() and not text[k - 1].strip().startswith("#"))
+    insn = instruction_line_numbers(src)
+    sections = set()
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.With) and ast.unparse(node.items[0].context_expr).startswith("ptx.section("):
+            sections.update(range(node.lineno, node.end_lineno + 1))
+    out = dict.fromkeys(["instructions", *(k for k, _ in LINE_KINDS), "sections", "rest"], 0)
+    for k, line in enumerate(text, 1):
+        if not _code(line):
+            continue
+        kind = "instructions" if k in insn else "sections" if k in sections else None
+        kind = kind or next((name for name, pat in LINE_KINDS if pat.match(line.strip())), "rest")
+        out[kind] += 1
+    return out
 
 
 LAYOUT_WORDS = re.compile(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent)=")
@@ -95,7 +135,7 @@ def layout_counts(src: str) -> tuple:
 
 
 def one(job):
-    path, sugar, check, min_insns, floor, loops, layout = job
+    path, sugar, check, min_insns, floor, loops, layout, kinds = job
     import ptx2py
     import transpile
     from ptxgrammar import parse
@@ -117,6 +157,8 @@ def one(job):
         rep = check_loops(text, src)
         loop_report = (rep.back_edges, rep.raised, rep.errors)
     r = (instruction_lines(src) if floor else code_lines(src)) / max(n, 1)
+    if kinds:
+        lay = {k: v / max(n, 1) for k, v in breakdown(src).items()}
     ok = black_ok = None
     if check:
         try:
@@ -138,6 +180,9 @@ def main(argv=None) -> int:
                     help="also count the back edges raised as loops and check them against the CFG (sugar.loopcheck)")
     ap.add_argument("--layout", action="store_true",
                     help="also count layout keywords and .loc mini-language strings left in the kernel bodies")
+    ap.add_argument("--per-file", action="store_true", help="also print every measured file's figures")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print the median lines per instruction of each kind of line (not with --layout)")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
     ap.add_argument("-j", type=int, default=None)
     ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx")])
@@ -148,10 +193,17 @@ def main(argv=None) -> int:
     bad = []
     edges = raised = 0
     disagree = []
+    rows = []
+    kinds = defaultdict(list)
     with ProcessPoolExecutor(args.j) as ex:
-        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops, args.layout) for f in files]
+        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops, args.layout, args.breakdown)
+                for f in files]
         lay_total, lay_files = [0, 0, 0, 0], []
         for path, n, r, ok, black_ok, lr, lay in ex.map(one, jobs, chunksize=2):
+            if args.breakdown:
+                if lay is not None and n >= args.min:
+                    kinds[Path(path).parent.name].append(lay)
+                lay = None
             if lay is not None:
                 lay_total = [a + b for a, b in zip(lay_total, lay)]
                 if any(lay):
@@ -168,10 +220,16 @@ def main(argv=None) -> int:
                     bad.append((path, ok, black_ok))
             if r is not None and n >= args.min:
                 per[Path(path).parent.name].append(r)
+                rows.append((Path(path).parent.name, n, round(r * n), r, path))
+    for row in sorted(rows) if args.per_file else ():
+        print("FILE {:10} {:6d} {:6d} {:6.3f} {}".format(*row))
     print(f"{'producer':10} {'files':>5} {'median':>7}  {'min':>6} {'max':>6}")
     for prod in sorted(per):
         rs = per[prod]
         print(f"{prod:10} {len(rs):5d} {statistics.median(rs):7.3f}  {min(rs):6.3f} {max(rs):6.3f}")
+    for prod in sorted(kinds):
+        med = {k: statistics.median(d[k] for d in kinds[prod]) for k in kinds[prod][0]}
+        print(f"{prod:10} lines per instruction by kind (median): " + ", ".join(f"{k} {v:.3f}" for k, v in med.items()))
     if args.check:
         print(f"byte-identical: {same}/{total}  black-stable: {black_same}/{total}")
         for b in bad[:20]:

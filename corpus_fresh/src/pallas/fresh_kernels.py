@@ -106,6 +106,23 @@ def col_stats(x, cols=128, num_warps=8):
                           out_specs=(vec, vec), compiler_params=_params(num_warps))(x)
 
 
+# --- layer norm over rows with a residual add (normalisation: the kind corpus/ has as layernorm/rmsnorm)
+def _residual_layernorm_kernel(x_ref, r_ref, g_ref, o_ref, *, eps):
+    h = x_ref[...].astype(jnp.float32) + r_ref[...].astype(jnp.float32)
+    mu = jnp.mean(h, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(h - mu), axis=-1, keepdims=True)
+    o_ref[...] = ((h - mu) * jax.lax.rsqrt(var + eps) * g_ref[...].astype(jnp.float32)).astype(o_ref.dtype)
+
+
+def residual_layernorm(x, res, g, rows=4, eps=1e-6, num_warps=4):
+    r, c = x.shape
+    spec = pl.BlockSpec((rows, c), lambda i: (i, 0))
+    return pl.pallas_call(functools.partial(_residual_layernorm_kernel, eps=eps),
+                          out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(r // rows,),
+                          in_specs=[spec, spec, pl.BlockSpec((1, c), lambda i: (0, 0))], out_specs=spec,
+                          compiler_params=_params(num_warps))(x, res, g)
+
+
 def _sds(shape, dtype):
     return jax.ShapeDtypeStruct(shape, dtype)
 
@@ -121,4 +138,7 @@ KERNELS = {
     "attention_f16_q64_k128_d64": (attention, [_sds((1024, 64), jnp.float16), _sds((128, 64), jnp.float16),
                                                _sds((128, 64), jnp.float16)]),
     "col_stats_f32_1024x128_w8": (col_stats, [_sds((1024, 2048), jnp.float32)]),
+    "residual_layernorm_bf16_r4": (residual_layernorm, [_sds((2048, 1024), jnp.bfloat16)] * 2 + [_sds((1, 1024), jnp.bfloat16)]),
+    "matmul_bias_gelu_f32_32x64x16": (functools.partial(matmul_bias_gelu, bm=32, bn=64, bk=16, num_warps=4, num_stages=3),
+                                      [_sds((512, 256), jnp.float32), _sds((256, 512), jnp.float32), _sds((1, 512), jnp.float32)]),
 }

@@ -203,3 +203,15 @@ def test_line_info_builds_take_their_own_preset():
     assert len(style.overrides()) < len(Style(style.own, style.newline, "nvcc").overrides())
     src = ptx_to_python(text)
     assert 'ptx.style(\n    "nvcc-lineinfo",' in src and python_to_ptx(src) == text
+
+
+@pytest.mark.parametrize("call, line", [
+    # rounding modifiers the ISA tables name but no corpus file happens to use
+    ("ptx.cvt.rzi.s32.f32(r[1], f[1])", "cvt.rzi.s32.f32 %r1, %f1;"),
+    ("ptx.cvt.rmi.f32.f32(f[2], f[1])", "cvt.rmi.f32.f32 %f2, %f1;"),
+    ("ptx.add.rp.f32(f[2], f[1], f[3])", "add.rp.f32 %f2, %f1, %f3;"),
+])
+def test_dsl_accepts_isa_modifiers_outside_the_corpus(call, line):
+    src = ("from transpile.dsl import *\n\nr = reg.b32(\"%r\", 10)\nf = reg.f32(\"%f\", 10)\n"
+           + call + "\n")
+    assert line in python_to_ptx(src, "k.py")

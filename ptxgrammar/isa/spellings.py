@@ -8,6 +8,7 @@ parser accepted but the table does not know, so the round trip never depends
 on the table.
 """
 
+import functools
 import re
 
 OPCODES = frozenset(
@@ -72,5 +73,15 @@ _SHAPE = re.compile(r"\.m[0-9]{1,3}n[0-9]{1,3}(k[0-9]{1,3})?\Z")
 
 
 def is_modifier(word: str) -> bool:
-    """A dot-word the DSL accepts on an instruction."""
-    return word in MODIFIERS or _SHAPE.match(word) is not None
+    """A dot-word the DSL accepts on an instruction: listed, a matrix shape, or one
+    the ISA tables name in a modifier group (`cvt.rzi`, `add.rp`: valid, if rare)."""
+    return word in MODIFIERS or _SHAPE.match(word) is not None or word in _isa_modifiers()
+
+
+@functools.cache
+def _isa_modifiers() -> frozenset:
+    # Loaded on the first word outside MODIFIERS, so importing the DSL stays cheap.
+    from .spec import load
+
+    return frozenset(word for forms in load().values() for form in forms
+                     for words in form.groups.values() for word in words)

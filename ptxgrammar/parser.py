@@ -22,7 +22,10 @@ from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from . import shapecache
-from .shapes import DIGITS, HOLES, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources
+from .shapes import (
+    DIGITS, HOLES, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources,
+    shared, sharing,
+)
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
@@ -60,7 +63,7 @@ class GrammarParser:
     def __init__(self, start, spans: bool):
         self.post = TriviaPostLex()
         prefix = self._span_prefix if spans else self._plain_prefix
-        value = (lambda t: t) if spans else str
+        value = (lambda t: t) if spans else _plain_value
         self.lark = Lark.open(
             str(GRAMMAR), parser="lalr", lexer="contextual", start=start,
             postlex=self.post, transformer=TreeBuilder(prefix, value),
@@ -71,7 +74,7 @@ class GrammarParser:
         }
 
     def _plain_prefix(self, tok):
-        return self.post.text[self.post.starts[tok.start_pos]: tok.start_pos]
+        return shared(self.post.text[self.post.starts[tok.start_pos]: tok.start_pos])
 
     def _span_prefix(self, tok):
         start = self.post.starts[tok.start_pos]
@@ -80,6 +83,10 @@ class GrammarParser:
     def parse(self, text: str, start: str):
         self.post.reset(text)
         return self.lark.parse(text, start=start)
+
+
+def _plain_value(tok) -> str:
+    return shared(str(tok))
 
 
 _parsers: dict[str, GrammarParser] = {}
@@ -120,6 +127,7 @@ def without_gc(fn):
 # --- the full grammar -------------------------------------------------------------
 
 @without_gc
+@sharing()
 def parse_full(text: str, filename: str = "<string>") -> Module:
     """Parse with the whole grammar at once (the reference path)."""
     _check_characters(text, filename)
@@ -450,6 +458,7 @@ def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:
 
 
 @without_gc
+@sharing()
 def parse(text: str, filename: str = "<string>") -> Module:
     """Parse PTX text into a lossless Module (fast path, full grammar when unsure)."""
     _check_characters(text, filename)

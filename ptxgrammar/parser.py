@@ -22,7 +22,10 @@ from . import scanner
 from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from . import shapecache
-from .shapes import DIGITS, HOLES, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources
+from .shapes import (
+    DIGITS, HOLES, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources,
+    shared, sharing,
+)
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
@@ -60,7 +63,7 @@ class GrammarParser:
     def __init__(self, start, spans: bool):
         self.post = TriviaPostLex()
         prefix = self._span_prefix if spans else self._plain_prefix
-        value = (lambda t: t) if spans else str
+        value = (lambda t: t) if spans else _plain_value
         self.lark = Lark.open(
             str(GRAMMAR), parser="lalr", lexer="contextual", start=start,
             postlex=self.post, transformer=TreeBuilder(prefix, value),
@@ -71,7 +74,7 @@ class GrammarParser:
         }
 
     def _plain_prefix(self, tok):
-        return self.post.text[self.post.starts[tok.start_pos]: tok.start_pos]
+        return shared(self.post.text[self.post.starts[tok.start_pos]: tok.start_pos])
 
     def _span_prefix(self, tok):
         start = self.post.starts[tok.start_pos]
@@ -80,6 +83,10 @@ class GrammarParser:
     def parse(self, text: str, start: str):
         self.post.reset(text)
         return self.lark.parse(text, start=start)
+
+
+def _plain_value(tok) -> str:
+    return shared(str(tok))
 
 
 _parsers: dict[str, GrammarParser] = {}
@@ -120,6 +127,7 @@ def without_gc(fn):
 # --- the full grammar -------------------------------------------------------------
 
 @without_gc
+@sharing()
 def parse_full(text: str, filename: str = "<string>") -> Module:
     """Parse with the whole grammar at once (the reference path)."""
     _check_characters(text, filename)
@@ -214,15 +222,13 @@ class ShapeCache:
     before the grammar is asked."""
 
     LIMIT = 200_000
-    # A shape with more holes than BIG gets its builder on its second sight; the
-    # first time the grammar parses it: such shapes (string initializers, long data
-    # lines) mostly occur once, and the builder of one costs several grammar parses of
-    # it (its source has a line or two per number). Measured: 5 % of a cold parse.
-    BIG = 32
+    # Every shape gets its builder on first sight, big ones too (string initializers,
+    # long `.b8` lines): one left to the grammar would make every later process build
+    # the grammar for it (0.14 s and 3.3 MB), while compiling it costs nothing
+    # measurable in a cold parse since builders share skeletons.
 
     def __init__(self):
         self.builders: dict[str, object] = {}
-        self.seen: set[str] = set()                     # big shapes met once, no builder yet
         self.stored: dict[str, object] | None = None   # shape -> encoded code or None; read on first need
         self.learned: list[tuple[str, object]] = []    # met here first, not yet written
         self.damaged = False                            # the store ends in a torn record
@@ -232,7 +238,7 @@ class ShapeCache:
         key = context + "\0".join(pieces[0::2])
         builder = self.builders.get(key)
         if builder is None:
-            builder = self._builder(context, chunk, key, len(pieces) >> 1)
+            builder = self._builder(context, chunk, key)
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
         try:
@@ -240,17 +246,13 @@ class ShapeCache:
         except ShapeMismatch:
             return _parse_chunk(context, chunk)
 
-    def _builder(self, context: str, chunk: str, key: str, holes: int):
+    def _builder(self, context: str, chunk: str, key: str):
         if len(self.builders) > self.LIMIT:
             self.builders.clear()
-            self.seen.clear()
         if self.stored is None:
             self.stored = self._read_store()
         if key in self.stored:
             code = shapecache.decode(self.stored[key])
-        elif holes > self.BIG and key not in self.seen:
-            self.seen.add(key)
-            return _parse_chunk
         else:
             _check_depth(chunk)          # once per shape: chunks of one shape nest alike
             code = self._compile(context, chunk)
@@ -285,7 +287,6 @@ class ShapeCache:
         on-disk store is read again on the next unknown shape; without, it is
         ignored until the next forget."""
         self.builders.clear()
-        self.seen.clear()
         SKELETONS.clear()
         self.learned = []
         self.stored = None if store else {}
@@ -450,6 +451,7 @@ def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:
 
 
 @without_gc
+@sharing()
 def parse(text: str, filename: str = "<string>") -> Module:
     """Parse PTX text into a lossless Module (fast path, full grammar when unsure)."""
     _check_characters(text, filename)

@@ -18,6 +18,7 @@ against the grammar's own terminal patterns (RECHECKED_TERMINALS).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import re
 import types
@@ -131,7 +132,10 @@ class BuilderWriter:
     def compose(self, value, parts: list[str]) -> str:
         cls = value.__class__
         if cls is tuple:
-            return "(" + "".join(p + ", " for p in parts) + ")"
+            source = "(" + "".join(p + ", " for p in parts) + ")"
+            if any(p.startswith("_I[") for p in parts) and all(isinstance(v, str) for v in value):
+                return f"_I[{source}]"        # a tuple of strings (modifiers): shared like them
+            return source
         if cls is list:
             return "[" + ", ".join(parts) + "]"
         if BUILDER_GLOBALS.get(cls.__name__) is not cls:
@@ -168,7 +172,7 @@ class BuilderWriter:
             self.names[pat] = self.patterns[tok.type].fullmatch
             if tok.type == "INT" and len(pieces) == 1:
                 self.lone.append(int(pieces[0][2:-1]))
-                return pieces[0]
+                return f"_I[{pieces[0]}]"
             var = f"t{len(self.checks)}"
             self.checks.append(f"{var} = {expr}")
             # A lone decimal run (`d` above, or `dU`) is a valid INT unless it starts
@@ -176,8 +180,8 @@ class BuilderWriter:
             lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) == 2 and tail == "U"
             guard = f'{pieces[0]}[0] == "0" and ' if lone else ""
             self.checks.append(f"if {guard}{pat}({var}) is None: raise ShapeMismatch")
-            return var
-        return expr
+            return f"_I[{var}]"
+        return f"_I[{expr}]"
 
 
 # Up to this many whole-INT holes are checked inline; more (a long data line, a string
@@ -199,8 +203,53 @@ def _bad_ints(d: list, holes: tuple) -> bool:
 # The globals every builder runs with: the node and marker classes, ShapeMismatch and
 # the `_TERMINAL` fullmatch functions of the re-checked number terminals. Shared, so a
 # builder is just a code object: it can be stored on disk (shapecache.py) and revived.
-BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, "_bad_ints": _bad_ints,
+BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, "_bad_ints": _bad_ints, "_I": None,
                                       **NODE_CLASSES, **MARKER_CLASSES}
+
+
+# `_I[...]`, around every string (and tuple of strings) a builder makes from holes, gives
+# back the first equal value made during the same parse: a large file spells `%r12`,
+# `.s32`, `0` or a `.loc` line number tens of thousands of times, and one object per
+# spelling instead of one per use is a third of a parse tree's memory. Strings and
+# tuples of strings are immutable, so sharing them is invisible; nodes are never shared.
+class _Shared(dict):
+    """The values met in one parse, each its own key (a hit is one C dict lookup)."""
+
+    __slots__ = ()
+
+    def __missing__(self, value):
+        self[value] = value
+        return value
+
+
+class _Unshared:
+    """Outside a parse: every value is itself."""
+
+    __slots__ = ()
+
+    def __getitem__(self, value):
+        return value
+
+
+_UNSHARED = BUILDER_GLOBALS["_I"] = _Unshared()
+
+
+@contextlib.contextmanager
+def sharing():
+    """Within: equal strings made by builders and the grammar path are one object."""
+    if BUILDER_GLOBALS["_I"] is not _UNSHARED:
+        yield                   # already inside a parse (parse falling back to parse_full)
+        return
+    BUILDER_GLOBALS["_I"] = _Shared()
+    try:
+        yield
+    finally:
+        BUILDER_GLOBALS["_I"] = _UNSHARED
+
+
+def shared(value):
+    """`value`, or the equal value met first in this parse (see `sharing`)."""
+    return BUILDER_GLOBALS["_I"][value]
 _PATTERN_SOURCES: dict[str, str] = {}
 _FIELDS: dict[type, tuple[str, ...] | None] = {}    # a class's dataclass fields; None: not a node
 

@@ -813,12 +813,20 @@ def trivia_plan(stmt, nodes: list) -> list:
     return plan
 
 
+_TRIVIA: dict = {}   # trivia tuples by value: equal ones are one object (tuples of str are immutable)
+
+
 def apply_plan(nodes: list, plan: list, values: list) -> None:
     """Give each node its trivia tuple from `values` (flatten order) by `plan`."""
+    same = _TRIVIA.setdefault
     for n, g in zip(nodes, plan):
         if g.__class__ is int:
-            n.trivia = (values[g],)
+            t = (values[g],)
+            n.trivia = same(t, t)
         elif g is None:
             n.trivia = ()
         else:
-            n.trivia = g(values)
+            t = g(values)
+            n.trivia = same(t, t)
+    if len(_TRIVIA) > 65536:
+        _TRIVIA.clear()

@@ -283,9 +283,17 @@ def secref(name: str, op: str | None = None, offset=None) -> Value:
     return Node(lambda: SectionRef(name, op, off))
 
 
+_INT_TEXT: dict[int, str] = {}   # one spelling object per value: a debug section has ~100k ints
+
+
 def _int_node(v: int):
     if v >= 0:
-        return IntLiteral(str(v))
+        text = _INT_TEXT.get(v)
+        if text is None:
+            if len(_INT_TEXT) > 65536:
+                _INT_TEXT.clear()
+            text = _INT_TEXT[v] = str(v)
+        return IntLiteral(text)
     return UnaryExpr("-", IntLiteral(str(-v)))
 
 

@@ -78,7 +78,7 @@ def run(stmts, ctx):
                     out.append(stmt(Call(pre + "." + hdr.expr.head, hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
                     k = j + 1
                     continue
-            if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth:
+            if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth and not _has_at(stmts[j]):
                 pre = _typed([f])
                 ins = stmts[j]
                 h = ins.expr.head
@@ -219,7 +219,8 @@ def _chain(stmts, k, node_of, out, commented=None):
         e += step
         starts.append(e)
     j = e + step
-    if (len(frames) == 1 and frames[0][3] is None) or j >= n or not is_insn(stmts[j]) or stmts[j].depth != depth:
+    if (len(frames) == 1 and frames[0][3] is None) or j >= n or not is_insn(stmts[j]) or stmts[j].depth != depth \
+            or _has_at(stmts[j]):
         return 0  # a lone plain `.loc` is folded by the caller
     ins = stmts[j]
     h = ins.expr.head
@@ -243,12 +244,18 @@ def _chain(stmts, k, node_of, out, commented=None):
     return 0
 
 
+def _has_at(ins) -> bool:
+    """Whether the instruction already carries `at=`: its `.loc` lines come first, so an
+    `at(...)` prefix put on it now would emit before them (the order would flip)."""
+    return any(i.__class__ is Kw and i.name == "at" for i in ins.expr.items)
+
+
 def with_at(locs, ins, text):
     """`ins` with `at=at(...)` standing for the `.loc` statements before it (a head too long
     for the `at(...)` prefix), when that takes fewer lines; else None. (Under `asm.` the
     keyword's `.loc` comes before the inline-asm markers, as `at(...).asm.` writes it.)"""
     e = ins.expr
-    if e.head.startswith(_AT_HEADS) or any(i.__class__ is Kw and i.name == "at" for i in e.items):
+    if e.head.startswith(_AT_HEADS) or _has_at(ins):
         return None
     if not at_fits(text, ins.depth):
         return None

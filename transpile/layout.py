@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ptxgrammar.tree import Module
 
 from .style import (
-    SAME_LINE, Style, asm_context, flatten, inner_container, lead_value, position_keys,
+    CONTAINER_CLASSES, SAME_LINE, Style, asm_context, flatten, inner_container, lead_value, position_keys,
     predicted_blank_lines, prev_tag, shape_trivia, split_lead,
 )
 
@@ -42,8 +42,8 @@ class Placement(NamedTuple):
 def place(module: Module, style: Style, memo: dict | None = None):
     """The placements of every statement and every closing `}`, in generation order, as they
     are asked for (an iterator: only the statements not yet generated are held).
-    `memo`: id(statement) -> (shape, trivia, leading trivia) from `infer_style`, reused
-    when present; each entry is dropped once read."""
+    `memo`: id(statement) -> (shape, trivia, leading trivia, shared dict) from `infer_style`,
+    reused when present; each entry is dropped once read."""
     return _Placer(style, memo if memo is not None else {}).items(module.items, 0)
 
 
@@ -54,13 +54,13 @@ class _Placer:
         self.preds: dict = {}  # shape -> predicted trivia per token
         self.at_start = True
         self.asm = False       # inside `// begin inline asm` ... `// end inline asm`
-        self.prev_lead = ""    # the previous statement's L value (see style.position_keys)
+        self.prev = None       # (the previous statement, its asm state, L value): its prev_tag when needed
         self.leads: dict = {}  # (leading trivia, predicted L value) -> (Lead, L value)
 
     def items(self, items, depth: int):
         for item in items:
             yield self.statement(item, depth)
-            inner = inner_container(item)
+            inner = inner_container(item) if item.__class__ in CONTAINER_CLASSES else None
             if inner is not None:
                 yield from self.items(inner.items, depth + 1)
                 yield self.close(inner, depth)
@@ -72,13 +72,30 @@ class _Placer:
             sig = [depth, None]
             shape_trivia(stmt, sig, tv)
             self.asm = asm_context(tv[0], self.asm)
-            sig[1] = (self.asm, self.prev_lead)
+            sig[1] = (self.asm, self.prev_tag())
             sig = tuple(sig)
             t0 = tv[0]
-            tv = tuple(tv)
+            placed, lvalue = self.placed(stmt, depth, sig, tuple(tv), t0)
         else:
-            sig, tv, t0 = hit
+            # statements of one (shape, trivia, leading trivia) share their placement
+            sig, tv, t0, shared = hit
             self.asm = sig[1][0]
+            if self.at_start:   # the file's first token: no tail, placed apart
+                placed, lvalue = self.placed(stmt, depth, sig, tv, t0)
+            else:
+                done = shared.get(t0)
+                if done is None:
+                    done = shared[t0] = self.placed(stmt, depth, sig, tv, t0)
+                placed, lvalue = done
+        self.prev = (stmt, self.asm, lvalue)
+        return placed
+
+    def prev_tag(self) -> str:
+        """The previous statement's prev_tag (for the lead key of a statement outside the memo)."""
+        return "" if self.prev is None else prev_tag(*self.prev)
+
+    def placed(self, stmt, depth: int, sig: tuple, tv: tuple, t0: str):
+        """(the Placement of a statement of shape `sig`, trivia `tv` led by `t0`; its L value)."""
         preds = self.preds.get(sig)
         if preds is None:
             predict = self.style.predict
@@ -92,12 +109,11 @@ class _Placer:
             if hit is None:
                 hit = self.leads[key] = self.lead(t0, preds[0], "indent", "lead", False)
             lead, lvalue = hit
-        self.prev_lead = prev_tag(stmt, self.asm, lvalue)
         if tv[1:] == preds[1:]:   # the usual case, compared in one go
             fmt = ()
         else:
             fmt = tuple([(k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k]])
-        return Placement(lead, fmt)
+        return Placement(lead, fmt), lvalue
 
     def close(self, container, depth: int) -> Placement:
         text = container.trivia[-1]

@@ -404,76 +404,24 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     Statements are grouped by shape first (one dict update per statement); the
     position keys are computed once per shape and the per-key counters once per
     distinct (shape, trivia) pair. `memo`, when given, receives
-    id(statement) -> (shape, trivia tuple with the L value first, the leading trivia itself)
-    for reuse by `layout.place` (shapes and trivia tuples are shared between statements).
+    id(statement) -> (shape, trivia tuple with the L value first, the leading trivia itself,
+    a dict shared by the statements of that (shape, trivia) pair) for reuse by `layout.place`
+    (shapes and trivia tuples are shared between statements; place caches its placements
+    in the shared dict).
     """
     if nl is None:
         nl = detect_newline(module)
-    shapes: dict = {}
-    at_start = [True]
-    asm = [False]
-    prev = [""]  # the previous statement's prev_tag
-
-    leads: dict = {}   # leading trivia -> its L value (they repeat: "\n\t" ...)
-
-    def lead_indent(text):
-        if not at_start[0]:
-            v = leads.get(text)
-            if v is not None:
-                return v
-        parts = split_lead(text, nl, at_start[0])
-        if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
-            v = SAME_LINE + text
-        else:
-            v = lead_value(parts[1], parts[2])
-        if not at_start[0]:
-            leads[text] = v
-        at_start[0] = False
-        return v
-
-    def visit_items(items, depth):
-        for item in items:
-            tv = []
-            sig = [depth, None]
-            shape_trivia(item, sig, tv)
-            a = asm[0] = asm_context(tv[0], asm[0])
-            t0 = tv[0]
-            ind = lead_indent(t0)
-            sig[1] = (a, prev[0])
-            prev[0] = prev_tag(item, a, ind.lstrip("\n"))
-            sig = tuple(sig)
-            tv[0] = ind
-            key = tuple(tv)
-            entry = shapes.get(sig)
-            if entry is None:
-                shapes[sig] = entry = [item, {key: 1}, sig, {key: key}]
-            else:
-                d = entry[1]
-                d[key] = d.get(key, 0) + 1
-                key = entry[3].setdefault(key, key)
-            if memo is not None:   # the shape's and the trivia's first copies: statements share them
-                memo[id(item)] = (entry[2], key, t0)
-            close = inner_container(item)
-            if close is not None:
-                visit_items(close.items, depth + 1)
-                a = asm[0] = asm_context(close.trivia[-1], asm[0])
-                ind = lead_indent(close.trivia[-1])
-                ck = (_CLOSE, depth, a)
-                entry = shapes.get(ck)
-                if entry is None:
-                    shapes[ck] = [None, {(ind,): 1}]
-                else:
-                    entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
-
-    visit_items(module.items, 0)
-    del visit_items  # the recursive closure is a reference cycle through `shapes` (statements)
+    counter = _ShapeCounter(nl, memo)
+    counter.visit(module.items, 0)
+    shapes = counter.shapes
     counts: dict = defaultdict(Counter)
     for sig, (item, seen, *_) in shapes.items():
         if sig[0] is _CLOSE:
             keys = [("asm", "L", "}", sig[1]) if sig[2] else ("L", "}", sig[1])]
         else:
             keys = position_keys(flatten(item, []), sig[0], sig[1])
-        for tvt, c in seen.items():
+        for tvt, rec in seen.items():
+            c = rec[1]
             counts[keys[0]][tvt[0]] += c
             for k, v in zip(keys[1:], tvt[1:]):
                 counts[k][v] += c
@@ -482,7 +430,91 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     return with_best_preset(Style(table, nl))
 
 
+class _ShapeCounter:
+    """The walk of `infer_style`: every statement's shape and trivia, counted per shape.
+
+    `shapes`: shape -> [first statement of that shape, {trivia tuple: [that tuple, count,
+    the dict shared with layout.place]}, the shape's first copy]; a closing `}` counts under
+    (_CLOSE, depth, asm)."""
+
+    def __init__(self, nl: str, memo: dict | None):
+        self.nl, self.memo = nl, memo
+        self.shapes: dict = {}
+        self.at_start = True
+        self.asm = False
+        self.prev = ""      # the previous statement's prev_tag
+        self.leads: dict = {}   # leading trivia -> its L value (they repeat: "\n\t" ...)
+
+    def lead_indent(self, text: str) -> str:
+        if not self.at_start:
+            v = self.leads.get(text)
+            if v is not None:
+                return v
+        parts = split_lead(text, self.nl, self.at_start)
+        if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
+            v = SAME_LINE + text
+        else:
+            v = lead_value(parts[1], parts[2])
+        if not self.at_start:
+            self.leads[text] = v
+        self.at_start = False
+        return v
+
+    def visit(self, items, depth: int) -> None:
+        shapes, memo, leads = self.shapes, self.memo, self.leads
+        for item in items:
+            tv = []
+            sig = [depth, None]
+            shape_trivia(item, sig, tv)
+            t0 = tv[0]
+            if "inline asm" in t0:
+                self.asm = asm_context(t0, self.asm)
+            a = self.asm
+            ind = leads.get(t0) if not self.at_start else None
+            if ind is None:
+                ind = self.lead_indent(t0)
+            sig[1] = (a, self.prev)
+            self.prev = prev_tag(item, a, ind.lstrip("\n"))
+            sig = tuple(sig)
+            tv[0] = ind
+            key = tuple(tv)
+            entry = shapes.get(sig)
+            if entry is None:
+                rec = [key, 1, {}]
+                shapes[sig] = [item, {key: rec}, sig]
+            else:
+                seen = entry[1]
+                rec = seen.get(key)
+                if rec is None:
+                    rec = seen[key] = [key, 1, {}]
+                else:
+                    rec[1] += 1
+                sig = entry[2]
+            if memo is not None:   # the shape's and the trivia's first copies: statements share them
+                memo[id(item)] = (sig, rec[0], t0, rec[2])
+            inner = inner_container(item) if item.__class__ in CONTAINER_CLASSES else None
+            if inner is not None:
+                self.nested(inner, depth)
+
+    def nested(self, close, depth: int) -> None:
+        self.visit(close.items, depth + 1)
+        text = close.trivia[-1]
+        a = self.asm = asm_context(text, self.asm)
+        ind = self.lead_indent(text)
+        ck = (_CLOSE, depth, a)
+        entry = self.shapes.get(ck)
+        if entry is None:
+            self.shapes[ck] = [None, {(ind,): [(ind,), 1, None]}]
+        else:
+            rec = entry[1].get((ind,))
+            if rec is None:
+                entry[1][(ind,)] = [(ind,), 1, None]
+            else:
+                rec[1] += 1
+
+
 _CLOSE = object()
+CONTAINER_CLASSES = frozenset({Function, Block, Section})   # the classes `inner_container` opens
 
 
 def inner_container(item):

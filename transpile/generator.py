@@ -127,13 +127,13 @@ class Generator:
         lines = self.lines
         if lines is not None:
             try:
-                line = _INDENTS[self.pydepth] + head + "(" + ", ".join(items) + ")"
-            except TypeError:   # an item is an expression IR: the general layout
-                pass
-            else:
-                if len(line) <= LINE:
-                    lines.append(line)
-                    return
+                flat = ", ".join(items)
+            except TypeError:   # an item is an expression IR
+                flat = _flat_items(items)
+            line = _INDENTS[self.pydepth] + head + "(" + flat + ")"
+            if len(line) <= LINE:
+                lines.append(line)
+                return
         self.emit(Call(head, items))
 
     def scope_changed(self) -> None:
@@ -285,21 +285,29 @@ class Generator:
     def s_Instruction(self, s, depth, extra):
         ops = []
         cur = self.cur
+        plain = True   # every item a str (an atom)
         for o in s.operands:   # the usual operands inline: a plain register, an integer
             c = o.__class__
             if c is Register and o.component is None:
                 e = cur.get(o.name)
-                ops.append(e if e.__class__ is str else self.operand(o))
+                if e.__class__ is not str:   # not cached yet, or a Call (a fresh copy each time)
+                    e = self.operand(o)
+                    plain = plain and e.__class__ is str
             elif c is IntLiteral:
-                ops.append(lit(o.text))
+                e = _LITS.get(o.text) or lit(o.text)
             else:
-                ops.append(self.operand(o))
+                e = self.operand(o)
+                plain = plain and e.__class__ is str
+            ops.append(e)
         if s.guard is not None:
             g = self.name_expr(s.guard.predicate, None)
             if s.guard.negated:
                 g = "~" + g if g.__class__ is str else Call("neg", [g])
             ops.append(Kw("pred", g))
-        ops.extend(extra)
+            plain = False
+        if extra:
+            ops.extend(extra)
+            plain = False
         hk = (s.opcode, s.modifiers)
         head = self.heads.get(hk, 0)
         if head == 0:
@@ -311,14 +319,10 @@ class Generator:
         if head is not None:
             lines = self.lines
             if lines is not None:   # `call`, inline: most statements are instructions
-                try:
-                    line = _INDENTS[self.pydepth] + head + "(" + ", ".join(ops) + ")"
-                except TypeError:   # an operand is an expression IR
-                    pass
-                else:
-                    if len(line) <= LINE:
-                        lines.append(line)
-                        return
+                line = _INDENTS[self.pydepth] + head + "(" + (", ".join(ops) if plain else _flat_items(ops)) + ")"
+                if len(line) <= LINE:
+                    lines.append(line)
+                    return
             self.emit(Call(head, ops))
         else:
             mods = Display("(", ")", [q(m) for m in s.modifiers])
@@ -635,6 +639,12 @@ class Generator:
 
 
 _SPLIT: dict = {}
+_LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
+
+
+def _flat_items(items) -> str:
+    """A call's arguments on one line (as `format.Call.flat` writes them)."""
+    return ", ".join([i if i.__class__ is str else i.flat() for i in items])
 _INDENTS = ["    " * n for n in range(200)]   # Python indents by nesting depth (deeper: see nested)
 _DATA_HEADS: dict = {}
 
@@ -669,16 +679,12 @@ def _byte_run(s):
     vals = s.values
     if len(vals) < 4:
         return None
-    out = bytearray()
-    for v in vals:
-        if v.__class__ is not IntLiteral:
-            return None
-        t = v.text
-        n = _BYTE.get(t)
-        if n is None:
-            return None
-        out.append(n)
-    data = bytes(out)
+    try:
+        data = bytes([_BYTE[v.text] for v in vals if v.__class__ is IntLiteral])
+    except KeyError:   # not a plain decimal byte
+        return None
+    if len(data) != len(vals):   # a value is not an integer
+        return None
     if b"'" in data or b'"' in data:
         return None
     return ["*b\"" + repr(data)[2:-1] + "\""]

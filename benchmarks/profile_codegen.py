@@ -38,7 +38,7 @@ def phase_times(text: str) -> dict:
         t0 = clock()
         module = parse(text)
         t["parse"] = clock() - t0
-        memo: dict = {}
+        memo: list = []
         t0 = clock()
         style = infer_style(module, memo=memo)
         t["style"] = clock() - t0

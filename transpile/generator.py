@@ -74,7 +74,7 @@ class Generator:
         self.leads: dict = {}
         self.keys = KeyCounter() if tag else None
         self.key = None
-        memo: dict = {}
+        memo: list = []
         with gc_paused():
             if style is None:
                 style = infer_style(module, memo=memo)

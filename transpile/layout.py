@@ -39,54 +39,59 @@ class Placement(NamedTuple):
     fmt: tuple  # ((token index, trivia), ...) for the tokens the Style does not predict
 
 
-def place(module: Module, style: Style, memo: dict | None = None):
+def place(module: Module, style: Style, memo: list | None = None):
     """The placements of every statement and every closing `}`, in generation order, as they
     are asked for (an iterator: only the statements not yet generated are held).
-    `memo`: id(statement) -> (shape, trivia, leading trivia, shared dict) from `infer_style`,
-    reused when present; each entry is dropped once read."""
-    return _Placer(style, memo if memo is not None else {}).items(module.items, 0)
+    `memo`: what `infer_style(module, memo=...)` recorded of every statement (shape, trivia,
+    leading trivia, in walk order), reused when it was recorded for this module."""
+    records = iter(memo) if memo and memo[0] is module else None
+    if records is not None:
+        next(records)   # the module
+    return _Placer(style, records).items(module.items, 0)
 
 
 class _Placer:
-    def __init__(self, style: Style, memo: dict):
-        self.style, self.memo = style, memo
+    def __init__(self, style: Style, records):
+        self.style, self.records = style, records
         self.nl = style.newline
         self.preds: dict = {}  # shape -> predicted trivia per token
         self.at_start = True
         self.asm = False       # inside `// begin inline asm` ... `// end inline asm`
-        self.prev = None       # (the previous statement, its asm state, L value): its prev_tag when needed
+        self.prev = None       # (the previous statement, its asm state, L value): its prev_tag
         self.leads: dict = {}  # (leading trivia, predicted L value) -> (Lead, L value)
 
     def items(self, items, depth: int):
+        statement = self.statement if self.records is None else self.recorded
         for item in items:
-            yield self.statement(item, depth)
+            yield statement(item, depth)
             inner = inner_container(item) if item.__class__ in CONTAINER_CLASSES else None
             if inner is not None:
                 yield from self.items(inner.items, depth + 1)
                 yield self.close(inner, depth)
 
+    def recorded(self, stmt, depth: int) -> Placement:
+        """A statement's placement from infer_style's record (the statements of one shape,
+        trivia and leading trivia share it)."""
+        rec = next(self.records)   # [trivia, count, {leading trivia: Placement}, shape]
+        t0 = next(self.records)
+        sig = rec[3]
+        self.asm = sig[1][0]
+        if self.at_start:   # the file's first token: no tail, placed apart
+            return self.placed(stmt, depth, sig, rec[0], t0)[0]
+        shared = rec[2]
+        placed = shared.get(t0)
+        if placed is None:
+            placed = shared[t0] = self.placed(stmt, depth, sig, rec[0], t0)[0]
+        return placed
+
     def statement(self, stmt, depth: int) -> Placement:
-        hit = self.memo.pop(id(stmt), None)
-        if hit is None:
-            tv = []
-            sig = [depth, None]
-            shape_trivia(stmt, sig, tv)
-            self.asm = asm_context(tv[0], self.asm)
-            sig[1] = (self.asm, self.prev_tag())
-            sig = tuple(sig)
-            t0 = tv[0]
-            placed, lvalue = self.placed(stmt, depth, sig, tuple(tv), t0)
-        else:
-            # statements of one (shape, trivia, leading trivia) share their placement
-            sig, tv, t0, shared = hit
-            self.asm = sig[1][0]
-            if self.at_start:   # the file's first token: no tail, placed apart
-                placed, lvalue = self.placed(stmt, depth, sig, tv, t0)
-            else:
-                done = shared.get(t0)
-                if done is None:
-                    done = shared[t0] = self.placed(stmt, depth, sig, tv, t0)
-                placed, lvalue = done
+        tv = []
+        sig = [depth, None]
+        shape_trivia(stmt, sig, tv)
+        self.asm = asm_context(tv[0], self.asm)
+        sig[1] = (self.asm, self.prev_tag())
+        sig = tuple(sig)
+        placed, lvalue = self.placed(stmt, depth, sig, tuple(tv), tv[0])
         self.prev = (stmt, self.asm, lvalue)
         return placed
 

@@ -398,19 +398,21 @@ def split_lead(text: str, nl: str, at_start: bool):
     return segs[0], segs[1:-1], segs[-1]
 
 
-def infer_style(module: Module, nl: str | None = None, memo: dict | None = None) -> Style:
+def infer_style(module: Module, nl: str | None = None, memo: list | None = None) -> Style:
     """Count trivia per position key over the whole module; keep the most common.
 
     Statements are grouped by shape first (one dict update per statement); the
     position keys are computed once per shape and the per-key counters once per
-    distinct (shape, trivia) pair. `memo`, when given, receives
-    id(statement) -> (shape, trivia tuple with the L value first, the leading trivia itself,
-    a dict shared by the statements of that (shape, trivia) pair) for reuse by `layout.place`
-    (shapes and trivia tuples are shared between statements; place caches its placements
-    in the shared dict).
+    distinct (shape, trivia) pair. `memo`, when given (a list), is filled for reuse by
+    `layout.place`: the module, then for every statement in walk order its (shape, trivia)
+    record -- [trivia tuple with the L value first, count, a dict shared by the statements
+    of that pair (place caches its placements there), shape] -- and its leading trivia.
     """
     if nl is None:
         nl = detect_newline(module)
+    if memo is not None:
+        memo.clear()
+        memo.append(module)
     counter = _ShapeCounter(nl, memo)
     counter.visit(module.items, 0)
     shapes = counter.shapes
@@ -434,8 +436,8 @@ class _ShapeCounter:
     """The walk of `infer_style`: every statement's shape and trivia, counted per shape.
 
     `shapes`: shape -> [first statement of that shape, {trivia tuple: [that tuple, count,
-    the dict shared with layout.place]}, the shape's first copy]; a closing `}` counts under
-    (_CLOSE, depth, asm)."""
+    the dict shared with layout.place, the shape]}, the shape's first copy]; a closing `}`
+    counts under (_CLOSE, depth, asm)."""
 
     def __init__(self, nl: str, memo: dict | None):
         self.nl, self.memo = nl, memo
@@ -480,18 +482,18 @@ class _ShapeCounter:
             key = tuple(tv)
             entry = shapes.get(sig)
             if entry is None:
-                rec = [key, 1, {}]
+                rec = [key, 1, {}, sig]
                 shapes[sig] = [item, {key: rec}, sig]
             else:
                 seen = entry[1]
                 rec = seen.get(key)
-                if rec is None:
-                    rec = seen[key] = [key, 1, {}]
+                if rec is None:   # (the shape's first copy: statements share it)
+                    rec = seen[key] = [key, 1, {}, entry[2]]
                 else:
                     rec[1] += 1
-                sig = entry[2]
-            if memo is not None:   # the shape's and the trivia's first copies: statements share them
-                memo[id(item)] = (sig, rec[0], t0, rec[2])
+            if memo is not None:
+                memo.append(rec)
+                memo.append(t0)
             if item.__class__ in CONTAINER_CLASSES:
                 inner = inner_container(item)
                 if inner is not None:

@@ -141,35 +141,36 @@ class Generator:
         self.cur = self.names.setdefault((len(self.scopes), self.decls), {})
 
     def items(self, items, depth):
-        statement = self.statement
-        for item in items:
-            statement(item, depth)
-
-    def statement(self, stmt, depth):
-        lead, fmt = next(self.placements)
-        if self.keys is not None:
-            self.key = self.keys.key(stmt)
-        if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
-            extra = self.lead(lead, self.key)
-        else:   # the usual statement: nothing before it, its lead as predicted
-            extra = []
-        if fmt:
-            kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
-            self.tag(kw, self.key, "fmt", dict(fmt))
-            extra.append(kw)
-        self.statements += 1
-        if extra:
-            self.explicit += 1
-        cls = stmt.__class__
-        method = self.methods.get(cls)
-        if method is None:   # the class's function, not a bound method: no reference cycle
-            method = self.methods[cls] = getattr(type(self), "s_" + cls.__name__)
+        """Generate each statement of `items` (the loop is the hot path: written inline)."""
+        placements, methods = self.placements, self.methods
+        stmt = None
         try:
-            method(self, stmt, depth, extra)
+            for stmt in items:
+                lead, fmt = next(placements)
+                if self.keys is not None:
+                    self.key = self.keys.key(stmt)
+                if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
+                    extra = self.lead(lead, self.key)
+                else:   # the usual statement: nothing before it, its lead as predicted
+                    extra = []
+                if fmt:
+                    kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
+                    self.tag(kw, self.key, "fmt", dict(fmt))
+                    extra.append(kw)
+                self.statements += 1
+                if extra:
+                    self.explicit += 1
+                method = methods.get(stmt.__class__)
+                if method is None:   # the class's function, not a bound method: no reference cycle
+                    method = methods[stmt.__class__] = getattr(type(self), "s_" + stmt.__class__.__name__)
+                method(self, stmt, depth, extra)
         except _Unsupported as e:
             if e.node is None:    # the innermost statement: where the error is reported
                 e.node = stmt
             raise
+
+    def statement(self, stmt, depth):
+        self.items((stmt,), depth)
 
     def tag(self, obj, key, kind, value) -> None:
         if self.tags is not None:
@@ -290,7 +291,7 @@ class Generator:
             c = o.__class__
             if c is Register and o.component is None:
                 e = cur.get(o.name)
-                if e.__class__ is not str:   # not cached yet, or a Call (a fresh copy each time)
+                if e.__class__ is not str:   # not cached yet, or a Call (a fresh copy for passes)
                     e = self.operand(o)
                     plain = plain and e.__class__ is str
             elif c is IntLiteral:
@@ -535,7 +536,7 @@ class Generator:
         hit = self.cur.get(key)
         if hit is None:
             hit = self.cur[key] = self._name_expr(name, component)
-        if hit.__class__ is not str:  # a fresh Call: passes may edit the IR they get
+        if hit.__class__ is not str and self.lines is None:  # a fresh Call: passes may edit the IR they get
             return Call(hit.head, list(hit.items))
         return hit
 

@@ -97,6 +97,7 @@ class Generator:
         self.methods: dict = {}  # statement class -> its s_ method
         self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
         self.data: dict = {}     # (directive, integer) -> the call of one-integer section data
+        self.line_texts: dict = {}   # (line, indent) -> its call's text (laid out directly)
 
     # --- driver ----------------------------------------------------------------------
 
@@ -198,24 +199,22 @@ class Generator:
             else:
                 self.emit(Call("ptx.tail", [q(tail)]))
                 self.tag(self.out[-1].expr, key, "tail", tail)
-        emit = self.call if self.tags is None else self.emit_call
-        for n, line in enumerate(lines):
-            if not line.strip(" \t"):
-                emit("ptx.blank", [q(line)] if line else [])
-            else:
-                m = _COMMENT.match(line)
-                if m:
-                    args = [q(m.group(2))]
-                    if m.group(1) != indent:
-                        args.append(Kw("indent", q(m.group(1))))
-                    emit("ptx.comment", args)
+        if self.lines is not None:
+            # laid out directly: lines repeat (`// begin inline asm` ...), each one's call text once
+            texts = self.line_texts
+            for line in lines:
+                text = texts.get((line, indent))
+                if text is None:
+                    text = texts[(line, indent)] = Call(*_line_call(line, indent)).flat()
+                out = _INDENTS[self.pydepth] + text
+                if len(out) <= LINE:
+                    self.lines.append(out)
                 else:
-                    emit("ptx.text", [q(line)])
-            if self.tags is not None:
-                self.tag(self.out[-1].expr, key, "line", n)
-
-    def emit_call(self, head: str, items: list) -> None:
-        self.emit(Call(head, items))
+                    self.emit(Call(*_line_call(line, indent)))
+            return
+        for n, line in enumerate(lines):
+            self.emit(Call(*_line_call(line, indent)))
+            self.tag(self.out[-1].expr, key, "line", n)
 
     def trailing(self, text):
         nl = self.nl
@@ -289,10 +288,10 @@ class Generator:
         plain = True   # every item a str (an atom)
         for o in s.operands:   # the usual operands inline: a plain register, an integer
             c = o.__class__
-            if c is Register and o.component is None:
+            if (c is Register or c is Symbol) and o.component is None:   # (as `operand` writes it)
                 e = cur.get(o.name)
                 if e.__class__ is not str:   # not cached yet, or a Call (a fresh copy for passes)
-                    e = self.operand(o)
+                    e = self.name_expr(o.name, None)
                     plain = plain and e.__class__ is str
             elif c is IntLiteral:
                 e = _LITS.get(o.text) or lit(o.text)
@@ -541,16 +540,19 @@ class Generator:
         return hit
 
     def _name_expr(self, name, component):
-        numbered = _numbered(name)
+        numbered = _SPLIT.get(name, 0)
+        if numbered == 0:
+            numbered = _numbered(name)
+        suffix = "" if component is None else "." + component[1:]
         for scope in reversed(self.scopes):
             hit = scope.get(name)
             if hit is not None and hit[1] is None:
-                return hit[0] + ("" if component is None else "." + component[1:])
+                return hit[0] + suffix
             if numbered is not None:
                 hit = scope.get(numbered[0])
                 n = numbered[2]
                 if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
-                    return f"{hit[0]}[{numbered[1]}]" + ("" if component is None else "." + component[1:])
+                    return hit[0] + "[" + numbered[1] + "]" + suffix
         comp = [] if component is None else [q(component)]
         if name[:1] == "%":
             return Call("regn", [q(name), *comp])
@@ -641,6 +643,20 @@ class Generator:
 
 _SPLIT: dict = {}
 _LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
+
+
+def _line_call(line: str, indent: str):
+    """(head, arguments) of the call that writes one whole line before a statement: a blank
+    line, a `//` comment (its indent when not the statement's) or other text."""
+    if not line.strip(" \t"):
+        return "ptx.blank", [q(line)] if line else []
+    m = _COMMENT.match(line)
+    if m:
+        args = [q(m.group(2))]
+        if m.group(1) != indent:
+            args.append(Kw("indent", q(m.group(1))))
+        return "ptx.comment", args
+    return "ptx.text", [q(line)]
 
 
 def _flat_items(items) -> str:

@@ -89,6 +89,7 @@ class Generator:
         # (scope depth, decls) -> {name or (name, component): operand expression}
         self.names: dict = {}
         self.decls = 0
+        self.taken: set = set()   # the Python names of the registers in scopes (unique)
         self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
         self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
         self.statements = 0
@@ -136,6 +137,10 @@ class Generator:
                 lines.append(line)
                 return
         self.emit(Call(head, items))
+
+    def pop_scope(self) -> None:
+        self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+        self.scope_changed()
 
     def scope_changed(self) -> None:
         """The name cache for the new (scope depth, declarations so far) state."""
@@ -246,8 +251,7 @@ class Generator:
             self.scope_changed()
             opener = self.key
             self.items(container.items, depth + 1)
-            self.scopes.pop()
-            self.scope_changed()
+            self.pop_scope()
             self.emit(Call("ptx.block_close", self._close_kw(container, depth, opener)))
             return
         opener = self.key
@@ -266,8 +270,7 @@ class Generator:
         start = len(out)
         self.items(container.items, depth + 1)
         close_kw = self._close_kw(container, depth, opener)
-        self.scopes.pop()
-        self.scope_changed()
+        self.pop_scope()
         if len(out) == start:
             self.emit("pass")
         self.pydepth -= 1
@@ -486,7 +489,8 @@ class Generator:
         if simple_reg:
             targets = []
             scope = self.scopes[-1]
-            taken = {v[0] for sc in self.scopes for v in sc.values()}
+            taken = self.taken
+            gone = []   # the names of redeclared registers: taken until the statement is done
             for d in decls:
                 a.append(q(d.name))
                 if d.count is not None:
@@ -494,8 +498,12 @@ class Generator:
                 pyname = py_var(d.name, taken)
                 taken.add(pyname)
                 targets.append(pyname)
+                old = scope.get(d.name)
+                if old is not None:
+                    gone.append(old[0])
                 scope[d.name] = (pyname, None if d.count is None else int(d.count))
                 self.decls += 1  # name_expr's cache keys on the declarations so far
+            taken.difference_update(gone)
             self.scope_changed()
             self.emit(Call(chain, a + extra), prefix=", ".join(targets) + " = ")
             return

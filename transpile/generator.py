@@ -293,9 +293,12 @@ class Generator:
             c = o.__class__
             if (c is Register or c is Symbol) and o.component is None:   # (as `operand` writes it)
                 e = cur.get(o.name)
-                if e.__class__ is not str:   # not cached yet, or a Call (a fresh copy for passes)
-                    e = self.name_expr(o.name, None)
-                    plain = plain and e.__class__ is str
+                if e is None:   # `name_expr`, inline
+                    e = cur[o.name] = self._name_expr(o.name, None)
+                if e.__class__ is not str:   # a Call: a fresh copy for passes
+                    if self.lines is None:
+                        e = Call(e.head, list(e.items))
+                    plain = False
             elif c is IntLiteral:
                 e = _LITS.get(o.text) or lit(o.text)
             else:

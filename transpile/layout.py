@@ -76,8 +76,7 @@ class _Placer:
         t0 = next(self.records)
         sig = rec[3]
         self.asm = sig[1][0]
-        if self.at_start:   # the file's first token: no tail, placed apart
-            return self.placed(stmt, depth, sig, rec[0], t0)[0]
+        # (the file's first statement, placed apart, has a shape of its own: no previous one)
         shared = rec[2]
         placed = shared.get(t0)
         if placed is None:

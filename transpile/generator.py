@@ -760,8 +760,8 @@ def render(stmts: list, style, trailer=None) -> str:
 
 
 def generate_python(gen: "Generator") -> str:
-    """`render(gen.run(), gen.style)`, laying out each top-level statement as soon as it is
-    generated (no sugar pass reads the IR: only one statement's IR is held at a time)."""
+    """`render(gen.run(), gen.style)`, laying out each statement as it is generated (no sugar
+    pass reads the IR, so none is kept: a one-line call of atoms is written directly)."""
     lines, _ = _render_head(gen.style, True)
     gen.lines = lines
     try:

@@ -2,7 +2,8 @@
 
 `ptx_to_python` walks the data one way: parse -> infer the Style (style.infer_style, counting
 trivia over the whole tree) -> place every statement against that Style (here) -> generate the
-Python (generator.py, which reads the placements and never consults the Style itself) -> render.
+Python (generator.py, which reads the placements and never consults the Style itself) -> render
+(with no sugar pass, fused into generation: each statement is laid out as it is generated).
 
 A statement's placement says what the generator writes around its call: the trivia before it
 (the rest of the previous line, then whole blank, comment or other lines), the explicit

@@ -3,7 +3,8 @@
     python benchmarks/profile_codegen.py [--files 12] [--cprofile N]
 
 Phases of `ptx_to_python`: parse, infer_style (count trivia), place (per-statement
-explicit trivia), generate (the Python-generation IR), render (the text); of
+explicit trivia), generate (the Python text, each statement laid out as it is generated;
+render is 0: with no sugar pass there is no IR to render afterwards); of
 `python_to_ptx`: plan (templates of the statements, `transpile.fastrun`), run (the DSL
 recording), finish, emit. The GC is paused as the pipeline pauses it. `--cprofile N`
 also prints the N functions with the most own time over the whole loop of the largest file.
@@ -23,7 +24,7 @@ import ptxgrammar
 from ptxgrammar import emit, parse
 from transpile import fastrun, ptx_to_python, python_to_ptx
 from transpile.dsl import recorder
-from transpile.generator import Generator, render
+from transpile.generator import Generator, generate_python
 from transpile.layout import place
 from transpile.style import infer_style
 
@@ -38,7 +39,7 @@ def phase_times(text: str) -> dict:
         t0 = clock()
         module = parse(text)
         t["parse"] = clock() - t0
-        memo: dict = {}
+        memo: list = []
         t0 = clock()
         style = infer_style(module, memo=memo)
         t["style"] = clock() - t0
@@ -48,12 +49,10 @@ def phase_times(text: str) -> dict:
         t0 = clock()
         gen = Generator(module, style)
         gen.placements = iter(placements)
-        stmts = gen.run()
+        source = generate_python(gen)   # as ptx_to_python runs it: laid out as generated
         t["generate"] = clock() - t0
-        t0 = clock()
-        source = render(stmts, style)
-        t["render"] = clock() - t0
-        del module, gen, stmts, placements, memo
+        t["render"] = 0.0               # (fused into generate: no IR is rendered afterwards)
+        del module, gen, placements, memo
         recorder.begin()
         try:
             namespace = {"__name__": "__ptx__"}

@@ -94,11 +94,10 @@ def layout(item, indent: str, prefix: str, trailer: str, out: list) -> None:
         return
     inner = indent + "    "
     out.append(indent + prefix + head + open_)
-    body = ", ".join([flat(i) for i in items])
     if len(items) == 1 and not (display and open_ == "("):
         layout(items[0], inner, "", "", out)
-    elif not display and len(inner) + len(body) <= LINE:
-        out.append(inner + body)
+    elif not display and len(inner) + len(s) - len(head) - 2 <= LINE:
+        out.append(inner + s[len(head) + 1:-1])   # the arguments: the flat call less `head(` and `)`
     else:
         for i in items:
             layout(i, inner, "", ",", out)

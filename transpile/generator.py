@@ -24,7 +24,7 @@ from ptxgrammar.tree import (
 from ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .dsl.ops import LINKAGE
 from .dsl.trivia_table import END, TRAILER, KeyCounter
-from .format import Call, Display, Kw, Pair, layout
+from .format import LINE, Call, Display, Kw, Pair, layout
 from .names import py_var, reversible, to_python
 from .layout import place
 from .style import gc_paused, infer_style
@@ -74,7 +74,7 @@ class Generator:
         self.leads: dict = {}
         self.keys = KeyCounter() if tag else None
         self.key = None
-        memo: dict = {}
+        memo: list = []
         with gc_paused():
             if style is None:
                 style = infer_style(module, memo=memo)
@@ -82,15 +82,23 @@ class Generator:
         self.style = style
         self.nl = self.style.newline
         self.out: list[PyStmt] = []
+        # the output lines when no pass reads the IR (`generate_python`): each statement is laid
+        # out as it is generated, a one-line call of plain atoms written directly (see `call`)
+        self.lines: list | None = None
         self.scopes: list[dict] = [{}]
-        self.names: dict = {}  # (name, component, scope depth, decls) -> operand expression
+        # (scope depth, decls) -> {name or (name, component): operand expression}
+        self.names: dict = {}
         self.decls = 0
+        self.taken: set = set()   # the Python names of the registers in scopes (unique)
+        self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
         self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
         self.methods: dict = {}  # statement class -> its s_ method
         self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
+        self.data: dict = {}     # (directive, integer) -> the call of one-integer section data
+        self.line_texts: dict = {}   # (line, indent) -> its call's text (laid out directly)
 
     # --- driver ----------------------------------------------------------------------
 
@@ -110,34 +118,65 @@ class Generator:
         return self.out
 
     def emit(self, expr, prefix="", trailer="", explicit=None):
+        if self.lines is not None:
+            layout(expr, _INDENTS[self.pydepth], prefix, trailer, self.lines)
+            return
         self.out.append(PyStmt(expr, self.pydepth, prefix, trailer, explicit))
 
-    def items(self, items, depth):
-        for item in items:
-            self.statement(item, depth)
+    def call(self, head: str, items: list) -> None:
+        """`emit(Call(head, items))`; laid out as `format.layout` would, directly, when the
+        call is one line of plain atoms (most statements) and no pass reads the IR."""
+        lines = self.lines
+        if lines is not None:
+            try:
+                flat = ", ".join(items)
+            except TypeError:   # an item is an expression IR
+                flat = _flat_items(items)
+            line = _INDENTS[self.pydepth] + head + "(" + flat + ")"
+            if len(line) <= LINE:
+                lines.append(line)
+                return
+        self.emit(Call(head, items))
 
-    def statement(self, stmt, depth):
-        placed = next(self.placements)
-        if self.keys is not None:
-            self.key = self.keys.key(stmt)
-        extra = self.lead(placed.lead, self.key)
-        if placed.fmt:
-            kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in placed.fmt]))
-            self.tag(kw, self.key, "fmt", dict(placed.fmt))
-            extra.append(kw)
-        self.statements += 1
-        if extra:
-            self.explicit += 1
-        cls = stmt.__class__
-        method = self.methods.get(cls)
-        if method is None:   # the class's function, not a bound method: no reference cycle
-            method = self.methods[cls] = getattr(type(self), "s_" + cls.__name__)
+    def pop_scope(self) -> None:
+        self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+        self.scope_changed()
+
+    def scope_changed(self) -> None:
+        """The name cache for the new (scope depth, declarations so far) state."""
+        self.cur = self.names.setdefault((len(self.scopes), self.decls), {})
+
+    def items(self, items, depth):
+        """Generate each statement of `items` (the loop is the hot path: written inline)."""
+        placements, methods = self.placements, self.methods
+        stmt = None
         try:
-            method(self, stmt, depth, extra)
+            for stmt in items:
+                lead, fmt = next(placements)
+                if self.keys is not None:
+                    self.key = self.keys.key(stmt)
+                if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
+                    extra = self.lead(lead, self.key)
+                else:   # the usual statement: nothing before it, its lead as predicted
+                    extra = []
+                if fmt:
+                    kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
+                    self.tag(kw, self.key, "fmt", dict(fmt))
+                    extra.append(kw)
+                self.statements += 1
+                if extra:
+                    self.explicit += 1
+                method = methods.get(stmt.__class__)
+                if method is None:   # the class's function, not a bound method: no reference cycle
+                    method = methods[stmt.__class__] = getattr(type(self), "s_" + stmt.__class__.__name__)
+                method(self, stmt, depth, extra)
         except _Unsupported as e:
             if e.node is None:    # the innermost statement: where the error is reported
                 e.node = stmt
             raise
+
+    def statement(self, stmt, depth):
+        self.items((stmt,), depth)
 
     def tag(self, obj, key, kind, value) -> None:
         if self.tags is not None:
@@ -160,21 +199,26 @@ class Generator:
             m = _COMMENT.match(tail)
             if m:
                 self.emit(Call("ptx.comment", [q(m.group(2)), Kw("inline", q(m.group(1)))]))
+            elif self.tags is None:
+                self.call("ptx.tail", [q(tail)])
             else:
                 self.emit(Call("ptx.tail", [q(tail)]))
                 self.tag(self.out[-1].expr, key, "tail", tail)
-        for n, line in enumerate(lines):
-            if not line.strip(" \t"):
-                self.emit(Call("ptx.blank", [q(line)] if line else []))
-            else:
-                m = _COMMENT.match(line)
-                if m:
-                    args = [q(m.group(2))]
-                    if m.group(1) != indent:
-                        args.append(Kw("indent", q(m.group(1))))
-                    self.emit(Call("ptx.comment", args))
+        if self.lines is not None:
+            # laid out directly: lines repeat (`// begin inline asm` ...), each one's call text once
+            texts = self.line_texts
+            for line in lines:
+                text = texts.get((line, indent))
+                if text is None:
+                    text = texts[(line, indent)] = Call(*_line_call(line, indent)).flat()
+                out = _INDENTS[self.pydepth] + text
+                if len(out) <= LINE:
+                    self.lines.append(out)
                 else:
-                    self.emit(Call("ptx.text", [q(line)]))
+                    self.emit(Call(*_line_call(line, indent)))
+            return
+        for n, line in enumerate(lines):
+            self.emit(Call(*_line_call(line, indent)))
             self.tag(self.out[-1].expr, key, "line", n)
 
     def trailing(self, text):
@@ -204,25 +248,37 @@ class Generator:
         if self.pydepth >= _MAX_WITH_DEPTH and call.head == "ptx.block":
             self.emit(Call("ptx.block_open", extra))
             self.scopes.append({})
+            self.scope_changed()
             opener = self.key
             self.items(container.items, depth + 1)
-            self.scopes.pop()
+            self.pop_scope()
             self.emit(Call("ptx.block_close", self._close_kw(container, depth, opener)))
             return
         opener = self.key
-        stmt = PyStmt(call, self.pydepth, "with ", ":")
-        self.out.append(stmt)
+        lines = self.lines
+        if lines is None:
+            self.out.append(PyStmt(call, self.pydepth, "with ", ":"))
+            out = self.out
+        else:   # the `with` line gets its closing keywords after the body: a slot for it
+            lines.append(None)
+            out = lines
+        slot = len(out) - 1
         call.items.extend(extra)
         self.pydepth += 1
         self.scopes.append({})
-        start = len(self.out)
+        self.scope_changed()
+        start = len(out)
         self.items(container.items, depth + 1)
         close_kw = self._close_kw(container, depth, opener)
-        self.scopes.pop()
-        if len(self.out) == start:
+        self.pop_scope()
+        if len(out) == start:
             self.emit("pass")
         self.pydepth -= 1
         call.items.extend(close_kw)
+        if lines is not None:
+            head: list = []
+            layout(call, _INDENTS[self.pydepth], "with ", ":", head)
+            lines[slot] = "\n".join(head)
 
     def _close_kw(self, container, depth, opener=None):
         return self.lead(next(self.placements).lead, None if opener is None else "}" + opener)
@@ -230,13 +286,34 @@ class Generator:
     # --- statements --------------------------------------------------------------------
 
     def s_Instruction(self, s, depth, extra):
-        ops = [self.operand(o) for o in s.operands]
+        ops = []
+        cur = self.cur
+        plain = True   # every item a str (an atom)
+        for o in s.operands:   # the usual operands inline: a plain register, an integer
+            c = o.__class__
+            if (c is Register or c is Symbol) and o.component is None:   # (as `operand` writes it)
+                e = cur.get(o.name)
+                if e is None:   # `name_expr`, inline
+                    e = cur[o.name] = self._name_expr(o.name, None)
+                if e.__class__ is not str:   # a Call: a fresh copy for passes
+                    if self.lines is None:
+                        e = Call(e.head, list(e.items))
+                    plain = False
+            elif c is IntLiteral:
+                e = _LITS.get(o.text) or lit(o.text)
+            else:
+                e = self.operand(o)
+                plain = plain and e.__class__ is str
+            ops.append(e)
         if s.guard is not None:
             g = self.name_expr(s.guard.predicate, None)
             if s.guard.negated:
                 g = "~" + g if g.__class__ is str else Call("neg", [g])
             ops.append(Kw("pred", g))
-        ops.extend(extra)
+            plain = False
+        if extra:
+            ops.extend(extra)
+            plain = False
         hk = (s.opcode, s.modifiers)
         head = self.heads.get(hk, 0)
         if head == 0:
@@ -246,13 +323,19 @@ class Generator:
                 head = "ptx." + ".".join([to_python(s.opcode), *[to_python(m) for m in s.modifiers]])
             self.heads[hk] = head
         if head is not None:
+            lines = self.lines
+            if lines is not None:   # `call`, inline: most statements are instructions
+                line = _INDENTS[self.pydepth] + head + "(" + (", ".join(ops) if plain else _flat_items(ops)) + ")"
+                if len(line) <= LINE:
+                    lines.append(line)
+                    return
             self.emit(Call(head, ops))
         else:
             mods = Display("(", ")", [q(m) for m in s.modifiers])
             self.emit(Call("ptx.insn", [q(s.opcode), mods, *ops]))
 
     def s_Label(self, s, depth, extra):
-        self.emit(Call("ptx.label", [q(s.name), *extra]))
+        self.call("ptx.label", [q(s.name), *extra])
 
     def s_Version(self, s, depth, extra):
         self.emit(Call("ptx.version", [q(s.number), *extra]))
@@ -270,11 +353,17 @@ class Generator:
         if extra or self.tags is not None:   # passes may edit the IR they get: a fresh call
             self.emit(self.loc_call(s, extra))
             return
-        # locs repeat (most of a -lineinfo module): one shared call per distinct .loc
+        # locs repeat (most of a -lineinfo module): one shared call per distinct .loc, and
+        # its flat text when laid out directly
         key = (s.file, s.line, s.column, s.function_name, s.function_offset, s.inlined_at)
         call = self.locs.get(key)
         if call is None:
             call = self.locs[key] = self.loc_call(s, extra)
+        if self.lines is not None:
+            line = _INDENTS[self.pydepth] + call.flat()
+            if len(line) <= LINE:
+                self.lines.append(line)
+                return
         self.emit(call)
 
     def loc_call(self, s, extra):
@@ -304,10 +393,20 @@ class Generator:
         self.emit(Call("ptx.callprototype", a + extra))
 
     def s_SectionData(self, s, depth, extra):
+        if self.lines is not None and not extra and len(s.values) == 1 and s.values[0].__class__ is IntLiteral:
+            # one integer (most debug-section data, `.b8 0`): its line cached by spelling
+            key = (s.directive, s.values[0].text)
+            flat = self.data.get(key)
+            if flat is None:
+                flat = self.data[key] = _data_head(s.directive) + "(" + lit(key[1]) + ")"
+            line = _INDENTS[self.pydepth] + flat
+            if len(line) <= LINE:
+                self.lines.append(line)
+                return
         values = _byte_run(s) if s.directive == ".b8" else None
         if values is None:
             values = [self.operand(v) for v in s.values]
-        self.emit(Call("ptx.data." + to_python(s.directive), [*values, *extra]))
+        self.call(_data_head(s.directive), [*values, *extra])
 
     def s_Block(self, s, depth, extra):
         self.nested(Call("ptx.block", []), s, depth, extra)
@@ -393,7 +492,8 @@ class Generator:
         if simple_reg:
             targets = []
             scope = self.scopes[-1]
-            taken = {v[0] for sc in self.scopes for v in sc.values()}
+            taken = self.taken
+            gone = []   # the names of redeclared registers: taken until the statement is done
             for d in decls:
                 a.append(q(d.name))
                 if d.count is not None:
@@ -401,8 +501,13 @@ class Generator:
                 pyname = py_var(d.name, taken)
                 taken.add(pyname)
                 targets.append(pyname)
+                old = scope.get(d.name)
+                if old is not None:
+                    gone.append(old[0])
                 scope[d.name] = (pyname, None if d.count is None else int(d.count))
                 self.decls += 1  # name_expr's cache keys on the declarations so far
+            taken.difference_update(gone)
+            self.scope_changed()
             self.emit(Call(chain, a + extra), prefix=", ".join(targets) + " = ")
             return
         kw = [Kw(l[1:], "True") for l in s.linkage]
@@ -437,25 +542,28 @@ class Generator:
     # --- operands -------------------------------------------------------------------------
 
     def name_expr(self, name, component):
-        key = (name, component, len(self.scopes), self.decls)
-        hit = self.names.get(key)
+        key = name if component is None else (name, component)
+        hit = self.cur.get(key)
         if hit is None:
-            hit = self.names[key] = self._name_expr(name, component)
-        if hit.__class__ is not str:  # a fresh Call: passes may edit the IR they get
+            hit = self.cur[key] = self._name_expr(name, component)
+        if hit.__class__ is not str and self.lines is None:  # a fresh Call: passes may edit the IR they get
             return Call(hit.head, list(hit.items))
         return hit
 
     def _name_expr(self, name, component):
-        numbered = _numbered(name)
+        numbered = _SPLIT.get(name, 0)
+        if numbered == 0:
+            numbered = _numbered(name)
+        suffix = "" if component is None else "." + component[1:]
         for scope in reversed(self.scopes):
             hit = scope.get(name)
             if hit is not None and hit[1] is None:
-                return hit[0] + ("" if component is None else "." + component[1:])
+                return hit[0] + suffix
             if numbered is not None:
                 hit = scope.get(numbered[0])
-                idx = numbered[1]
-                if hit is not None and hit[1] is not None and (idx == "0" or idx[0] != "0") and int(idx) < hit[1]:
-                    return f"{hit[0]}[{idx}]" + ("" if component is None else "." + component[1:])
+                n = numbered[2]
+                if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
+                    return hit[0] + "[" + numbered[1] + "]" + suffix
         comp = [] if component is None else [q(component)]
         if name[:1] == "%":
             return Call("regn", [q(name), *comp])
@@ -545,14 +653,49 @@ class Generator:
 
 
 _SPLIT: dict = {}
+_LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
+
+
+def _line_call(line: str, indent: str):
+    """(head, arguments) of the call that writes one whole line before a statement: a blank
+    line, a `//` comment (its indent when not the statement's) or other text."""
+    if not line.strip(" \t"):
+        return "ptx.blank", [q(line)] if line else []
+    m = _COMMENT.match(line)
+    if m:
+        args = [q(m.group(2))]
+        if m.group(1) != indent:
+            args.append(Kw("indent", q(m.group(1))))
+        return "ptx.comment", args
+    return "ptx.text", [q(line)]
+
+
+def _flat_items(items) -> str:
+    """A call's arguments on one line (as `format.Call.flat` writes them)."""
+    return ", ".join([i if i.__class__ is str else i.flat() for i in items])
+_INDENTS = ["    " * n for n in range(200)]   # Python indents by nesting depth (deeper: see nested)
+_DATA_HEADS: dict = {}
+
+
+def _data_head(directive: str) -> str:
+    """`.b8` -> `ptx.data.b8` (cached: section data is most of a -G module's statements)."""
+    h = _DATA_HEADS.get(directive)
+    if h is None:
+        h = _DATA_HEADS[directive] = "ptx.data." + to_python(directive)
+    return h
 
 
 def _numbered(name: str):
-    """`%r12` -> ("%r", "12"); None for a name without a trailing number (cached)."""
+    """`%r12` -> ("%r", "12", 12); None for a name without a trailing number (cached). The
+    number is None when spelled with a leading zero (`%r012` is not `r[12]`)."""
     hit = _SPLIT.get(name, 0)
     if hit == 0:
         m = _NUMBERED.match(name)
-        hit = (m.group(1), m.group(2)) if m else None
+        if m:
+            idx = m.group(2)
+            hit = (m.group(1), idx, int(idx) if idx == "0" or idx[0] != "0" else None)
+        else:
+            hit = None
         if len(_SPLIT) < 1_000_000:
             _SPLIT[name] = hit
     return hit
@@ -564,16 +707,12 @@ def _byte_run(s):
     vals = s.values
     if len(vals) < 4:
         return None
-    out = bytearray()
-    for v in vals:
-        if v.__class__ is not IntLiteral:
-            return None
-        t = v.text
-        n = _BYTE.get(t)
-        if n is None:
-            return None
-        out.append(n)
-    data = bytes(out)
+    try:
+        data = bytes([_BYTE[v.text] for v in vals if v.__class__ is IntLiteral])
+    except KeyError:   # not a plain decimal byte
+        return None
+    if len(data) != len(vals):   # a value is not an integer
+        return None
     if b"'" in data or b'"' in data:
         return None
     return ["*b\"" + repr(data)[2:-1] + "\""]
@@ -621,11 +760,14 @@ def render(stmts: list, style, trailer=None) -> str:
 
 
 def generate_python(gen: "Generator") -> str:
-    """`render(gen.run(), gen.style)`, laying out each top-level statement as soon as it is
-    generated (no sugar pass reads the IR: only one statement's IR is held at a time)."""
+    """`render(gen.run(), gen.style)`, laying out each statement as it is generated (no sugar
+    pass reads the IR, so none is kept: a one-line call of atoms is written directly)."""
     lines, _ = _render_head(gen.style, True)
-    rest = gen.run(sink=lambda stmts: layout_stmts(stmts, lines))
-    layout_stmts(rest, lines)
+    gen.lines = lines
+    try:
+        layout_stmts(gen.run(), lines)   # nothing left: every statement went to `lines`
+    finally:
+        gen.lines = None
     lines.append("")
     return "\n".join(lines)
 

@@ -2,7 +2,8 @@
 
 `ptx_to_python` walks the data one way: parse -> infer the Style (style.infer_style, counting
 trivia over the whole tree) -> place every statement against that Style (here) -> generate the
-Python (generator.py, which reads the placements and never consults the Style itself) -> render.
+Python (generator.py, which reads the placements and never consults the Style itself) -> render
+(with no sugar pass, fused into generation: each statement is laid out as it is generated).
 
 A statement's placement says what the generator writes around its call: the trivia before it
 (the rest of the previous line, then whole blank, comment or other lines), the explicit
@@ -19,7 +20,7 @@ from typing import NamedTuple
 from ptxgrammar.tree import Module
 
 from .style import (
-    SAME_LINE, Style, asm_context, flatten, inner_container, lead_value, position_keys,
+    CONTAINER_CLASSES, SAME_LINE, Style, asm_context, flatten, inner_container, lead_value, position_keys,
     predicted_blank_lines, prev_tag, shape_trivia, split_lead,
 )
 
@@ -39,46 +40,67 @@ class Placement(NamedTuple):
     fmt: tuple  # ((token index, trivia), ...) for the tokens the Style does not predict
 
 
-def place(module: Module, style: Style, memo: dict | None = None):
+def place(module: Module, style: Style, memo: list | None = None):
     """The placements of every statement and every closing `}`, in generation order, as they
     are asked for (an iterator: only the statements not yet generated are held).
-    `memo`: id(statement) -> (shape, trivia, leading trivia) from `infer_style`, reused
-    when present; each entry is dropped once read."""
-    return _Placer(style, memo if memo is not None else {}).items(module.items, 0)
+    `memo`: what `infer_style(module, memo=...)` recorded of every statement (shape, trivia,
+    leading trivia, in walk order), reused when it was recorded for this module."""
+    records = iter(memo) if memo and memo[0] is module else None
+    if records is not None:
+        next(records)   # the module
+    return _Placer(style, records).items(module.items, 0)
 
 
 class _Placer:
-    def __init__(self, style: Style, memo: dict):
-        self.style, self.memo = style, memo
+    def __init__(self, style: Style, records):
+        self.style, self.records = style, records
         self.nl = style.newline
         self.preds: dict = {}  # shape -> predicted trivia per token
         self.at_start = True
         self.asm = False       # inside `// begin inline asm` ... `// end inline asm`
-        self.prev_lead = ""    # the previous statement's L value (see style.position_keys)
+        self.prev = None       # (the previous statement, its asm state, L value): its prev_tag
         self.leads: dict = {}  # (leading trivia, predicted L value) -> (Lead, L value)
 
     def items(self, items, depth: int):
+        statement = self.statement if self.records is None else self.recorded
         for item in items:
-            yield self.statement(item, depth)
-            inner = inner_container(item)
+            yield statement(item, depth)
+            inner = inner_container(item) if item.__class__ in CONTAINER_CLASSES else None
             if inner is not None:
                 yield from self.items(inner.items, depth + 1)
                 yield self.close(inner, depth)
 
+    def recorded(self, stmt, depth: int) -> Placement:
+        """A statement's placement from infer_style's record (the statements of one shape,
+        trivia and leading trivia share it)."""
+        rec = next(self.records)   # [trivia, count, {leading trivia: Placement}, shape]
+        t0 = next(self.records)
+        sig = rec[3]
+        self.asm = sig[1][0]
+        # (the file's first statement, placed apart, has a shape of its own: no previous one)
+        shared = rec[2]
+        placed = shared.get(t0)
+        if placed is None:
+            placed = shared[t0] = self.placed(stmt, depth, sig, rec[0], t0)[0]
+        return placed
+
     def statement(self, stmt, depth: int) -> Placement:
-        hit = self.memo.pop(id(stmt), None)
-        if hit is None:
-            tv = []
-            sig = [depth, None]
-            shape_trivia(stmt, sig, tv)
-            self.asm = asm_context(tv[0], self.asm)
-            sig[1] = (self.asm, self.prev_lead)
-            sig = tuple(sig)
-            t0 = tv[0]
-            tv = tuple(tv)
-        else:
-            sig, tv, t0 = hit
-            self.asm = sig[1][0]
+        tv = []
+        sig = [depth, None]
+        shape_trivia(stmt, sig, tv)
+        self.asm = asm_context(tv[0], self.asm)
+        sig[1] = (self.asm, self.prev_tag())
+        sig = tuple(sig)
+        placed, lvalue = self.placed(stmt, depth, sig, tuple(tv), tv[0])
+        self.prev = (stmt, self.asm, lvalue)
+        return placed
+
+    def prev_tag(self) -> str:
+        """The previous statement's prev_tag (for the lead key of a statement outside the memo)."""
+        return "" if self.prev is None else prev_tag(*self.prev)
+
+    def placed(self, stmt, depth: int, sig: tuple, tv: tuple, t0: str):
+        """(the Placement of a statement of shape `sig`, trivia `tv` led by `t0`; its L value)."""
         preds = self.preds.get(sig)
         if preds is None:
             predict = self.style.predict
@@ -92,12 +114,11 @@ class _Placer:
             if hit is None:
                 hit = self.leads[key] = self.lead(t0, preds[0], "indent", "lead", False)
             lead, lvalue = hit
-        self.prev_lead = prev_tag(stmt, self.asm, lvalue)
         if tv[1:] == preds[1:]:   # the usual case, compared in one go
             fmt = ()
         else:
             fmt = tuple([(k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k]])
-        return Placement(lead, fmt)
+        return Placement(lead, fmt), lvalue
 
     def close(self, container, depth: int) -> Placement:
         text = container.trivia[-1]

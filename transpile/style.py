@@ -398,82 +398,32 @@ def split_lead(text: str, nl: str, at_start: bool):
     return segs[0], segs[1:-1], segs[-1]
 
 
-def infer_style(module: Module, nl: str | None = None, memo: dict | None = None) -> Style:
+def infer_style(module: Module, nl: str | None = None, memo: list | None = None) -> Style:
     """Count trivia per position key over the whole module; keep the most common.
 
     Statements are grouped by shape first (one dict update per statement); the
     position keys are computed once per shape and the per-key counters once per
-    distinct (shape, trivia) pair. `memo`, when given, receives
-    id(statement) -> (shape, trivia tuple with the L value first, the leading trivia itself)
-    for reuse by `layout.place` (shapes and trivia tuples are shared between statements).
+    distinct (shape, trivia) pair. `memo`, when given (a list), is filled for reuse by
+    `layout.place`: the module, then for every statement in walk order its (shape, trivia)
+    record -- [trivia tuple with the L value first, count, a dict shared by the statements
+    of that pair (place caches its placements there), shape] -- and its leading trivia.
     """
     if nl is None:
         nl = detect_newline(module)
-    shapes: dict = {}
-    at_start = [True]
-    asm = [False]
-    prev = [""]  # the previous statement's prev_tag
-
-    leads: dict = {}   # leading trivia -> its L value (they repeat: "\n\t" ...)
-
-    def lead_indent(text):
-        if not at_start[0]:
-            v = leads.get(text)
-            if v is not None:
-                return v
-        parts = split_lead(text, nl, at_start[0])
-        if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
-            v = SAME_LINE + text
-        else:
-            v = lead_value(parts[1], parts[2])
-        if not at_start[0]:
-            leads[text] = v
-        at_start[0] = False
-        return v
-
-    def visit_items(items, depth):
-        for item in items:
-            tv = []
-            sig = [depth, None]
-            shape_trivia(item, sig, tv)
-            a = asm[0] = asm_context(tv[0], asm[0])
-            t0 = tv[0]
-            ind = lead_indent(t0)
-            sig[1] = (a, prev[0])
-            prev[0] = prev_tag(item, a, ind.lstrip("\n"))
-            sig = tuple(sig)
-            tv[0] = ind
-            key = tuple(tv)
-            entry = shapes.get(sig)
-            if entry is None:
-                shapes[sig] = entry = [item, {key: 1}, sig, {key: key}]
-            else:
-                d = entry[1]
-                d[key] = d.get(key, 0) + 1
-                key = entry[3].setdefault(key, key)
-            if memo is not None:   # the shape's and the trivia's first copies: statements share them
-                memo[id(item)] = (entry[2], key, t0)
-            close = inner_container(item)
-            if close is not None:
-                visit_items(close.items, depth + 1)
-                a = asm[0] = asm_context(close.trivia[-1], asm[0])
-                ind = lead_indent(close.trivia[-1])
-                ck = (_CLOSE, depth, a)
-                entry = shapes.get(ck)
-                if entry is None:
-                    shapes[ck] = [None, {(ind,): 1}]
-                else:
-                    entry[1][(ind,)] = entry[1].get((ind,), 0) + 1
-
-    visit_items(module.items, 0)
-    del visit_items  # the recursive closure is a reference cycle through `shapes` (statements)
+    if memo is not None:
+        memo.clear()
+        memo.append(module)
+    counter = _ShapeCounter(nl, memo)
+    counter.visit(module.items, 0)
+    shapes = counter.shapes
     counts: dict = defaultdict(Counter)
     for sig, (item, seen, *_) in shapes.items():
         if sig[0] is _CLOSE:
             keys = [("asm", "L", "}", sig[1]) if sig[2] else ("L", "}", sig[1])]
         else:
             keys = position_keys(flatten(item, []), sig[0], sig[1])
-        for tvt, c in seen.items():
+        for tvt, rec in seen.items():
+            c = rec[1]
             counts[keys[0]][tvt[0]] += c
             for k, v in zip(keys[1:], tvt[1:]):
                 counts[k][v] += c
@@ -482,7 +432,95 @@ def infer_style(module: Module, nl: str | None = None, memo: dict | None = None)
     return with_best_preset(Style(table, nl))
 
 
+class _ShapeCounter:
+    """The walk of `infer_style`: every statement's shape and trivia, counted per shape.
+
+    `shapes`: shape -> [first statement of that shape, {trivia tuple: [that tuple, count,
+    the dict shared with layout.place, the shape]}, the shape's first copy]; a closing `}`
+    counts under (_CLOSE, depth, asm)."""
+
+    def __init__(self, nl: str, memo: dict | None):
+        self.nl, self.memo = nl, memo
+        self.shapes: dict = {}
+        self.at_start = True
+        self.asm = False
+        self.prev = ""      # the previous statement's prev_tag
+        self.leads: dict = {}   # leading trivia -> its L value (they repeat: "\n\t" ...)
+
+    def lead_indent(self, text: str) -> str:
+        if not self.at_start:
+            v = self.leads.get(text)
+            if v is not None:
+                return v
+        parts = split_lead(text, self.nl, self.at_start)
+        if parts is None or parts[2][:1] in ("\n", SAME_LINE):  # as layout.place reads it (lead=)
+            v = SAME_LINE + text
+        else:
+            v = lead_value(parts[1], parts[2])
+        if not self.at_start:
+            self.leads[text] = v
+        self.at_start = False
+        return v
+
+    def visit(self, items, depth: int) -> None:
+        shapes, memo, leads, shapers = self.shapes, self.memo, self.leads, _SHAPERS
+        asm, prev = self.asm, self.prev   # as locals in the loop, written back around nesting
+        for item in items:
+            tv = []
+            sig = [depth, (asm, prev)]
+            shapers.get(item.__class__, _generic_shape)(item, sig, tv)   # shape_trivia
+            t0 = tv[0]
+            if "inline asm" in t0:
+                asm = asm_context(t0, asm)
+                sig[1] = (asm, prev)
+            ind = leads.get(t0)   # (empty at the start of the file)
+            if ind is None:
+                ind = self.lead_indent(t0)
+            prev = prev_tag(item, asm, ind.lstrip("\n"))
+            sig = tuple(sig)
+            tv[0] = ind
+            key = tuple(tv)
+            entry = shapes.get(sig)
+            if entry is None:
+                rec = [key, 1, {}, sig]
+                shapes[sig] = [item, {key: rec}, sig]
+            else:
+                seen = entry[1]
+                rec = seen.get(key)
+                if rec is None:   # (the shape's first copy: statements share it)
+                    rec = seen[key] = [key, 1, {}, entry[2]]
+                else:
+                    rec[1] += 1
+            if memo is not None:
+                memo.append(rec)
+                memo.append(t0)
+            if item.__class__ in CONTAINER_CLASSES:
+                inner = inner_container(item)
+                if inner is not None:
+                    self.asm, self.prev = asm, prev
+                    self.nested(inner, depth)
+                    asm, prev = self.asm, self.prev
+        self.asm, self.prev = asm, prev
+
+    def nested(self, close, depth: int) -> None:
+        self.visit(close.items, depth + 1)
+        text = close.trivia[-1]
+        a = self.asm = asm_context(text, self.asm)
+        ind = self.lead_indent(text)
+        ck = (_CLOSE, depth, a)
+        entry = self.shapes.get(ck)
+        if entry is None:
+            self.shapes[ck] = [None, {(ind,): [(ind,), 1, None]}]
+        else:
+            rec = entry[1].get((ind,))
+            if rec is None:
+                entry[1][(ind,)] = [(ind,), 1, None]
+            else:
+                rec[1] += 1
+
+
 _CLOSE = object()
+CONTAINER_CLASSES = frozenset({Function, Block, Section})   # the classes `inner_container` opens
 
 
 def inner_container(item):
@@ -545,11 +583,12 @@ def _leaf_text(n):
 def _loc_sig(node, sig: list) -> None:
     """What the generic walk appends for a `.loc` (its parts are all tokens), written out:
     locs are most statements of a -lineinfo or -G module."""
+    cc = _CC
     sig.append(Loc)
     sig.append(_T_LOC)
-    sig.append(_tc(node.file))
-    sig.append(_tc(node.line))
-    sig.append(_tc(node.column))
+    sig.append(cc.get(node.file) or token_class(node.file))
+    sig.append(cc.get(node.line) or token_class(node.line))
+    sig.append(cc.get(node.column) or token_class(node.column))
     if node.function_name is not None:
         sig.append(_T_COMMA)
         sig.append(_T_FUNCTION_NAME)
@@ -560,103 +599,140 @@ def _loc_sig(node, sig: list) -> None:
         sig.append(_T_COMMA)
         sig.append(_T_INLINED_AT)
         for x in node.inlined_at:
-            sig.append(_tc(x))
+            sig.append(cc.get(x) or token_class(x))
     sig.append(_END)
 
 
 def shape_trivia(node, sig: list, tv: list) -> None:
     """Append `node`'s shape signature to `sig` and its trivia (flatten order) to `tv`."""
-    cls = node.__class__
-    if cls is Loc:
-        _loc_sig(node, sig)
-        tv.extend(node.trivia)
+    _SHAPERS.get(node.__class__, _generic_shape)(node, sig, tv)
+
+
+# One function per hot node class, looked up by class (`_SHAPERS`); the rest walk `_parts()`.
+
+def _insn_shape(node, sig, tv) -> None:
+    t = node.trivia
+    g = node.guard
+    mods = node.modifiers
+    ops = node.operands
+    sig.append(_INSN)
+    if g is None:
+        sig.append(None)
+        h = 1 + len(mods)
+    else:
+        sig.append((g.negated, _tc(g.predicate)))
+        h = (3 if g.negated else 2) + 1 + len(mods)
+    sig.append(node.opcode)
+    sig.append(mods)
+    sig.append(len(ops))
+    tv.extend(t[:h])
+    _operands(ops, t, h, sig, tv)
+    tv.append(t[-1])
+
+
+def _loc_shape(node, sig, tv) -> None:
+    _loc_sig(node, sig)
+    tv.extend(node.trivia)
+
+
+def _data_shape(node, sig, tv) -> None:
+    t = node.trivia
+    values = node.values
+    n = len(values)
+    sig.append(SectionData)
+    sig.append(node.directive)
+    sig.append(n)
+    tv.append(t[0])
+    if n > 3 and _plain_ints(values):
+        # a long run of plain integers (debug strings): one mark for the whole run, the
+        # values' and the commas' trivia interleaved by slicing
+        sig.append(_INT_RUN)
+        inter = [None] * (2 * n - 1)
+        inter[::2] = [v.trivia[0] for v in values]
+        inter[1::2] = t[1:n]
+        tv += inter
         return
-    mark = _LEAF_MARK.get(cls)
-    if mark is not None:
-        if cls is IntLiteral or cls is FloatLiteral:
-            sig.append(mark)
-            sig.append(_tc(node.text))
-            tv.append(node.trivia[0])
-            return
-        comp = node.component
-        name = node.name
-        if comp is None:
-            sig.append(mark)
-            sig.append(_tc(name))
-            tv.append(node.trivia[0])
-        else:
-            sig.append(_LEAF_MARK_C[cls])
-            sig.append(_tc(name))
-            sig.append(_tc(comp))
-            tv.extend(node.trivia)
-        return
-    if cls is Instruction:
-        t = node.trivia
-        g = node.guard
-        mods = node.modifiers
-        ops = node.operands
-        sig.append(_INSN)
-        if g is None:
-            sig.append(None)
-            h = 1 + len(mods)
-        else:
-            sig.append((g.negated, _tc(g.predicate)))
-            h = (3 if g.negated else 2) + 1 + len(mods)
-        sig.append(node.opcode)
-        sig.append(mods)
-        sig.append(len(ops))
-        tv.extend(t[:h])
-        _operands(ops, t, h, sig, tv)
-        tv.append(t[-1])
-        return
-    if cls is SectionData:
-        t = node.trivia
-        values = node.values
-        sig.append(SectionData)
-        sig.append(node.directive)
-        sig.append(len(values))
-        tv.append(t[0])
-        _operands(values, t, 1, sig, tv)
-        return
-    if cls is Address or cls is Vector:
-        t = node.trivia
-        items = node.items
-        n = len(items)
-        if cls is Address:
-            sig.append(_ADDR)
-            sig.append(node.suffix)
-        else:
-            sig.append(_VEC)
-        sig.append(n)
-        tv.append(t[0])
-        _operands(items, t, 1, sig, tv)
-        tv.append(t[n if n else 1])
-        if cls is Address and node.suffix is not None:
-            tv.append(t[-1])
-        return
-    if cls is BinaryExpr:
-        sig.append(_BIN)
-        sig.append(node.op)
-        shape_trivia(node.left, sig, tv)
-        tv.append(node.trivia[0])
-        shape_trivia(node.right, sig, tv)
-        return
-    if cls is UnaryExpr:
-        sig.append(_UN)
-        sig.append(node.op)
-        tv.append(node.trivia[0])
-        shape_trivia(node.operand, sig, tv)
-        return
-    if cls is Block:
-        sig.append(_BLOCK)
-        tv.append(node.trivia[0])
-        return
-    if cls is Section:
-        sig.append(_SECTION)
+    _operands(values, t, 1, sig, tv)
+
+
+def _plain_ints(values) -> bool:
+    """Every value an IntLiteral whose token class is "w" (as `_operands` would record it)."""
+    texts = [v.text for v in values if v.__class__ is IntLiteral]
+    if len(texts) != len(values):
+        return False
+    classes = set(map(_CC.get, texts))
+    if None in classes:   # a spelling not classified yet
+        classes = {token_class(x) for x in texts}
+    return classes == _W_ONLY
+
+
+_W_ONLY = {"w"}
+
+
+def _int_shape(node, sig, tv) -> None:   # IntLiteral, FloatLiteral
+    sig.append(_LEAF_MARK[node.__class__])
+    sig.append(_tc(node.text))
+    tv.append(node.trivia[0])
+
+
+def _name_shape(node, sig, tv) -> None:   # Register, SpecialRegister, Symbol
+    comp = node.component
+    if comp is None:
+        sig.append(_LEAF_MARK[node.__class__])
         sig.append(_tc(node.name))
-        tv.extend(node.trivia[:3])
-        return
-    sig.append(cls)
+        tv.append(node.trivia[0])
+    else:
+        sig.append(_LEAF_MARK_C[node.__class__])
+        sig.append(_tc(node.name))
+        sig.append(_tc(comp))
+        tv.extend(node.trivia)
+
+
+def _list_shape(node, sig, tv) -> None:   # Address, Vector
+    t = node.trivia
+    items = node.items
+    n = len(items)
+    if node.__class__ is Address:
+        sig.append(_ADDR)
+        sig.append(node.suffix)
+    else:
+        sig.append(_VEC)
+    sig.append(n)
+    tv.append(t[0])
+    _operands(items, t, 1, sig, tv)
+    tv.append(t[n if n else 1])
+    if node.__class__ is Address and node.suffix is not None:
+        tv.append(t[-1])
+
+
+def _binary_shape(node, sig, tv) -> None:
+    sig.append(_BIN)
+    sig.append(node.op)
+    shape_trivia(node.left, sig, tv)
+    tv.append(node.trivia[0])
+    shape_trivia(node.right, sig, tv)
+
+
+def _unary_shape(node, sig, tv) -> None:
+    sig.append(_UN)
+    sig.append(node.op)
+    tv.append(node.trivia[0])
+    shape_trivia(node.operand, sig, tv)
+
+
+def _block_shape(node, sig, tv) -> None:
+    sig.append(_BLOCK)
+    tv.append(node.trivia[0])
+
+
+def _section_shape(node, sig, tv) -> None:
+    sig.append(_SECTION)
+    sig.append(_tc(node.name))
+    tv.extend(node.trivia[:3])
+
+
+def _generic_shape(node, sig, tv) -> None:
+    sig.append(node.__class__)
     t = node.trivia
     i = 0
     for p in node._parts():
@@ -667,6 +743,16 @@ def shape_trivia(node, sig: list, tv: list) -> None:
         else:
             shape_trivia(p, sig, tv)
     sig.append(_END)
+
+
+_INT_RUN = object()
+_SHAPERS = {
+    Instruction: _insn_shape, Loc: _loc_shape, SectionData: _data_shape,
+    IntLiteral: _int_shape, FloatLiteral: _int_shape,
+    Register: _name_shape, SpecialRegister: _name_shape, Symbol: _name_shape,
+    Address: _list_shape, Vector: _list_shape, BinaryExpr: _binary_shape, UnaryExpr: _unary_shape,
+    Block: _block_shape, Section: _section_shape,
+}
 
 
 def _operands(ops, t, h, sig, tv) -> None:
@@ -689,7 +775,7 @@ def _operands(ops, t, h, sig, tv) -> None:
             sig.append(c if c is not None else token_class(o.name))
             tv.append(o.trivia[0])
         else:
-            shape_trivia(o, sig, tv)
+            _SHAPERS.get(oc, _generic_shape)(o, sig, tv)
 
 
 _INT_MARK = _LEAF_MARK[IntLiteral]

@@ -73,26 +73,6 @@ def _default_style():
     return DEFAULT_STYLE
 
 
-def _operand(o, out: list) -> None:
-    c = o.__class__
-    t = o.trivia
-    if t is None:
-        _emit_into(o, out)
-    elif c is Register or c is Symbol or c is SpecialRegister:
-        if o.component is None:
-            out += (t[0], o.name)
-        else:
-            out += (t[0], o.name, t[1], o.component)
-    elif c is IntLiteral or c is FloatLiteral:
-        out += (t[0], o.text)
-    else:
-        writer = _FAST.get(c)
-        if writer is not None:
-            writer(o, out)
-        else:
-            _emit_into(o, out)
-
-
 def _name(node, out: list) -> None:
     t = node.trivia
     if node.component is None:
@@ -125,7 +105,8 @@ def _instruction(node, out: list) -> None:
 
 
 def _comma_list(items, t, i: int, out: list) -> int:
-    """Operands with the owner's trivia before each `,` (t[i] onward); the next index."""
+    """Operands with the owner's trivia before each `,` (t[i] onward); the next index.
+    The plain leaves are written here, the other nodes by their writers."""
     first = True
     for o in items:
         if first:
@@ -133,7 +114,23 @@ def _comma_list(items, t, i: int, out: list) -> int:
         else:
             out += (t[i], ",")
             i += 1
-        _operand(o, out)
+        c = o.__class__
+        ot = o.trivia
+        if ot is None:
+            _emit_into(o, out)
+        elif c is Register or c is Symbol or c is SpecialRegister:
+            if o.component is None:
+                out += (ot[0], o.name)
+            else:
+                out += (ot[0], o.name, ot[1], o.component)
+        elif c is IntLiteral or c is FloatLiteral:
+            out += (ot[0], o.text)
+        else:
+            writer = _FAST.get(c)
+            if writer is not None:
+                writer(o, out)
+            else:
+                _emit_into(o, out)
     return i
 
 

@@ -64,6 +64,11 @@ class _Refuse(Exception):
     pass
 
 
+_CODES: dict = {}            # template -> its function's code object (or _REFUSED_CODE)
+_MAX_CODES = 50_000
+_REFUSED_CODE = object()
+
+
 def plan(source: str, namespace: dict):
     """The module as a list of (function, values, body or None), or None (see above)."""
     if not source.startswith(HEADER) or source[len(HEADER):len(HEADER) + 1] not in ("\n", "") or _HOLE in source:
@@ -323,6 +328,25 @@ class _Planner:
         return fn
 
     def build(self, template: str, nvalues: int, compound: bool):
+        code = _CODES.get(template)   # a template compiles the same in every module
+        if code is None:
+            if len(_CODES) >= _MAX_CODES:
+                _CODES.clear()
+            code = _CODES[template] = self.code(template, nvalues, compound)
+        if code is _REFUSED_CODE:
+            raise _Refuse
+        import types
+
+        return types.FunctionType(code, self.namespace)
+
+    def code(self, template: str, nvalues: int, compound: bool):
+        """The code object of a template's function, or _REFUSED_CODE."""
+        try:
+            return self.checked_code(template, nvalues, compound)
+        except _Refuse:
+            return _REFUSED_CODE
+
+    def checked_code(self, template: str, nvalues: int, compound: bool):
         if _SCOPED.search(template) or _REFUSED.match(template):
             raise _Refuse
         if compound and not _COMPOUND.match(template):
@@ -341,9 +365,7 @@ class _Planner:
             raise _Refuse
         if code.co_flags & 0x2A0:   # a generator or coroutine
             raise _Refuse
-        import types
-
-        return types.FunctionType(code, self.namespace)
+        return code
 
     def compiled(self, params, global_names, body):
         src = f"def __ptx_t({', '.join(params)}):\n"

@@ -103,7 +103,7 @@ class PTX:
             raise DSLError(f"ptx.style(newline=...) is a line end (\\n, \\r\\n or \\r), not {newline!r}")
         rec = recorder.current()
         rec.style = Style(table, newline, preset)
-        rec.key_cache = {}
+        rec.key_cache = recorder.style_keys(preset, table, newline)
 
     def trivia(self, entries: dict):
         """The module's layout exceptions, keyed by statement (`transpile.dsl.trivia_table`):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import gc
 
 from ptxgrammar.tree import (
-    Address, BinaryExpr, Guard, Instruction, IntLiteral, Module, Register, Sink, SpecialRegister, Symbol, UnaryExpr,
-    VarDecl, Vector,
+    Address, BinaryExpr, Guard, Instruction, IntLiteral, Loc, Module, Register, SectionData, Sink, SpecialRegister,
+    Symbol, UnaryExpr, VarDecl, Vector,
 )
 
 from .trivia_check import check_trivia
@@ -383,6 +383,60 @@ def _value_key(v):
     return None
 
 
+def is_quiet(rec: "Recorder") -> bool:
+    """Nothing pending, no trivia table, no checks: `record` would give the shape's trivia."""
+    return not (rec.lines or rec.tail or rec.at_start) and rec.trivia is None and rec.checker is None
+
+
+def quiet_data(rec: "Recorder", directive: str, values: tuple):
+    """(the data row `directive values` built and appended, None) when every value is an
+    int >= 0 and the row's key is known; else (None, the key to keep its `quiet_trivia`
+    under, or None)."""
+    if not values or not is_quiet(rec) or set(map(type, values)) != _INT_ONLY or min(values) < 0:
+        return None, None
+    key = (SectionData, directive, len(values), len(rec.stack), rec.asm, rec.prev_lead)
+    hit = rec.key_cache.get(key)
+    if hit is None:
+        return None, key
+    tv, prev, leaves = hit
+    stmt = SectionData(directive, tuple([IntLiteral(str(v), t) for v, t in zip(values, leaves)]), tv[0])
+    rec.prev_lead = prev
+    rec.items.append(stmt)
+    return stmt, None
+
+
+_INT_ONLY = {int}
+
+
+def quiet_loc(rec: "Recorder", args: tuple):
+    """(the `.loc` of these int arguments (file, line, column[, function name, (file, line,
+    column)[, offset]]) built and appended, None) when its key is known; else (None, the key
+    to keep its `quiet_trivia` under, or None)."""
+    if not is_quiet(rec) or set(map(type, args[:3])) != _INT_ONLY:
+        return None, None
+    key = [Loc, len(args), len(rec.stack), rec.asm, rec.prev_lead]
+    if len(args) > 3:
+        fn, inl = args[3], args[4]
+        if fn.__class__ is not str or inl.__class__ is not tuple or set(map(type, inl)) != _INT_ONLY or len(inl) != 3:
+            return None, None
+        key.append(token_class(fn))
+        if len(args) > 5 and args[5].__class__ is not int:
+            return None, None
+    key = tuple(key)
+    hit = rec.key_cache.get(key)
+    if hit is None:
+        return None, key
+    tv, prev, _ = hit
+    if len(args) == 3:
+        stmt = Loc(str(args[0]), str(args[1]), str(args[2]), None, None, None, tv[0])
+    else:
+        stmt = Loc(str(args[0]), str(args[1]), str(args[2]), args[3], str(args[5]) if len(args) > 5 else None,
+                   tuple([str(x) for x in args[4]]), tv[0])
+    rec.prev_lead = prev
+    rec.items.append(stmt)
+    return stmt, None
+
+
 def quiet(rec: "Recorder", op, operands: tuple, pred):
     """(the instruction built and appended, None) when its quiet key is known; else (None,
     the key to keep its `quiet_trivia` under, or None: not on the quiet path)."""
@@ -432,9 +486,10 @@ def quiet_trivia(stmt) -> tuple:
     operands' trivia when every operand is a name or an int >= 0, else None) of a recorded
     instruction."""
     out = [stmt.trivia]
-    for o in stmt.operands:
+    operands = stmt.operands if stmt.__class__ is Instruction else stmt.values if stmt.__class__ is SectionData else ()
+    for o in operands:
         _node_trivia(o, out)
-    leaves = all(o.__class__ in _LEAVES for o in stmt.operands)
+    leaves = all(o.__class__ in _LEAVES for o in operands)
     return tuple(out), current().prev_lead, tuple(out[1:]) if leaves else None
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from .tree import (
-    Address, Block, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, Section, SectionData,
-    SpecialRegister, Symbol, Vector,
+    Address, Block, Declarator, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, Section, SectionData,
+    SpecialRegister, Symbol, VarDecl, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -177,6 +177,53 @@ def _loc(node, out: list) -> None:
     out += (t[i], ",", t[i + 1], "inlined_at", t[i + 2], f, t[i + 3], line, t[i + 4], column)
 
 
+def _var_decl(node, out: list) -> None:
+    t = node.trivia
+    i = 0
+    for word in node.linkage:
+        out += (t[i], word)
+        i += 1
+    out += (t[i], node.space)
+    i += 1
+    for a in node.attrs:
+        if a.__class__ is str:
+            out += (t[i], a)
+            i += 1
+        else:                       # `.align 4`, `.attribute(...)`: nodes with their own trivia
+            _emit_into(a, out)
+    first = True
+    for d in node.declarators:
+        if first:
+            first = False
+        else:
+            out += (t[i], ",")
+            i += 1
+        if d.trivia is None:
+            _emit_into(d, out)
+        else:
+            _declarator(d, out)
+    out += (t[i], ";")
+
+
+def _declarator(node, out: list) -> None:
+    t = node.trivia
+    out += (t[0], node.name)
+    i = 1
+    if node.count is not None:
+        out += (t[1], "<", t[2], node.count, t[3], ">")
+        i = 4
+    for d in node.dims:
+        if d:
+            out += (t[i], "[", t[i + 1], d, t[i + 2], "]")
+            i += 3
+        else:
+            out += (t[i], "[", t[i + 1], "]")
+            i += 2
+    if node.init is not None:
+        out += (t[i], "=")
+        _emit_into(node.init, out)
+
+
 def _statements(items, out: list) -> None:
     """The statements of a body or section, each dispatched here directly."""
     fast_writers = _FAST
@@ -214,7 +261,7 @@ _FAST = {
     Register: _name, SpecialRegister: _name, Symbol: _name, IntLiteral: _literal,
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
     SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
-    Section: _section,
+    Section: _section, VarDecl: _var_decl, Declarator: _declarator,
 }
 
 

@@ -155,12 +155,14 @@ class Decl:
                 raise DSLError(f"unknown declaration keyword {k}=")
             linkage.append("." + k)
         decls, results = [], []
+        plain = fmt is None and indent is None and lead is None and not dims and init is None  # the quiet path's
         i = 0
         while i < len(args):
             a = args[i]
             if isinstance(a, Declarator):
                 decls.append(a)
                 results.append(_value_for(a.name, None))
+                plain = False
                 i += 1
                 continue
             if a.__class__ is not str:
@@ -178,7 +180,14 @@ class Decl:
             dd = decls[0]
             decls[0] = Declarator(dd.name, dd.count, _dims(dims), None if init is None else init_node(init))
         stmt = VarDecl(tuple(linkage), self._space, self._attrs, tuple(decls))
-        recorder.current().record(stmt, fmt, indent, lead)
+        rec = recorder.current()
+        done = key = None
+        if plain and decls and all(a.__class__ is str for a in self._attrs):
+            done, key = recorder.quiet_decl(rec, stmt)
+        if done is None:
+            rec.record(stmt, fmt, indent, lead)
+            if key is not None:
+                rec.key_cache[key] = recorder.quiet_trivia(stmt)
         return results[0] if len(results) == 1 else tuple(results)
 
 

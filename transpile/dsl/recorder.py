@@ -437,6 +437,26 @@ def quiet_loc(rec: "Recorder", args: tuple):
     return stmt, None
 
 
+def quiet_decl(rec: "Recorder", stmt):
+    """(the declaration given its trivia and appended, None) when its key is known; else
+    (None, the key to keep its `quiet_trivia` under, or None). `stmt`: a VarDecl whose
+    attributes are dot-words and whose declarators are names with optional counts."""
+    if not is_quiet(rec):
+        return None, None
+    key = (VarDecl, stmt.linkage, stmt.space, stmt.attrs, len(rec.stack), rec.asm, rec.prev_lead,
+           *[(token_class(d.name), d.count is None) for d in stmt.declarators])
+    hit = rec.key_cache.get(key)
+    if hit is None:
+        return None, key
+    tv, prev, _ = hit
+    stmt.trivia = tv[0]
+    for d, t in zip(stmt.declarators, tv[1:]):
+        d.trivia = t
+    rec.prev_lead = prev
+    rec.items.append(stmt)
+    return stmt, None
+
+
 def quiet(rec: "Recorder", op, operands: tuple, pred):
     """(the instruction built and appended, None) when its quiet key is known; else (None,
     the key to keep its `quiet_trivia` under, or None: not on the quiet path)."""
@@ -486,7 +506,7 @@ def quiet_trivia(stmt) -> tuple:
     operands' trivia when every operand is a name or an int >= 0, else None) of a recorded
     instruction."""
     out = [stmt.trivia]
-    operands = stmt.operands if stmt.__class__ is Instruction else stmt.values if stmt.__class__ is SectionData else ()
+    operands = _QUIET_CHILDREN[stmt.__class__](stmt)
     for o in operands:
         _node_trivia(o, out)
     leaves = all(o.__class__ in _LEAVES for o in operands)
@@ -494,6 +514,9 @@ def quiet_trivia(stmt) -> tuple:
 
 
 _LEAVES = frozenset({Register, SpecialRegister, Symbol, IntLiteral})
+# the child nodes of each statement class on the quiet path, in the order it builds them
+_QUIET_CHILDREN = {Instruction: lambda s: s.operands, SectionData: lambda s: s.values,
+                   Loc: lambda s: (), VarDecl: lambda s: s.declarators}
 
 
 def _node_trivia(node, out: list) -> None:

@@ -361,7 +361,7 @@ def _name_shape(v: Name):
     if s is None:
         c = v.component
         t = (v.kind, token_class(v.name), None if c is None else token_class(c))
-        s = v.shape = _SHAPES.setdefault(t, len(_SHAPES))
+        s = v.shape = _SHAPES.setdefault(t, len(_SHAPES) + 1)   # never 0: `v.shape or ...`
     return s
 
 

@@ -29,10 +29,7 @@ def loc_directive(file, line, column, function_name=None, inlined_at=None, offse
     rec = recorder.current()
     key = None
     if fmt is None and indent is None and lead is None:
-        args = ((file, line, column) if function_name is None and inlined_at is None and offset is None else
-                (file, line, column, function_name, inlined_at) if offset is None else
-                (file, line, column, function_name, inlined_at, offset))
-        stmt, key = recorder.quiet_loc(rec, args)
+        stmt, key = recorder.quiet_loc(rec, file, line, column, function_name, inlined_at, offset)
         if stmt is not None:
             return stmt
     inl = None if inlined_at is None else tuple(spelled(x) for x in inlined_at)

@@ -408,31 +408,32 @@ def quiet_data(rec: "Recorder", directive: str, values: tuple):
 _INT_ONLY = {int}
 
 
-def quiet_loc(rec: "Recorder", args: tuple):
-    """(the `.loc` of these int arguments (file, line, column[, function name, (file, line,
-    column)[, offset]]) built and appended, None) when its key is known; else (None, the key
-    to keep its `quiet_trivia` under, or None)."""
-    if not is_quiet(rec) or set(map(type, args[:3])) != _INT_ONLY:
+def quiet_loc(rec: "Recorder", file, line, column, function_name, inlined_at, offset):
+    """(the `.loc` of these int arguments (and function name, inlined_at triple of ints, int
+    offset) built and appended, None) when its key is known; else (None, the key to keep
+    its `quiet_trivia` under, or None)."""
+    if (file.__class__ is not int or line.__class__ is not int or column.__class__ is not int
+            or rec.lines or rec.tail or rec.at_start or rec.trivia is not None or rec.checker is not None):
         return None, None
-    key = [Loc, len(args), len(rec.stack), rec.asm, rec.prev_lead]
-    if len(args) > 3:
-        fn, inl = args[3], args[4]
-        if fn.__class__ is not str or inl.__class__ is not tuple or set(map(type, inl)) != _INT_ONLY or len(inl) != 3:
+    if function_name is None:
+        if inlined_at is not None or offset is not None:
             return None, None
-        key.append(token_class(fn))
-        if len(args) > 5 and args[5].__class__ is not int:
+        key = (Loc, len(rec.stack), rec.asm, rec.prev_lead)
+        inl = None
+    else:
+        if (function_name.__class__ is not str or inlined_at.__class__ is not tuple or len(inlined_at) != 3
+                or not (offset is None or offset.__class__ is int)):
             return None, None
-    key = tuple(key)
+        f, l, c = inlined_at
+        if f.__class__ is not int or l.__class__ is not int or c.__class__ is not int:
+            return None, None
+        key = (Loc, len(rec.stack), rec.asm, rec.prev_lead, token_class(function_name), offset is None)
+        inl = (str(f), str(l), str(c))
     hit = rec.key_cache.get(key)
     if hit is None:
         return None, key
-    tv, prev, _ = hit
-    if len(args) == 3:
-        stmt = Loc(str(args[0]), str(args[1]), str(args[2]), None, None, None, tv[0])
-    else:
-        stmt = Loc(str(args[0]), str(args[1]), str(args[2]), args[3], str(args[5]) if len(args) > 5 else None,
-                   tuple([str(x) for x in args[4]]), tv[0])
-    rec.prev_lead = prev
+    stmt = Loc(str(file), str(line), str(column), function_name, None if offset is None else str(offset), inl, hit[0][0])
+    rec.prev_lead = hit[1]
     rec.items.append(stmt)
     return stmt, None
 

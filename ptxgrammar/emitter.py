@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from .tree import (
-    Address, Block, Declarator, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, Section, SectionData,
-    SpecialRegister, Symbol, VarDecl, Vector,
+    Address, Align, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
+    Section, SectionData, SpecialRegister, Symbol, VarDecl, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -148,8 +148,13 @@ def _address(node, out: list) -> None:
         out += (node.trivia[i], node.suffix)
 
 
-def _vector(node, out: list) -> None:
+def _vector(node, out: list) -> None:   # and an initializer list: the same tokens
     _list(node, out, "{", "}")
+
+
+def _align(node, out: list) -> None:
+    t = node.trivia
+    out += (t[0], ".align", t[1], node.value)
 
 
 def _section_data(node, out: list) -> None:
@@ -261,7 +266,7 @@ _FAST = {
     Register: _name, SpecialRegister: _name, Symbol: _name, IntLiteral: _literal,
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
     SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
-    Section: _section, VarDecl: _var_decl, Declarator: _declarator,
+    Section: _section, VarDecl: _var_decl, Declarator: _declarator, InitList: _vector, Align: _align,
 }
 
 

@@ -21,6 +21,9 @@ with ptx.entry("k", params=[], visible=True):
     r = reg.b32("%r", 40)
     rd = reg.b64("%rd", 8)
     reg.b32("a", "b", "c")
+    for i in range(2):
+        var.global_.align(4).b8("s", dims=(3,), init=b"ab\\x00")
+        var.shared.align(8).b32("t", dims=(2, None))
     for i in range(3):
         ptx.add.s32(r[i], r[i + 1], 7)
         ptx.add.s32(r[i + 2], r[i + 3], -7)
@@ -59,7 +62,7 @@ STYLE = 'ptx.style("nvcc", {("Instruction", ".", "Register", "w", "add.s32"): " 
 
 def with_fmt(body: str) -> str:
     """The body with `fmt={}` added to every statement call that takes it."""
-    calls = r"(ptx\.(?:add|setp|bra|ld|st|mov|loc|data)[\w.]*|reg\.b32|var\.param\.b64)\((.*)\)$"
+    calls = r"(ptx\.(?:add|setp|bra|ld|st|mov|loc|data)[\w.]*|reg\.b32|var\.[\w.()0-9]+)\((.*)\)$"
     out = []
     for line in body.split("\n"):
         m = re.search(calls, line)
@@ -74,9 +77,10 @@ def with_fmt(body: str) -> str:
 def test_quiet_statements_print_as_the_plain_path_prints_them(style, stepwise):
     quiet = python_to_ptx(HEAD + style + BODY, "k.py", stepwise=stepwise)
     plain = python_to_ptx(HEAD + style + with_fmt(BODY), "k.py", stepwise=stepwise)
-    assert with_fmt(BODY).count("fmt={}") == 24
+    assert with_fmt(BODY).count("fmt={}") == 26
     assert quiet == plain
-    assert quiet.count("add.s32") == 27 and quiet.count(".loc") == 6 and quiet.count(".b8") == 6
+    assert quiet.count("add.s32") == 27 and quiet.count(".loc") == 6 and quiet.count(".b8") == 8
+    assert quiet.count(".align 4 .b8") == 2 and "{97, 98, 0}" in quiet.replace(" ", "").replace(",", ", ")
 
 
 def test_each_run_checks_the_style_it_is_given():

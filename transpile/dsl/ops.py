@@ -155,7 +155,7 @@ class Decl:
                 raise DSLError(f"unknown declaration keyword {k}=")
             linkage.append("." + k)
         decls, results = [], []
-        plain = fmt is None and indent is None and lead is None and not dims and init is None  # the quiet path's
+        plain = fmt is None and indent is None and lead is None   # the quiet path's
         i = 0
         while i < len(args):
             a = args[i]
@@ -182,7 +182,7 @@ class Decl:
         stmt = VarDecl(tuple(linkage), self._space, self._attrs, tuple(decls))
         rec = recorder.current()
         done = key = None
-        if plain and decls and all(a.__class__ is str for a in self._attrs):
+        if plain and decls:
             done, key = recorder.quiet_decl(rec, stmt)
         if done is None:
             rec.record(stmt, fmt, indent, lead)

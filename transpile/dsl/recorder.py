@@ -14,8 +14,8 @@ from __future__ import annotations
 import gc
 
 from ptxgrammar.tree import (
-    Address, BinaryExpr, Guard, Instruction, IntLiteral, Loc, Module, Register, SectionData, Sink, SpecialRegister,
-    Symbol, UnaryExpr, VarDecl, Vector,
+    Address, Align, BinaryExpr, Declarator, Guard, InitList, Instruction, IntLiteral, Loc, Module, Register,
+    SectionData, Sink, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 
 from .trivia_check import check_trivia
@@ -440,22 +440,57 @@ def quiet_loc(rec: "Recorder", file, line, column, function_name, inlined_at, of
 
 def quiet_decl(rec: "Recorder", stmt):
     """(the declaration given its trivia and appended, None) when its key is known; else
-    (None, the key to keep its `quiet_trivia` under, or None). `stmt`: a VarDecl whose
-    attributes are dot-words and whose declarators are names with optional counts."""
+    (None, the key to keep its `quiet_trivia` under, or None). `stmt`: a VarDecl built from
+    names, counts, dims and initializers, nothing of it recorded yet."""
     if not is_quiet(rec):
         return None, None
-    key = (VarDecl, stmt.linkage, stmt.space, stmt.attrs, len(rec.stack), rec.asm, rec.prev_lead,
-           *[(token_class(d.name), d.count is None) for d in stmt.declarators])
+    key = [VarDecl, stmt.linkage, stmt.space, len(rec.stack), rec.asm, rec.prev_lead]
+    for a in stmt.attrs:
+        if a.__class__ is str:
+            key.append(a)
+        elif a.__class__ is Align and a.trivia is None:
+            key.append((Align, token_class(a.value)))
+        else:
+            return None, None
+    for d in stmt.declarators:
+        init = d.init
+        if init is not None and (init.__class__ is not InitList or not all(
+                [x.__class__ is IntLiteral and x.text[:1] in _DIGITS for x in init.items])):
+            return None, None
+        key.append((token_class(d.name), d.count is None, tuple([x and token_class(x) for x in d.dims]),
+                    None if init is None else len(init.items)))
+    key = tuple(key)
     hit = rec.key_cache.get(key)
     if hit is None:
         return None, key
     tv, prev, _ = hit
     stmt.trivia = tv[0]
-    for d, t in zip(stmt.declarators, tv[1:]):
-        d.trivia = t
+    i = 1
+    for node in _decl_children(stmt):
+        i = _assign(node, tv, i)
     rec.prev_lead = prev
     rec.items.append(stmt)
     return stmt, None
+
+
+_DIGITS = frozenset("0123456789")
+
+
+def _decl_children(stmt) -> list:
+    return [*[a for a in stmt.attrs if a.__class__ is not str], *stmt.declarators]
+
+
+def _assign(node, tv: tuple, i: int) -> int:
+    """Give a declaration's node (and its initializer's) the trivia tv[i:]; the next index."""
+    node.trivia = tv[i]
+    i += 1
+    if node.__class__ is Declarator and node.init is not None:
+        node.init.trivia = tv[i]
+        i += 1
+        for x in node.init.items:
+            x.trivia = tv[i]
+            i += 1
+    return i
 
 
 def quiet(rec: "Recorder", op, operands: tuple, pred):
@@ -517,7 +552,7 @@ def quiet_trivia(stmt) -> tuple:
 _LEAVES = frozenset({Register, SpecialRegister, Symbol, IntLiteral})
 # the child nodes of each statement class on the quiet path, in the order it builds them
 _QUIET_CHILDREN = {Instruction: lambda s: s.operands, SectionData: lambda s: s.values,
-                   Loc: lambda s: (), VarDecl: lambda s: s.declarators}
+                   Loc: lambda s: (), VarDecl: _decl_children}
 
 
 def _node_trivia(node, out: list) -> None:
@@ -531,6 +566,11 @@ def _node_trivia(node, out: list) -> None:
     elif cls is BinaryExpr:
         _node_trivia(node.left, out)
         _node_trivia(node.right, out)
+    elif cls is Declarator and node.init is not None:
+        _node_trivia(node.init, out)
+    elif cls is InitList:
+        for x in node.items:
+            _node_trivia(x, out)
 
 
 def _build(v, tv: tuple, i: int):

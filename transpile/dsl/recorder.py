@@ -353,15 +353,22 @@ class InstructionChecker:
 _INT, _NEG, _SINK = "int", "-int", "_"
 
 
-_SHAPES: dict = {}   # (kind, name class, component class) -> a small int: keys hash fast
+_SHAPES: dict = {}        # (kind, name class, component class) -> a small int: keys hash fast
+_NAME_SHAPES: dict = {}   # (kind, name, component) -> its shape (names repeat in every function)
 
 
 def _name_shape(v: Name):
     s = v.shape
     if s is None:
         c = v.component
-        t = (v.kind, token_class(v.name), None if c is None else token_class(c))
-        s = v.shape = _SHAPES.setdefault(t, len(_SHAPES) + 1)   # never 0: `v.shape or ...`
+        named = (v.kind, v.name, c)
+        s = _NAME_SHAPES.get(named)
+        if s is None:
+            t = (v.kind, token_class(v.name), None if c is None else token_class(c))
+            s = _SHAPES.setdefault(t, len(_SHAPES) + 1)   # never 0: `v.shape or ...`
+            if len(_NAME_SHAPES) < 1_000_000:
+                _NAME_SHAPES[named] = s
+        v.shape = s
     return s
 
 

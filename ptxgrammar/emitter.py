@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from .tree import (
-    Address, Block, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, Section, SectionData,
-    SpecialRegister, Symbol, Vector,
+    Address, Align, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
+    Section, SectionData, SpecialRegister, Symbol, VarDecl, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -73,26 +73,6 @@ def _default_style():
     return DEFAULT_STYLE
 
 
-def _operand(o, out: list) -> None:
-    c = o.__class__
-    t = o.trivia
-    if t is None:
-        _emit_into(o, out)
-    elif c is Register or c is Symbol or c is SpecialRegister:
-        if o.component is None:
-            out += (t[0], o.name)
-        else:
-            out += (t[0], o.name, t[1], o.component)
-    elif c is IntLiteral or c is FloatLiteral:
-        out += (t[0], o.text)
-    else:
-        writer = _FAST.get(c)
-        if writer is not None:
-            writer(o, out)
-        else:
-            _emit_into(o, out)
-
-
 def _name(node, out: list) -> None:
     t = node.trivia
     if node.component is None:
@@ -125,7 +105,8 @@ def _instruction(node, out: list) -> None:
 
 
 def _comma_list(items, t, i: int, out: list) -> int:
-    """Operands with the owner's trivia before each `,` (t[i] onward); the next index."""
+    """Operands with the owner's trivia before each `,` (t[i] onward); the next index.
+    The plain leaves are written here, the other nodes by their writers."""
     first = True
     for o in items:
         if first:
@@ -133,7 +114,23 @@ def _comma_list(items, t, i: int, out: list) -> int:
         else:
             out += (t[i], ",")
             i += 1
-        _operand(o, out)
+        c = o.__class__
+        ot = o.trivia
+        if ot is None:
+            _emit_into(o, out)
+        elif c is Register or c is Symbol or c is SpecialRegister:
+            if o.component is None:
+                out += (ot[0], o.name)
+            else:
+                out += (ot[0], o.name, ot[1], o.component)
+        elif c is IntLiteral or c is FloatLiteral:
+            out += (ot[0], o.text)
+        else:
+            writer = _FAST.get(c)
+            if writer is not None:
+                writer(o, out)
+            else:
+                _emit_into(o, out)
     return i
 
 
@@ -151,8 +148,13 @@ def _address(node, out: list) -> None:
         out += (node.trivia[i], node.suffix)
 
 
-def _vector(node, out: list) -> None:
+def _vector(node, out: list) -> None:   # and an initializer list: the same tokens
     _list(node, out, "{", "}")
+
+
+def _align(node, out: list) -> None:
+    t = node.trivia
+    out += (t[0], ".align", t[1], node.value)
 
 
 def _section_data(node, out: list) -> None:
@@ -178,6 +180,53 @@ def _loc(node, out: list) -> None:
         i = 9
     f, line, column = node.inlined_at
     out += (t[i], ",", t[i + 1], "inlined_at", t[i + 2], f, t[i + 3], line, t[i + 4], column)
+
+
+def _var_decl(node, out: list) -> None:
+    t = node.trivia
+    i = 0
+    for word in node.linkage:
+        out += (t[i], word)
+        i += 1
+    out += (t[i], node.space)
+    i += 1
+    for a in node.attrs:
+        if a.__class__ is str:
+            out += (t[i], a)
+            i += 1
+        else:                       # `.align 4`, `.attribute(...)`: nodes with their own trivia
+            _emit_into(a, out)
+    first = True
+    for d in node.declarators:
+        if first:
+            first = False
+        else:
+            out += (t[i], ",")
+            i += 1
+        if d.trivia is None:
+            _emit_into(d, out)
+        else:
+            _declarator(d, out)
+    out += (t[i], ";")
+
+
+def _declarator(node, out: list) -> None:
+    t = node.trivia
+    out += (t[0], node.name)
+    i = 1
+    if node.count is not None:
+        out += (t[1], "<", t[2], node.count, t[3], ">")
+        i = 4
+    for d in node.dims:
+        if d:
+            out += (t[i], "[", t[i + 1], d, t[i + 2], "]")
+            i += 3
+        else:
+            out += (t[i], "[", t[i + 1], "]")
+            i += 2
+    if node.init is not None:
+        out += (t[i], "=")
+        _emit_into(node.init, out)
 
 
 def _statements(items, out: list) -> None:
@@ -217,7 +266,7 @@ _FAST = {
     Register: _name, SpecialRegister: _name, Symbol: _name, IntLiteral: _literal,
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
     SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
-    Section: _section,
+    Section: _section, VarDecl: _var_decl, Declarator: _declarator, InitList: _vector, Align: _align,
 }
 
 

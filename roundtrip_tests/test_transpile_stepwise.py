@@ -38,6 +38,13 @@ ACCEPTED = {
     "names rebound at module level": BODY + "    a = b = r\n    a, c = r, rd\n    ptx.mov.b64(c[1], c[2])\n"
                                             "    ptx.add.s32(b[1], a[2], 0)\n",
     "a block inside the function": BODY + "    with ptx.block():\n        ptx.ret()\n    ptx.exit()\n",
+    "prefixed strings, one per line and over several lines": BODY + (
+        '    ptx.comment(r" raw \\d", indent="\\t")\n    ptx.comment(u" u")\n'
+        '    ptx.comment(\n        R" \\N",  # (it\'s "odd\n    )\n'
+        '    with ptx.section(".debug_str"):\n        ptx.data.b8(*b"ab\\x00")\n        ptx.data.b8(*Rb"\\x")\n'),
+    "quotes, digits and bad escapes in comments": BODY + (
+        '    ptx.add.s32(r[1], r[2], 4)  # it\'s 5 "x\\N" 6\n'
+        '    # 7 \'\\N\' "8"\n    ptx.add.s32(r[3], r[4], 5)\n'),
     "a statement with 2000 literals": 'var.global_.b8("data", 2000, init=[' + ", ".join(["7"] * 2000) + "])\n" + BODY,
 }
 

@@ -29,6 +29,16 @@ _INT = r"(?<![\w.])(?:0|[1-9][0-9]*)(?![\w.])"
 # one split finds both (a string first, so digits inside it stay there)
 _LITERAL = re.compile(f"({_STRING}|{_INT})")
 _INT_LITERAL = re.compile(f"({_INT})")
+# the same split of a whole module, faster: every match starts with a quote or a digit (the
+# search skips other characters), its kind told by a lookbehind. A prefixed string splits as
+# its prefix (code) and a plain string: `_PREFIXED` finds those lines, planned one by one.
+_MODULE_LITERAL = re.compile(
+    r"""(["'0-9](?:(?<=[1-9])(?<![\w.].)[0-9]*+(?![\w.])"""
+    r"""|(?<=")[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|(?<=')[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'"""
+    r"""|(?<=0)(?<![\w.]0)(?![\w.])))""")
+_HOLE = "\x00"     # a literal's place in a template line (no Python source holds a NUL)
+_PREFIXED = re.compile(r"\w\x00")   # an int never follows a word character: a string's prefix
+_PREFIX = re.compile(r"(?<!\w)([rRbBuUfF]{1,3})(?=\x00)")
 _DIGITS = frozenset("0123456789")
 # names whose meaning differs inside a function (`__ptx_` names, this module's, are refused too)
 _SCOPED = re.compile(r"\b(?:return|yield|await|nonlocal|global|locals|vars|dir|exec|eval|breakpoint|super)\b")
@@ -54,13 +64,17 @@ class _Refuse(Exception):
     pass
 
 
+_CODES: dict = {}            # template -> its function's code object (or _REFUSED_CODE)
+_MAX_CODES = 50_000
+_REFUSED_CODE = object()
+
+
 def plan(source: str, namespace: dict):
     """The module as a list of (function, values, body or None), or None (see above)."""
-    lines = source.split("\n")
-    if lines[0] != HEADER:
+    if not source.startswith(HEADER) or source[len(HEADER):len(HEADER) + 1] not in ("\n", "") or _HOLE in source:
         return None
     try:
-        return _Planner(namespace).run(lines)
+        return _Planner(namespace).run(source)
     except _Refuse:
         return None
 
@@ -82,55 +96,184 @@ def run_module(stmts: list, after) -> None:
         after()
 
 
+_PLAIN, _OPENS, _BLANK, _SPREAD = range(4)   # the kinds of a statement's first line
+
+
 class _Planner:
     def __init__(self, namespace: dict):
         self.namespace = namespace
         self.functions: dict = {}   # template -> function
+        self.starts: dict = {}      # a line with holes -> its `start` (as a statement's first line)
+        self.parts: dict = {}       # a line with holes -> its `part` (as a line of a statement)
+        self.spreads: dict = {}     # a statement's lines -> its `spread_plan`
 
-    def run(self, lines: list):
+    def run(self, source: str):
+        # One split of the whole module: its code with a hole per literal, and the literals'
+        # values in order. A line with holes is its template (and its indent): lines repeat
+        # in few of them, each planned once.
+        parts = _MODULE_LITERAL.split(source)
+        self.source, self.literals, self.lines = source, parts[1::2], None
+        values = _values(self.literals)
+        holed = _HOLE.join(parts[0::2]).split("\n")
         root: list = []
-        stack = [("", root)]        # (indent, statements) of the open blocks
-        opened = None               # the body of a compound statement just read
-        seen: dict = {}             # a line's code -> its (function, values, compound): lines repeat
-        i, n = 1, len(lines)
-        while i < n:
-            line = lines[i]
-            code = line.lstrip(" ")
-            if not code or code[0] == "#" or not code.strip(" \t\f\r"):
-                i += 1              # a blank or comment line
+        stack = [(0, root)]         # (indent, statements) of the open blocks
+        top = 0                     # the indent the next statement should have (-1: a new block's)
+        body = root                 # the statements of the innermost open block
+        starts = self.starts
+        blank, opens = _BLANK, _OPENS
+        add = root.append
+        k = holed[0].count(_HOLE)   # the index of the current line's first literal
+        lines = enumerate(holed)
+        next(lines)                 # the header
+        for i, line in lines:
+            try:
+                fn, used, holes, indent, kind = starts[line]
+            except KeyError:
+                fn, used, holes, indent, kind = starts[line] = self.start(line)
+            if kind < blank:
+                vals = values[k:k + used]
+                k += holes
+            elif kind == blank:
+                k += holes
                 continue
-            if code[0] in "\t\f":
-                raise _Refuse
-            indent = line[:len(line) - len(code)]
-            hit = seen.get(code)
-            if hit is None:
-                template, values, j = self.logical_line(lines, i, code)
-                compound = template.endswith(":")
-                fn = self.function(template, len(values), compound)
-                if j == i + 1:      # a one-line statement: the same text plans the same way
-                    seen[code] = (fn, values, compound)
-                i = j
             else:
-                fn, values, compound = hit
-                i += 1
-            if opened is not None:
-                if len(indent) <= len(stack[-1][0]):
-                    raise _Refuse   # an empty block: Python's IndentationError
-                stack.append((indent, opened))
-                opened = None
+                fn, vals, kind, j, k = self.spread(holed, i, values, k, indent)
+                for _ in range(j - i - 1):
+                    next(lines)
+            if indent != top:
+                if top < 0:         # the first statement of a compound statement's body
+                    if indent <= stack[-1][0]:
+                        raise _Refuse   # an empty block: Python's IndentationError
+                    stack.append((indent, body))
+                else:
+                    while indent != stack[-1][0]:
+                        if indent > stack[-1][0] or len(stack) == 1:
+                            raise _Refuse   # an unexpected indent, or a dedent to no open level
+                        stack.pop()
+                    body = stack[-1][1]
+                add = body.append
+                top = indent
+            if kind == opens:
+                opened: list = []
+                add((fn, vals, opened))
+                body, top, add = opened, -1, opened.append
             else:
-                while indent != stack[-1][0]:
-                    if len(indent) > len(stack[-1][0]) or len(stack) == 1:
-                        raise _Refuse   # an unexpected indent, or a dedent to no open level
-                    stack.pop()
-            if compound:
-                opened = []
-                stack[-1][1].append((fn, values, opened))
-            else:
-                stack[-1][1].append((fn, values, None))
-        if opened is not None:
+                add((fn, vals, None))
+        if top < 0:
+            raise _Refuse
+        if _BAD in values and _takes_bad(root):
             raise _Refuse
         return root
+
+    def start(self, line: str):
+        """(function, literals it takes, holes in the line, indent, kind) of a line that
+        begins a statement: _BLANK for a blank or comment line, _SPREAD for a statement
+        over several lines or one whose strings the holes do not read (see `spread`)."""
+        code = line.lstrip(" ")
+        indent = len(line) - len(code)
+        if not code or code[0] == "#" or not code.strip(" \t\f\r"):
+            return None, 0, line.count(_HOLE), indent, _BLANK
+        if code[0] in "\t\f":
+            raise _Refuse
+        cut, used, holes, depth, clean, prefixed = self.part(code)
+        if depth or not clean or prefixed:
+            return None, 0, holes, indent, _SPREAD
+        template = self.named(cut, used)
+        compound = template.endswith(":")
+        return self.function(template, used, compound), used, holes, indent, _OPENS if compound else _PLAIN
+
+    def part(self, line: str):
+        """(code, literals it takes, holes, bracket depth change, clean, prefixed) of a line
+        with holes: the code up to a comment, string prefixes taken out; clean: no quote,
+        backslash or other word before a hole left in it; prefixed: (k, prefix) of each
+        string whose k-th hole of the line had a prefix (`b"..."`, `r"..."`)."""
+        hit = self.parts.get(line)
+        if hit is None:
+            h = line.find("#")
+            code = line if h < 0 else line[:h]   # strings are holes: a `#` starts a comment
+            if "__ptx_" in code:
+                raise _Refuse
+            prefixed = ()
+            if _PREFIXED.search(code):
+                pieces = _PREFIX.split(code)     # [code, prefix, code, prefix, ..., code]
+                prefixed = tuple(("".join(pieces[:m]).count(_HOLE), pieces[m].lower())
+                                 for m in range(1, len(pieces), 2))
+                code = "".join(pieces[0::2])
+            clean = not ("\\" in code or '"' in code or "'" in code or _PREFIXED.search(code)
+                         or any("f" in p for _, p in prefixed))
+            depth = (code.count("(") + code.count("[") + code.count("{")
+                     - code.count(")") - code.count("]") - code.count("}"))
+            hit = self.parts[line] = (code, code.count(_HOLE), line.count(_HOLE), depth, clean, prefixed)
+        return hit
+
+    @staticmethod
+    def named(code: str, used: int) -> str:
+        """The template of code with holes: the k-th hole is the parameter `_param(k)`."""
+        pieces = code.rstrip(" \t\r\f").split(_HOLE)
+        if used:
+            _param(used - 1)
+        out = [pieces[0]]
+        for name, piece in zip(_PARAMS, pieces[1:]):
+            out += (name, piece)
+        return "".join(out)
+
+    def spread(self, holed: list, i: int, values: list, k: int, indent: int):
+        """(function, values, kind, next line, next literal) of the statement starting at
+        line i that spans several lines or holds a prefixed string (`b"..."`): planned once
+        per text (`spread_plan`); or lifted from its source lines (`logical_line`: a word
+        before a string, say)."""
+        parts, part = self.parts, self.part
+        depth, j, n = 0, i, len(holed)
+        while True:
+            line = holed[j] if j > i else holed[j][indent:]
+            hit = parts.get(line)
+            depth += (hit or part(line))[3]
+            j += 1
+            if depth <= 0 or j >= n:
+                break
+        if depth != 0:
+            raise _Refuse
+        key = tuple(holed[i:j])
+        hit = self.spreads.get(key)
+        if hit is None:
+            hit = self.spreads[key] = self.spread_plan(key, indent)
+        if hit is False:
+            if self.lines is None:
+                self.lines = self.source.split("\n")
+            template, vals, j = self.logical_line(self.lines, i, self.lines[i][indent:])
+            compound = template.endswith(":")
+            fn = self.function(template, len(vals), compound)
+            return fn, vals, _OPENS if compound else _PLAIN, j, k + sum([h.count(_HOLE) for h in holed[i:j]])
+        fn, kind, picks, prefixed, holes = hit
+        for m, prefix in prefixed:
+            values[k + m] = _prefixed(prefix, self.literals[k + m])
+        if picks is None:
+            vals = values[k:k + holes]
+        else:
+            vals = []
+            for m, used in picks:
+                vals += values[k + m:k + m + used]
+        return fn, vals, kind, j, k + holes
+
+    def spread_plan(self, lines: tuple, indent: int):
+        """(function, kind, picks, prefixed, holes) of a statement's lines (see `spread`):
+        picks (first hole, holes it takes) of each line, or None when it takes every hole;
+        prefixed (hole, prefix) of its prefixed strings. False: its lines are not clean."""
+        codes, picks, prefixed = [], [], []
+        holes = 0
+        for j, line in enumerate(lines):
+            code, used, n, _, clean, pre = self.part(line[indent:] if j == 0 else line)
+            if not clean:
+                return False
+            codes.append(code)
+            picks.append((holes, used))
+            prefixed += [(holes + m, p) for m, p in pre]
+            holes += n
+        used = sum([u for _, u in picks])
+        template = self.named("\n".join(codes), used)
+        compound = template.endswith(":")
+        return (self.function(template, used, compound), _OPENS if compound else _PLAIN,
+                None if used == holes else [p for p in picks if p[1]], tuple(prefixed), holes)
 
     def logical_line(self, lines, i, text):
         """(template, literal values, index of the next line) of the statement starting at line i."""
@@ -185,6 +328,25 @@ class _Planner:
         return fn
 
     def build(self, template: str, nvalues: int, compound: bool):
+        code = _CODES.get(template)   # a template compiles the same in every module
+        if code is None:
+            if len(_CODES) >= _MAX_CODES:
+                _CODES.clear()
+            code = _CODES[template] = self.code(template, nvalues, compound)
+        if code is _REFUSED_CODE:
+            raise _Refuse
+        import types
+
+        return types.FunctionType(code, self.namespace)
+
+    def code(self, template: str, nvalues: int, compound: bool):
+        """The code object of a template's function, or _REFUSED_CODE."""
+        try:
+            return self.checked_code(template, nvalues, compound)
+        except _Refuse:
+            return _REFUSED_CODE
+
+    def checked_code(self, template: str, nvalues: int, compound: bool):
         if _SCOPED.search(template) or _REFUSED.match(template):
             raise _Refuse
         if compound and not _COMPOUND.match(template):
@@ -203,9 +365,7 @@ class _Planner:
             raise _Refuse
         if code.co_flags & 0x2A0:   # a generator or coroutine
             raise _Refuse
-        import types
-
-        return types.FunctionType(code, self.namespace)
+        return code
 
     def compiled(self, params, global_names, body):
         src = f"def __ptx_t({', '.join(params)}):\n"
@@ -222,6 +382,12 @@ class _Planner:
         raise _Refuse
 
 
+def _takes_bad(stmts) -> bool:
+    """Whether a statement of the plan takes a string `_values` could not read."""
+    return any(any(v is _BAD for v in values) or (body is not None and _takes_bad(body))
+               for _, values, body in stmts)
+
+
 def _bound(code, params) -> list:
     """The local names of a template's function other than its parameters (a cell for a
     parameter, read by a comprehension, is the parameter's value: fine)."""
@@ -230,6 +396,41 @@ def _bound(code, params) -> list:
 
 
 _STRINGS: dict = {}
+_SLOW = object()   # see `_Planner.line_plan`
+
+
+def _values(literals: list) -> list:
+    """The values of the literals `_MODULE_LITERAL` split out (each distinct one read once:
+    they repeat); _BAD for a string with an escape Python refuses (in a comment, say, or
+    after the prefix of a raw string, whose line is planned from its source): a plan that
+    takes one is refused."""
+    read = {x: int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x) for x in set(literals)}
+    return list(map(read.__getitem__, literals))
+
+
+_BAD = object()
+
+
+def _prefixed(prefix: str, literal: str):
+    """The value of a prefixed string, `literal` without its prefix."""
+    if "\\" not in literal and literal.isascii():
+        if prefix == "b":
+            return literal[1:-1].encode("ascii")
+        if prefix in ("r", "u"):
+            return literal[1:-1]
+    return _string(prefix + literal)
+
+
+def _escaped(literal: str):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # `"\d"` of `r"\d"`: its line is planned from its source
+        try:
+            return _string(literal)
+        except _Refuse:
+            return _BAD
+
 
 
 def _string(literal: str):

@@ -53,6 +53,11 @@ class _Opened:
         return False
 
 
+def _noted(stmt, col, note):
+    note_after(stmt, col, note)
+    return stmt
+
+
 class _Data:
     """`ptx.data.b8(1, 2)` -> `.b8 1,2` inside a section."""
 
@@ -63,8 +68,16 @@ class _Data:
 
         def data(*values, note=None, col=40, fmt=None, indent=None, lead=None):
             """One data row; `note=" text"` writes `// text` after it at column `col`."""
+            rec = recorder.current()
+            key = None
+            if fmt is None and indent is None and lead is None:
+                stmt, key = recorder.quiet_data(rec, directive, values)
+                if stmt is not None:
+                    return stmt if note is None else _noted(stmt, col, note)
             nodes = tuple([to_node(v) for v in values])
-            stmt = recorder.current().record(SectionData(directive, nodes), fmt, indent, lead)
+            stmt = rec.record(SectionData(directive, nodes), fmt, indent, lead)
+            if key is not None:
+                rec.key_cache[key] = recorder.quiet_trivia(stmt)
             if note is not None:
                 note_after(stmt, col, note)
             return stmt
@@ -103,7 +116,7 @@ class PTX:
             raise DSLError(f"ptx.style(newline=...) is a line end (\\n, \\r\\n or \\r), not {newline!r}")
         rec = recorder.current()
         rec.style = Style(table, newline, preset)
-        rec.key_cache = {}
+        rec.key_cache = recorder.style_keys(preset, table, newline)
 
     def trivia(self, entries: dict):
         """The module's layout exceptions, keyed by statement (`transpile.dsl.trivia_table`):

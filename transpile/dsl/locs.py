@@ -26,10 +26,18 @@ def spelled(v) -> str:
 def loc_directive(file, line, column, function_name=None, inlined_at=None, offset=None,
                   fmt=None, indent=None, lead=None):
     """Record `.loc file line column[, function_name F, inlined_at f l c]` and return it."""
+    rec = recorder.current()
+    key = None
+    if fmt is None and indent is None and lead is None:
+        stmt, key = recorder.quiet_loc(rec, file, line, column, function_name, inlined_at, offset)
+        if stmt is not None:
+            return stmt
     inl = None if inlined_at is None else tuple(spelled(x) for x in inlined_at)
     off = None if offset is None else spelled(offset)
-    stmt = Loc(spelled(file), spelled(line), spelled(column), function_name, off, inl)
-    return recorder.current().record(stmt, fmt, indent, lead)
+    stmt = rec.record(Loc(spelled(file), spelled(line), spelled(column), function_name, off, inl), fmt, indent, lead)
+    if key is not None:
+        rec.key_cache[key] = recorder.quiet_trivia(stmt)
+    return stmt
 
 
 def _state(rec) -> dict:

@@ -58,11 +58,12 @@ class Value:
 class Name(Value):
     """A register (`%r5`), special register or symbol (`%`-less register, label, variable)."""
 
-    __slots__ = ("name", "component", "kind")
+    __slots__ = ("name", "component", "kind", "shape")
 
     def __init__(self, name: str, component: str | None = None, kind=None):
         self.name = name
         self.component = component
+        self.shape = None   # its part of an instruction's shape (see recorder.quiet_key)
         if kind is None:
             if name[:1] != "%":
                 kind = Symbol

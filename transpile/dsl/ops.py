@@ -49,6 +49,12 @@ class Op:
     def __call__(self, *operands, pred=None, fmt=None, indent=None, lead=None, at=None):
         """The instruction; `at=at(18, 7)`: its `.loc` line(s) first, as the
         `at(...)` prefix writes them (for heads too long to carry the prefix)."""
+        rec = recorder._current[0] or recorder.current()
+        key = None
+        if fmt is None and indent is None and lead is None and at is None:
+            stmt, key = recorder.quiet(rec, self, operands, pred)
+            if stmt is not None:
+                return stmt
         try:
             nodes = tuple([to_node(o) for o in operands])
         except DSLError as e:
@@ -56,8 +62,11 @@ class Op:
         guard = None if pred is None else _guard(pred)
         if at is not None:
             run_locs(at)
-        rec = recorder._current[0] or recorder.current()
-        return rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
+            rec = recorder._current[0] or recorder.current()
+        stmt = rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
+        if key is not None:
+            rec.key_cache[key] = recorder.quiet_trivia(stmt)
+        return stmt
 
 
 def opcode(ident: str) -> Op:
@@ -146,12 +155,14 @@ class Decl:
                 raise DSLError(f"unknown declaration keyword {k}=")
             linkage.append("." + k)
         decls, results = [], []
+        plain = fmt is None and indent is None and lead is None   # the quiet path's
         i = 0
         while i < len(args):
             a = args[i]
             if isinstance(a, Declarator):
                 decls.append(a)
                 results.append(_value_for(a.name, None))
+                plain = False
                 i += 1
                 continue
             if a.__class__ is not str:
@@ -169,7 +180,14 @@ class Decl:
             dd = decls[0]
             decls[0] = Declarator(dd.name, dd.count, _dims(dims), None if init is None else init_node(init))
         stmt = VarDecl(tuple(linkage), self._space, self._attrs, tuple(decls))
-        recorder.current().record(stmt, fmt, indent, lead)
+        rec = recorder.current()
+        done = key = None
+        if plain and decls:
+            done, key = recorder.quiet_decl(rec, stmt)
+        if done is None:
+            rec.record(stmt, fmt, indent, lead)
+            if key is not None:
+                rec.key_cache[key] = recorder.quiet_trivia(stmt)
         return results[0] if len(results) == 1 else tuple(results)
 
 

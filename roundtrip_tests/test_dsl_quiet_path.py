@@ -1,0 +1,93 @@
+"""The recorder's quiet path (a plain instruction, `.loc`, int data row or declaration where
+nothing is pending) must give every statement exactly the trivia the plain path gives it.
+`fmt={}` changes nothing in a statement but keeps it off the quiet path, so a module written
+once with it on every call and once without must print the same PTX, in every context the
+lead depends on (depth, after a comment, inside inline asm, after a label, a new style)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from transpile import DSLError, python_to_ptx
+
+HEAD = 'from transpile.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
+
+BODY = '''
+ptx.file(1, "k.cu")
+with ptx.entry("k", params=[], visible=True):
+    p = reg.pred("%p", 4)
+    r = reg.b32("%r", 40)
+    rd = reg.b64("%rd", 8)
+    reg.b32("a", "b", "c")
+    for i in range(2):
+        var.global_.align(4).b8("s", dims=(3,), init=b"ab\\x00")
+        var.shared.align(8).b32("t", dims=(2, None))
+    for i in range(3):
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.add.s32(r[i + 2], r[i + 3], -7)
+        ptx.loc(1, 10 + i, 5)
+        ptx.loc(1, 10 + i, 5, "$L__info_string0", (1, 3, 2))
+        ptx.setp.lt.s32(p[1], r[i], 9)
+        ptx.bra(sym("$L__BB0_1"), pred=~p[1])
+        ptx.bra(sym("$L__BB0_1"), pred=p[2])
+        ptx.ld.global_.u32(r[5], [rd[1] + 4])
+        ptx.st.global_.v2.u32([rd[2]], (r[1], r[2]))
+        ptx.mov.u32(r[6], sreg.tid.x)
+        ptx.comment(" between")
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.label("$L__BB0_1")
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.comment(" begin inline asm")
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.comment(" end inline asm")
+        ptx.add.s32(r[i], r[i + 1], 7)
+        with ptx.block():
+            ptx.add.s32(r[i], r[i + 1], 7)
+            var.param.b64("param0")
+            var.param.b64("param0")
+            ptx.add.s32(r[i], r[i + 1], 7)
+    ptx.ret()
+with ptx.section(".debug_info"):
+    for i in range(3):
+        ptx.data.b8(1, 2, 3, 4)
+        ptx.data.b32(7)
+        ptx.data.b8(1, 2, 3, 4)
+'''
+
+STYLE = 'ptx.style("nvcc", {("Instruction", ".", "Register", "w", "add.s32"): "  "})\n'
+
+
+def with_fmt(body: str) -> str:
+    """The body with `fmt={}` added to every statement call that takes it."""
+    calls = r"(ptx\.(?:add|setp|bra|ld|st|mov|loc|data)[\w.]*|reg\.b32|var\.[\w.()0-9]+)\((.*)\)$"
+    out = []
+    for line in body.split("\n"):
+        m = re.search(calls, line)
+        if m and "range(" not in line and not line.rstrip().endswith(":"):
+            line = line[:m.start()] + f"{m.group(1)}({m.group(2)}, fmt={{}})"
+        out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("style", ["", STYLE], ids=["default style", "a ptx.style table"])
+@pytest.mark.parametrize("stepwise", [True, False], ids=["stepwise", "whole"])
+def test_quiet_statements_print_as_the_plain_path_prints_them(style, stepwise):
+    quiet = python_to_ptx(HEAD + style + BODY, "k.py", stepwise=stepwise)
+    plain = python_to_ptx(HEAD + style + with_fmt(BODY), "k.py", stepwise=stepwise)
+    assert with_fmt(BODY).count("fmt={}") == 26
+    assert quiet == plain
+    assert quiet.count("add.s32") == 27 and quiet.count(".loc") == 6 and quiet.count(".b8") == 8
+    assert quiet.count(".align 4 .b8") == 2 and "{97, 98, 0}" in quiet.replace(" ", "").replace(",", ", ")
+
+
+def test_each_run_checks_the_style_it_is_given():
+    """Shape predictions are shared between runs of the same style, the check of its
+    entries is not skipped for that: a bad entry is refused every time."""
+    bad = 'ptx.style({("L", "Instruction", 1): "\\tret;"})\n'
+    source = HEAD + bad + 'with ptx.entry("k", params=[], visible=True):\n    ptx.ret()\n'
+    for _ in range(2):
+        with pytest.raises(DSLError):
+            python_to_ptx(source, "k.py")

@@ -10,6 +10,8 @@ Python therefore takes its layout with it; an edited one takes the Style's defau
 inside a `for` loop records one statement per iteration, each with its own key, so the table
 keeps every iteration's layout while the loop body holds none.
 
+Statements with the same entry may share it: a tuple of their keys is one key of the dict.
+
 An entry (every field optional):
     "fmt": {token index: trivia}          the tokens the Style does not predict
     "indent"/"lead": str                  the statement's own indent (or whole same-line lead)
@@ -52,13 +54,21 @@ class KeyCounter:
 
 
 class TriviaTable:
+    """`entries`: {key: entry}; a tuple of keys shares one entry (`("k1", "k2"): {...}`)."""
+
     def __init__(self, entries: dict):
         if entries.__class__ is not dict:
             raise DSLError("ptx.trivia() takes a dict {statement key: layout entry}")
+        table = {}
         for k, e in entries.items():
-            if k.__class__ is not str or e.__class__ is not dict or not set(e) <= _FIELDS:
+            keys = k if k.__class__ is tuple and k else (k,)
+            if any(x.__class__ is not str for x in keys) or e.__class__ is not dict or not set(e) <= _FIELDS:
                 raise DSLError(f"ptx.trivia(): entry {k!r} is not a dict of {sorted(_FIELDS)}")
-        self.entries = entries
+            for x in keys:
+                if x in table:
+                    raise DSLError(f"ptx.trivia(): key {x!r} given twice")
+                table[x] = e
+        self.entries = table
         self.keys = KeyCounter()
 
     def entry(self, key: str) -> dict:

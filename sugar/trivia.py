@@ -76,7 +76,7 @@ def run(stmts, ctx):
     return _nonempty_blocks(out)
 
 
-ITEM_INDENT = 8  # `ptx.trivia(` / `    {` / the entries
+ITEM_INDENT = 4  # `trivia = {` / the entries (transpile.generator.render)
 LINE = 88
 
 

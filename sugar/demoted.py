@@ -27,7 +27,7 @@ from .ir import Call, Kw, is_call, kwargs, layout_lines, unq
 
 TEXT = '" demoted variable"'
 _LOCAL = re.compile(r"([1-9][0-9]*)([A-Za-z_][A-Za-z0-9_]*)\Z")  # <length><name>
-_FUNCTION = (".entry", ".func")
+_FUNCTION = (".entry", ".func")  # the calls that open a function's body
 
 
 def _is_note(s) -> bool:
@@ -68,6 +68,21 @@ def _kernel(s):
     return s.prefix[:-3], spelling
 
 
+def _function_of(s, kernels):
+    """The kernel_name a `with k.entry(...):` / `with ptx.entry(k.name, ...):` (or `.func`)
+    declares, else None."""
+    e = s.expr
+    if e.__class__ is not Call or s.prefix != "with ":
+        return None
+    owner, _, what = e.head.rpartition(".")
+    if "." + what not in _FUNCTION:
+        return None
+    if owner == "ptx":
+        first = e.items[0] if e.items else None
+        owner = first[:-5] if first.__class__ is str and first.endswith(".name") else None
+    return owner if owner in kernels else None
+
+
 def _scoped(stmts):
     """Each declaration of a function's local static inside the function -> `<k>.var...`."""
     kernels, current = {}, None
@@ -76,10 +91,7 @@ def _scoped(stmts):
             k = _kernel(s)
             if k is not None:
                 kernels[k[0]] = k[1]
-            e = s.expr
-            h = e.head if e.__class__ is Call and s.prefix == "with " else ""
-            owner = h.rsplit(".", 1)[0]
-            current = owner if "." + h.rsplit(".", 1)[-1] in _FUNCTION and owner in kernels else None
+            current = _function_of(s, kernels)
             continue
         e = s.expr
         if current is None or e.__class__ is not Call or not e.head.startswith("var.") or not e.items:

@@ -72,18 +72,23 @@ def _typed_loc(s):
 
 def _unprefixed(s):
     """`at(81, 43, fn=12, inlined_at=(1, 92, 3)).add.s32(...)` that black splits (a later pass
-    rolled it into a loop, its operands grew) -> `loc(...)` lines, then the plain call, where
-    they take fewer lines: both record the `.loc` lines, then the instruction."""
+    rolled it into a loop, its operands grew), or a call whose `at=` keyword black splits ->
+    `loc(...)` lines, then the plain call, where they take fewer lines: all record the `.loc`
+    lines, then the instruction."""
     e = s.expr
-    if s.prefix or s.trailer or e.__class__ is not Call or not e.head.startswith("at("):
+    if s.prefix or s.trailer or e.__class__ is not Call:
         return [s]
-    m = _AT.match(e.head)
-    frames = None if m is None else _frames(m.group(1)[:-1])
+    kw = [i for i in e.items if i.__class__ is Kw and i.name == "at"]
+    if e.head.startswith("at("):
+        m = _AT.match(e.head)
+        frames = None if m is None or kw else _frames(m.group(1)[:-1])
+        plain = None if frames is None else type(s)(Call(_plain_head(e.head[m.end():]), e.items), s.depth)
+    else:   # `<insn>(..., at=at(...))`, chosen when the operands were still longer
+        frames = _frames(kw[0].value) if kw and kw[0].value.__class__ is str else None
+        plain = type(s)(Call(e.head, [i for i in e.items if i is not kw[0]]), s.depth) if frames else None
     if not frames:
         return [s]
-    rest = _plain_head(e.head[m.end():])
     locs = [type(s)(_typed([f], "loc"), s.depth) for f in frames]
-    plain = type(s)(Call(rest, e.items), s.depth)
     if len(locs) + layout_lines(plain.expr, s.depth) >= layout_lines(e, s.depth):
         return [s]
     return [*locs, plain]

@@ -46,3 +46,12 @@ def test_source_files_records_one_file_directive_each_from_first():
     assert transpile.python_to_ptx(src).endswith('.file 3 "/x/a.cu"\n.file 4 "/x/b.h"\n')
     with pytest.raises(DSLError):
         transpile.python_to_ptx(src.replace("first=3", "first=-1"))
+
+
+@pytest.mark.parametrize("params,scoped", [('"a n"', True), ("3", True), ('"var n"', False), (None, True)])
+def test_declarations_go_through_a_kernel_only_where_no_parameter_is_named_var(params, scoped):
+    from sugar.demoted import _kernel
+    from sugar.ir import Call, Kw, stmt
+
+    items = ['"f"'] + ([] if params is None else [Kw("params", params)])
+    assert (_kernel(stmt(Call("kernel_name", items), 0, "f = ")) == ("f", "f")) is scoped

@@ -62,9 +62,10 @@ def _kernel(s):
         return None
     spelling = unq(e.items[0]) if e.items else None
     params = kwargs(e).get("params")
-    if spelling is None or params is not None and (unq(params) is None and not params.isdigit()
-                                                   or "var" in (unq(params) or "").split()):
-        return None
+    named = None if params is None else unq(params)
+    plain = params is None or named is not None or params.__class__ is str and params.isdigit()
+    if spelling is None or not plain or "var" in (named or "").split():
+        return None  # a tuple of names, or a parameter `var`: leave the declarations alone
     return s.prefix[:-3], spelling
 
 

@@ -1,6 +1,7 @@
 """The trivia table: a module's layout exceptions, kept out of the kernel body.
 
-`--sugar` output ends with `ptx.trivia({key: entry, ...})` after the line TRAILER. `python_to_ptx`
+`--sugar` output ends with `ptx.trivia({key: entry, ...})` (or `trivia = {...}` and
+`ptx.trivia(trivia)`) after the line TRAILER. `python_to_ptx`
 runs that trailer first (`split_trailer`), so every statement the body records finds its entry.
 
 A key names a PTX statement by what it says, not where it is: `fingerprint(stmt)` (a hash of its

@@ -67,8 +67,9 @@ blank line; `with at(...).asm():` puts the `.loc` first);
 inside the markers;
 what exists only to reproduce whitespace (the style table, per-statement layout, blank lines,
 inline-asm markers at other indents, comments over 100 characters) is the trailer after the
-body, `ptx.style(...)` and `ptx.trivia({{...}})`, keyed by statement so that a moved statement
-takes its layout with it (py2ptx runs the trailer first);
+body, `ptx.style(...)` and `ptx.trivia(...)` (a long table first as `style = {{...}}` /
+`trivia = {{...}}`), keyed by statement so that a moved statement takes its layout with it
+(statements with the same layout share an entry under a tuple of keys; py2ptx runs the trailer first);
 `with loop(L.top, while_=p):` is a natural loop found on the control-flow graph
 (`analysis/`): `enter=L.test` a rotated loop entered at its test by `bra.uni` (or
 `enter=L.top`: entered by a branch to its own top), `back=False` one whose last

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 
-from . import aliases, arrays, banner, debugdata, demoted, debugstr, fitted, inline_asm, name_runs, names, ranges, registers, repeat, roles, srcloc, structure, tensorcore, trivia
+from . import aliases, arrays, banner, debugdata, demoted, debugstr, fitted, inline_asm, name_runs, names, ranges, registers, repeat, roles, srcfiles, srcloc, structure, tensorcore, trivia
 
 # trivia takes the layout out before name_runs and repeat roll statements into loops (each
 # rolled statement then finds its own entry); fitted re-spells what the later nesting made too wide
 PASSES: list = [names, structure, banner, registers, arrays, demoted, srcloc, inline_asm, srcloc, debugstr, debugdata,
-                ranges, tensorcore, roles, trivia, name_runs, repeat, aliases, fitted]
+                ranges, tensorcore, roles, trivia, srcfiles, name_runs, repeat, aliases, fitted]
 
 
 def passes(**options):

@@ -33,6 +33,7 @@ MAX_PREFIX = 44
 def run(stmts, ctx):
     if taken_names(stmts) & set(NAMES):
         return stmts
+    stmts = _blanks_first(stmts, getattr(ctx.generator, "tags", None))
     idx = [k for k, s in enumerate(stmts) if is_call(s, "ptx.loc") and id(s) in ctx.node]
     if not idx:
         return stmts
@@ -107,6 +108,29 @@ def run(stmts, ctx):
         out.append(s)
         k += 1
     return out
+
+
+def _blanks_first(stmts, tags):
+    """Blank lines between a `.loc` and its instruction moved before the `.loc`, so the two
+    meet: the trivia pass takes every blank line into the table under the statement it
+    leads (the instruction), wherever it stands in the body; without that pass, as they are."""
+    if tags is None:
+        return stmts
+    out = list(stmts)
+    for k, s in enumerate(stmts):
+        if not is_call(s, "ptx.loc"):
+            continue
+        j = k + 1
+        while j < len(stmts) and stmts[j].depth == s.depth and _tagged_blank(stmts[j], tags):
+            j += 1
+        if j > k + 1 and j < len(stmts) and is_insn(stmts[j]) and stmts[j].depth == s.depth:
+            out[k:j] = [*stmts[k + 1:j], s]
+    return out
+
+
+def _tagged_blank(s, tags) -> bool:
+    t = tags.get(id(s.expr)) if is_call(s, "ptx.blank") else None
+    return t is not None and t[0] is s.expr and t[2] == "line"
 
 
 def _bracketed(stmts, k) -> bool:

@@ -1,7 +1,8 @@
 """Layout out of the body: every `fmt=`, `indent=`, `lead=`, `close_indent=`, `close_lead=`
 keyword, blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
 table after the body (`ptx.trivia({...})`, transpile/dsl/trivia_table.py), keyed by the PTX
-statement it belongs to. The body keeps the program and its short comments.
+statement it belongs to (statements with the same entry share it under a tuple of their keys).
+The body keeps the program and its short comments.
 
 Keys name statements by their tokens, so a moved statement takes its layout with it; the
 `// end inline asm` marker (and the lines before it) is kept as the previous statement's
@@ -71,8 +72,37 @@ def run(stmts, ctx):
         out.append(s)
     _lines(gen, entries, moved, body_lines)
     # the style and the table go after the body (transpile.generator.render), even when empty
-    gen.trivia_table = Display("{", "}", [Pair(q(k), _entry(v)) for k, v in entries.items()])
+    gen.trivia_table = Display("{", "}", _shared(entries))
     return _nonempty_blocks(out)
+
+
+ITEM_INDENT = 4  # `trivia = {` / the entries (transpile.generator.render)
+LINE = 88
+
+
+def _shared(entries: dict) -> list:
+    """The table's items: the statements with one same entry under one tuple key, as many
+    to a key as fit its line (`("k1", "k2", "k3"): {"lines": [None, ["\t"]]},`), each group
+    where its first statement's entry was; a lone key stays a plain string."""
+    groups: dict = {}
+    for k, v in entries.items():
+        e = _entry(v)
+        groups.setdefault(e.flat(), (e, []))[1].append(k)
+    items = []
+    for e, keys in groups.values():
+        room = LINE - ITEM_INDENT - len(": " + e.flat() + ",") - len("()")
+        chunk = []
+        for k in keys:
+            if chunk and len(", ".join(q(x) for x in [*chunk, k])) > room:
+                items.append(_item(chunk, e))
+                chunk = []
+            chunk.append(k)
+        items.append(_item(chunk, e))
+    return items
+
+
+def _item(keys, e) -> Pair:
+    return Pair(q(keys[0]) if len(keys) == 1 else Display("(", ")", [q(k) for k in keys]), e)
 
 
 def _nonempty_blocks(stmts):

@@ -746,17 +746,30 @@ HEADER = "from transpile.dsl import *  # noqa: F401,F403"
 
 def render(stmts: list, style, trailer=None) -> str:
     """The module's Python: its `ptx.style(...)` first, or, with `trailer` (a Display of the
-    trivia table, sugar/trivia.py), the style and the table after the body, after TRAILER."""
+    trivia table, sugar/trivia.py), the style and the table after the body, after TRAILER
+    (each table as `style = {...}` / `trivia = {...}` before its call where that is shorter)."""
     lines, st = _render_head(style, trailer is None)
     layout_stmts(stmts, lines)
     if trailer is not None:
         lines += ["", TRAILER]
         if st:
-            layout(Call("ptx.style", st), "", "", "", lines)
+            _trailer_call("ptx.style", st, "style", lines)
         if trailer.items:
-            layout(Call("ptx.trivia", [trailer]), "", "", "", lines)
+            _trailer_call("ptx.trivia", [trailer], "trivia", lines)
     lines.append("")
     return "\n".join(lines)
+
+
+def _trailer_call(head: str, args: list, name: str, lines: list) -> None:
+    """`head(*args)`, or, where that takes fewer lines, its table first as `name = {...}`
+    and then `head(..., name)` (black gives a call's table four lines of brackets)."""
+    call, inline = [], []
+    layout(Call(head, args), "", "", "", inline)
+    tables = [a for a in args if a.__class__ is Display]
+    if tables:
+        layout(tables[0], "", name + " = ", "", call)
+        layout(Call(head, [name if a is tables[0] else a for a in args]), "", "", "", call)
+    lines += call if tables and len(call) < len(inline) else inline
 
 
 def generate_python(gen: "Generator") -> str:

@@ -296,54 +296,47 @@ with ptx.section(".debug_macinfo"):
     pass
 
 # Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first.
-ptx.style(
-    "llvm",
-    {
-        ("BinaryExpr", "+", "IntLiteral", "w"): "",
-        ("Register", "w", "BinaryExpr", "+"): "",
-        ("asm", "Address", "[", "Register", "w"): "",
-        ("asm", "L", "Block", 1): "",
-        ("asm", "L", "Label", 2): "\t",
-        ("asm", "L", "}", 1): "",
-        ("asm", "Register", "w", "Vector", "}"): "",
-        ("asm", "Vector", ",", "Register", "w"): "",
-        ("asm", "Vector", "{", "Register", "w"): "",
-        ("asm", "first", "VarDecl"): " ",
-        ("first", "Instruction", "stmatrix"): " ",
+style = {
+    ("BinaryExpr", "+", "IntLiteral", "w"): "",
+    ("Register", "w", "BinaryExpr", "+"): "",
+    ("asm", "Address", "[", "Register", "w"): "",
+    ("asm", "L", "Block", 1): "",
+    ("asm", "L", "Label", 2): "\t",
+    ("asm", "L", "}", 1): "",
+    ("asm", "Register", "w", "Vector", "}"): "",
+    ("asm", "Vector", ",", "Register", "w"): "",
+    ("asm", "Vector", "{", "Register", "w"): "",
+    ("asm", "first", "VarDecl"): " ",
+    ("first", "Instruction", "stmatrix"): " ",
+}
+ptx.style("llvm", style)
+trivia = {
+    "}ae9ca1d4d148": {
+        "indent": "",
+        "lines": [["                                        "]],
     },
-)
-ptx.trivia(
-    {
-        "}ae9ca1d4d148": {
-            "indent": "",
-            "lines": [["                                        "]],
-        },
-        "f639b85b32b8": {"fmt": {20: " "}},
-        "e809e1e442d1": {"fmt": {20: " "}},
-        "46ac9a9f8df3": {"fmt": {20: " "}},
-        "94c08fc3701c": {"fmt": {20: " "}},
-        "2ee467630d29": {"fmt": {20: " "}},
-        "b7acf4ac629d": {"fmt": {20: " "}},
-        "1c6e2a81e49b": {"fmt": {16: " "}},
-        "ed780a36141b": {"fmt": {2: "\t"}},
-        "}ed780a36141b": {"lead": "\t"},
-        "c17ba182dad2": {"lines": ["", ["\t"]]},
-        "ae9ca1d4d148": {"lines": [["                                        "]]},
-        "f2b5644589ab": {"lines": ["", [""]]},
-        "a1f6c3158774": {"lines": [[""]]},
-        "34c6b3dfbc21": {"lines": ["\t// begin inline asm", "\t"]},
-        "}34c6b3dfbc21": {"after": ["", "", "\t// end inline asm"]},
-        "9f64c48c8c58": {
-            "lines": [
-                None,
-                "\t// wait for regs: %r125,%r126,%r127,%r128,%r129,%r130,%r131,%r132,%r133,%r134,%r135,%r136,%r137,%r138,%r139,%r140,%r141,%r142,%r143,%r144,%r145,%r146,%r147,%r148,%r149,%r150,%r151,%r152,%r153,%r154,%r155,%r156,%r157,%r158,%r159,%r160,%r161,%r162,%r163,%r164,%r165,%r166,%r167,%r168,%r169,%r170,%r171,%r172,%r173,%r174,%r175,%r176,%r177,%r178,%r179,%r180,%r181,%r182,%r183,%r184,%r185,%r186,%r187,%r188,%rd12,%r28,%r29,%rd13,%r30,%r31",
-            ]
-        },
-        "18761e88a71b": {
-            "lines": [
-                None,
-                "\t// wait for regs: %r125,%r126,%r127,%r128,%r129,%r130,%r131,%r132,%r133,%r134,%r135,%r136,%r137,%r138,%r139,%r140,%r141,%r142,%r143,%r144,%r145,%r146,%r147,%r148,%r149,%r150,%r151,%r152,%r153,%r154,%r155,%r156,%r157,%r158,%r159,%r160,%r161,%r162,%r163,%r164,%r165,%r166,%r167,%r168,%r169,%r170,%r171,%r172,%r173,%r174,%r175,%r176,%r177,%r178,%r179,%r180,%r181,%r182,%r183,%r184,%r185,%r186,%r187,%r188",
-            ]
-        },
-    }
-)
+    ("f639b85b32b8", "e809e1e442d1", "46ac9a9f8df3"): {"fmt": {20: " "}},
+    ("94c08fc3701c", "2ee467630d29", "b7acf4ac629d"): {"fmt": {20: " "}},
+    "1c6e2a81e49b": {"fmt": {16: " "}},
+    "ed780a36141b": {"fmt": {2: "\t"}},
+    "}ed780a36141b": {"lead": "\t"},
+    "c17ba182dad2": {"lines": ["", ["\t"]]},
+    "ae9ca1d4d148": {"lines": [["                                        "]]},
+    "f2b5644589ab": {"lines": ["", [""]]},
+    "a1f6c3158774": {"lines": [[""]]},
+    "34c6b3dfbc21": {"lines": ["\t// begin inline asm", "\t"]},
+    "}34c6b3dfbc21": {"after": ["", "", "\t// end inline asm"]},
+    "9f64c48c8c58": {
+        "lines": [
+            None,
+            "\t// wait for regs: %r125,%r126,%r127,%r128,%r129,%r130,%r131,%r132,%r133,%r134,%r135,%r136,%r137,%r138,%r139,%r140,%r141,%r142,%r143,%r144,%r145,%r146,%r147,%r148,%r149,%r150,%r151,%r152,%r153,%r154,%r155,%r156,%r157,%r158,%r159,%r160,%r161,%r162,%r163,%r164,%r165,%r166,%r167,%r168,%r169,%r170,%r171,%r172,%r173,%r174,%r175,%r176,%r177,%r178,%r179,%r180,%r181,%r182,%r183,%r184,%r185,%r186,%r187,%r188,%rd12,%r28,%r29,%rd13,%r30,%r31",
+        ]
+    },
+    "18761e88a71b": {
+        "lines": [
+            None,
+            "\t// wait for regs: %r125,%r126,%r127,%r128,%r129,%r130,%r131,%r132,%r133,%r134,%r135,%r136,%r137,%r138,%r139,%r140,%r141,%r142,%r143,%r144,%r145,%r146,%r147,%r148,%r149,%r150,%r151,%r152,%r153,%r154,%r155,%r156,%r157,%r158,%r159,%r160,%r161,%r162,%r163,%r164,%r165,%r166,%r167,%r168,%r169,%r170,%r171,%r172,%r173,%r174,%r175,%r176,%r177,%r178,%r179,%r180,%r181,%r182,%r183,%r184,%r185,%r186,%r187,%r188",
+        ]
+    },
+}
+ptx.trivia(trivia)

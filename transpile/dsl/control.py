@@ -23,9 +23,18 @@ from .directives import ptx
 from .errors import DSLError
 from .locs import record_loc
 from .operands import Value, sym
-from .ops import reg
+from .ops import Decl, reg
 from ..cxxnames import param_names, signature
 from ..names import is_local_label, label_names, rule_label_name, rule_label_spelling
+
+
+class _Statics:
+    """`k.var.shared.align(4).b8("tile", dims=(2560,))`: `var...` with the declared name the
+    C++ mangling of `k`'s local static `tile` (nvcc's demoted `__shared__` arrays). A parameter
+    named `var` shadows it (a class attribute that is no data descriptor)."""
+
+    def __get__(self, k, owner=None):
+        return self if k is None else Decl("var", None, (), lambda local: KernelName.static(k, local))
 
 
 class KernelName:
@@ -35,6 +44,8 @@ class KernelName:
     `with k.entry(param.u64 * 2, param.u32, visible=True):` declares the function with
     parameters of these types under its parameter names, in order (`globl=True`: nvcc's
     `// .globl <name>` comment line first); `k.func(...)` likewise for a `.func`."""
+
+    var = _Statics()
 
     def __init__(self, name, demangled, params):
         self.name, self.demangled = name, demangled
@@ -59,8 +70,17 @@ class KernelName:
     def func(self, *types, globl=False, **kw):
         return self._declare(ptx.func, types, globl, kw)
 
+    def static(self, local: str) -> str:
+        """The PTX name of the function's local static `local` (a CUDA `__shared__` array in
+        the kernel body): `_ZZ<function encoding>E<len><local>`, the C++ mangling."""
+        if not local.isidentifier():
+            raise DSLError(f"{self.name}: {local!r} is not a C++ local name")
+        enc = self.name[2:] if self.name.startswith("_Z") else f"{len(self.name)}{self.name}"
+        return f"_ZZ{enc}E{len(local)}{local}"
+
     def __repr__(self):
         return f"kernel_name({self.name!r})"
+
 
 
 def _demangle(spelling: str):

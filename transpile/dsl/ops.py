@@ -95,13 +95,14 @@ class _AlignCall:
 
 
 class Decl:
-    """`var.global_.align(4).b32(...)`, `reg.b32(...)`, `param.u64(...)`: a space and attrs."""
+    """`var.global_.align(4).b32(...)`, `reg.b32(...)`, `param.u64(...)`: a space and attrs.
+    `scope`: a function of the declared names (`k.var`: C++ function-local statics, control.py)."""
 
-    def __init__(self, kind: str, space: str | None, attrs: tuple):
-        self._kind, self._space, self._attrs = kind, space, attrs
+    def __init__(self, kind: str, space: str | None, attrs: tuple, scope=None):
+        self._kind, self._space, self._attrs, self._scope = kind, space, attrs, scope
 
     def _extend(self, attr):
-        return Decl(self._kind, self._space, (*self._attrs, attr))
+        return Decl(self._kind, self._space, (*self._attrs, attr), self._scope)
 
     def __getattr__(self, ident):
         if ident.startswith("__"):
@@ -109,7 +110,7 @@ class Decl:
         if ident in ("align", "attribute"):
             return _AlignCall(self, ident)
         if self._space is None:  # var.<space>
-            child = Decl(self._kind, from_python(ident), ())
+            child = Decl(self._kind, from_python(ident), (), self._scope)
         else:
             child = self._extend(from_python(ident))
         self.__dict__[ident] = child
@@ -160,6 +161,8 @@ class Decl:
         while i < len(args):
             a = args[i]
             if isinstance(a, Declarator):
+                if self._scope is not None:
+                    raise DSLError("a function's static (k.var...) is declared by its name, not d(...)")
                 decls.append(a)
                 results.append(_value_for(a.name, None))
                 plain = False
@@ -167,6 +170,8 @@ class Decl:
                 continue
             if a.__class__ is not str:
                 raise DSLError(f"a declarator is a name (str) or d(...), not {type(a).__name__}")
+            if self._scope is not None:
+                a = self._scope(a)
             count = None
             if i + 1 < len(args) and args[i + 1].__class__ is int:
                 count = args[i + 1]

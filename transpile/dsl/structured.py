@@ -278,4 +278,15 @@ def debug_strings(*texts: bytes, first: int = 0, row: int = 40) -> None:
         debug_str(f"$L__info_string{first + i}", text, row)
 
 
-__all__ = ["srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings"]
+def source_files(*paths: str, first: int = 1) -> None:
+    """The `.file` table: `ptx.file(first + i, path_i)` for each path, in order."""
+    if first.__class__ is not int or first < 0:
+        raise DSLError(f"source_files(first=...) is a .file index, not {first!r}")
+    for i, path in enumerate(paths):
+        if path.__class__ is not str:
+            raise DSLError(f"source_files() takes file paths (str), not {type(path).__name__}")
+        ptx.file(first + i, path)
+
+
+__all__ = ["srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings",
+           "source_files"]

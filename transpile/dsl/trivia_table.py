@@ -1,6 +1,7 @@
 """The trivia table: a module's layout exceptions, kept out of the kernel body.
 
-`--sugar` output ends with `ptx.trivia({key: entry, ...})` after the line TRAILER. `python_to_ptx`
+`--sugar` output ends with `ptx.trivia({key: entry, ...})` (or `trivia = {...}` and
+`ptx.trivia(trivia)`) after the line TRAILER. `python_to_ptx`
 runs that trailer first (`split_trailer`), so every statement the body records finds its entry.
 
 A key names a PTX statement by what it says, not where it is: `fingerprint(stmt)` (a hash of its
@@ -9,6 +10,8 @@ for a closing brace; END for the text after the last statement). A statement mov
 Python therefore takes its layout with it; an edited one takes the Style's defaults. A call
 inside a `for` loop records one statement per iteration, each with its own key, so the table
 keeps every iteration's layout while the loop body holds none.
+
+Statements with the same entry may share it: a tuple of their keys is one key of the dict.
 
 An entry (every field optional):
     "fmt": {token index: trivia}          the tokens the Style does not predict
@@ -52,13 +55,21 @@ class KeyCounter:
 
 
 class TriviaTable:
+    """`entries`: {key: entry}; a tuple of keys shares one entry (`("k1", "k2"): {...}`)."""
+
     def __init__(self, entries: dict):
         if entries.__class__ is not dict:
             raise DSLError("ptx.trivia() takes a dict {statement key: layout entry}")
+        table = {}
         for k, e in entries.items():
-            if k.__class__ is not str or e.__class__ is not dict or not set(e) <= _FIELDS:
+            keys = k if k.__class__ is tuple and k else (k,)
+            if any(x.__class__ is not str for x in keys) or e.__class__ is not dict or not set(e) <= _FIELDS:
                 raise DSLError(f"ptx.trivia(): entry {k!r} is not a dict of {sorted(_FIELDS)}")
-        self.entries = entries
+            for x in keys:
+                if x in table:
+                    raise DSLError(f"ptx.trivia(): key {x!r} given twice")
+                table[x] = e
+        self.entries = table
         self.keys = KeyCounter()
 
     def entry(self, key: str) -> dict:

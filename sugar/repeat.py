@@ -320,8 +320,8 @@ def run(stmts, ctx):
         for var, col in zip(free[:NESTING], cols):
             out = _fold(out, var, col, consts)
         worth = consts.worth()
-        if worth == set(consts.names):
-            return consts.definitions() + out
+        if worth >= set(consts.saved):   # every column a loop walks pays (others were only tried)
+            return consts.finish(out)
         allowed = worth
     consts = _Consts(set(), taken)
     for var, col in zip(free[:NESTING], cols):
@@ -361,8 +361,26 @@ class _Consts:
                 if self.saved.get(c, 0) - layout_lines(self._definition(c).expr, 0, self.names[c] + " = ")
                 >= TABLE_MIN_SAVED}
 
-    def definitions(self) -> list:
-        return [self._definition(c) for c in self.names]
+    def finish(self, out) -> list:
+        """The tuples the loops walk, numbered in order, before the module; the loops renamed."""
+        used = [c for c in self.names if c in self.saved]
+        rename = {self.names[c]: ("consts" if k == 0 else f"consts_{k + 1}") for k, c in enumerate(used)}
+        if any(n in self.taken or n in RESERVED for n in rename.values()):
+            rename = {n: n for n in rename}   # a clash: keep the names that dodged it
+        self.names = {c: rename[self.names[c]] for c in used}
+        return [self._definition(c) for c in used] + [_renamed(s, rename) for s in out]
+
+
+def _renamed(s, rename):
+    """A loop header over a renamed literal column, else s."""
+    e = s.expr
+    if not s.prefix.startswith("for "):
+        return s
+    if e.__class__ is str and e in rename:
+        return stmt(rename[e], s.depth, s.prefix, s.trailer)
+    if e.__class__ is Call and e.head == "enumerate" and e.items[0].__class__ is str and e.items[0] in rename:
+        return stmt(Call("enumerate", [rename[e.items[0]]]), s.depth, s.prefix, s.trailer)
+    return s
 
 
 def _slot_atoms(part):

@@ -212,3 +212,7 @@ def test_inside_keyword_puts_the_loc_inside_the_markers_as_the_prefix_does():
     assert "// begin inline asm\n\t.loc 1 241 13\n\tcp.async" in got
     outside = transpile.python_to_ptx(keyword.replace("inside=", "at="))
     assert ".loc 1 241 13\n\t// begin inline asm\n\tcp.async" in outside
+    # one `at(...)`'s arguments as a tuple are that `at(...)`
+    assert transpile.python_to_ptx(keyword.replace("inside=at(241, 13)", "inside=(241, 13)")) == got
+    assert transpile.python_to_ptx(keyword.replace("inside=at(241, 13)", "at=(241, 13)")) == outside
+    assert transpile.python_to_ptx(keyword.replace("inside=at(241, 13)", "inside=(1, 241, 13)")) == got

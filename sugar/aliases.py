@@ -135,8 +135,18 @@ def names_for(targets, taken) -> dict:
 
 def _aliased(s, name, locs):
     """The call of alias `name` for statement s; `locs`: its (`at=`, `inside=`) values or None."""
-    items = list(s.expr.items) + [Kw(kw, v) for kw, v in zip(("at", "inside"), locs) if v is not None]
+    items = list(s.expr.items) + [Kw(kw, _loc_value(v)) for kw, v in zip(("at", "inside"), locs) if v is not None]
     return stmt(Call(name, items), s.depth)
+
+
+_ONE_AT = re.compile(r"at(\((?:[0-9]+, )+[0-9]+\))\Z")  # `at(176, 15)`: positional ints only
+
+
+def _loc_value(v: str) -> str:
+    """A keyword's `.loc` value: one plain `at(176, 15)` is its arguments, `(176, 15)` (the
+    keyword says it is a location; four columns fewer keep the call on one line)."""
+    m = _ONE_AT.match(v)
+    return m.group(1) if m else v
 
 
 def _definition(name, target):

@@ -19,15 +19,24 @@ column) is a run of one shape whose integers are affine but for register
 operands that all take the same other register each time: the loop walks that
 column. It needs a body of TABLE_MIN_PERIOD units, TABLE_MIN_REPS repetitions
 and a header on one line, and must save TABLE_MIN_SAVED lines.
+
+A table loop's column may be float literals instead (libdevice's polynomial
+coefficients, loaded by `mov` before each `fma` in every inlined copy): such a
+column does not fit a loop header, so it is one module-level tuple, named once
+(`consts = (fimm("0f3E1039F6"), ...)`) and walked by every loop that reads it
+(`for i, x in enumerate(consts):`), made only where its loops save
+TABLE_MIN_SAVED lines more than the tuple's own lines.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 
 from transpile.format import LINE
 
 from .ir import Call, Display, Kw, is_asm_bracket, layout_lines, stmt, taken_names
+from .names import RESERVED
 
 MAX_PERIOD = 64
 NESTING = 2  # loop levels: `for j ...: for i ...:`
@@ -42,10 +51,28 @@ TABLE_MIN_REPS = 4  # and runs at least this often (three registers in a row are
 TABLE_MIN_SAVED = 4
 
 
+_FIMM = "fimm"
+_LIT_SHAPE = ("\0lit",)  # the shape of a float literal slot: its value is an integer id
+
+
+_LIT = re.compile(r'fimm\("[^"\\]*"\)\Z')
+
+
+def _lit(e):
+    """A float literal atom `fimm("0f3E1039F6")` as one slot, else None."""
+    return e if e.__class__ is str and e.startswith(_FIMM) and _LIT.match(e) else None
+
+
+def _lit_id(text: str) -> int:
+    """An integer standing for a literal: equal texts are equal; distinct texts are never
+    affine in practice (and a loop built from them is checked against the statements)."""
+    return (zlib.crc32(text.encode()) << 20) + len(text)
+
+
 def _atoms(e, out):
     c = e.__class__
     if c is str:
-        out.append(e)
+        out.append((e,) if _lit(e) is not None else e)  # a literal: one slot, apart from the text
     elif c is Call:
         out.append(e.head + "(")
         for i in e.items:
@@ -89,6 +116,10 @@ def template(s):
         return None
     shape, vals = [], []
     for a in _atoms(s.expr, []):
+        if a.__class__ is tuple:
+            shape.append(_LIT_SHAPE)
+            vals.append(_lit_id(a[0]))
+            continue
         p, v = _split(a)
         shape.append(tuple(p))
         vals.extend(v)
@@ -174,6 +205,13 @@ def _in_index(left: str) -> bool:
 
 def _rebuild(e, coeffs, var):
     c = e.__class__
+    if c is str and _lit(e) is not None:
+        a, b = next(coeffs)
+        if a.__class__ is str:  # a table loop's column
+            return a
+        if b != 0:
+            raise _Unsafe
+        return e
     if c is str:
         r = _subst_atom(e, coeffs, var)
         if r is None:
@@ -275,9 +313,74 @@ def run(stmts, ctx):
     taken = taken_names(stmts)
     free = [v for v in _VARS if v not in taken]
     cols = [c for c in _COLUMNS if c not in taken]
+    allowed = None   # the literal columns that may be named: all, then those that pay
+    for _ in range(3):
+        consts = _Consts(allowed, taken)
+        out = stmts
+        for var, col in zip(free[:NESTING], cols):
+            out = _fold(out, var, col, consts)
+        worth = consts.worth()
+        if worth >= set(consts.saved):   # every column a loop walks pays (others were only tried)
+            return consts.finish(out)
+        allowed = worth
+    consts = _Consts(set(), taken)
     for var, col in zip(free[:NESTING], cols):
-        stmts = _fold(stmts, var, col)
+        stmts = _fold(stmts, var, col, consts)
     return stmts
+
+
+class _Consts:
+    """The module-level tuples of float literals that table loops walk: name per column,
+    and the lines the loops reading each one saved."""
+
+    def __init__(self, allowed, taken):
+        self.allowed, self.taken = allowed, taken
+        self.names: dict = {}
+        self.saved: dict = {}
+
+    def name(self, column):
+        if self.allowed is not None and column not in self.allowed:
+            return None
+        if column not in self.names:
+            k, base = len(self.names) + 1, "consts"
+            name = base if k == 1 else f"{base}_{k}"
+            while name in self.taken or name in RESERVED:
+                k += 1
+                name = f"{base}_{k}"
+            self.names[column] = name
+        return self.names[column]
+
+    def used(self, column, saved):
+        self.saved[column] = self.saved.get(column, 0) + saved
+
+    def _definition(self, column):
+        return stmt(Display("(", ")", list(column)), 0, self.names[column] + " = ")
+
+    def worth(self) -> set:
+        return {c for c in self.names
+                if self.saved.get(c, 0) - layout_lines(self._definition(c).expr, 0, self.names[c] + " = ")
+                >= TABLE_MIN_SAVED}
+
+    def finish(self, out) -> list:
+        """The tuples the loops walk, numbered in order, before the module; the loops renamed."""
+        used = [c for c in self.names if c in self.saved]
+        rename = {self.names[c]: ("consts" if k == 0 else f"consts_{k + 1}") for k, c in enumerate(used)}
+        if any(n in self.taken or n in RESERVED for n in rename.values()):
+            rename = {n: n for n in rename}   # a clash: keep the names that dodged it
+        self.names = {c: rename[self.names[c]] for c in used}
+        return [self._definition(c) for c in used] + [_renamed(s, rename) for s in out]
+
+
+def _renamed(s, rename):
+    """A loop header over a renamed literal column, else s."""
+    e = s.expr
+    if not s.prefix.startswith("for "):
+        return s
+    if e.__class__ is str and e in rename:
+        return stmt(rename[e], s.depth, s.prefix, s.trailer)
+    if e.__class__ is Call and e.head == "enumerate" and e.items[0].__class__ is str and e.items[0] in rename:
+        return stmt(Call("enumerate", [rename[e.items[0]]]), s.depth, s.prefix, s.trailer)
+    return s
 
 
 def _slot_atoms(part):
@@ -287,6 +390,9 @@ def _slot_atoms(part):
         if s.prefix:
             continue
         for a in _atoms(s.expr, []):
+            if a.__class__ is tuple:
+                out.append(a[0])
+                continue
             vals = _split(a)[1]
             reg = a if len(vals) == 1 and _REGREF.match(a) else None
             out.extend([reg] * len(vals))
@@ -333,7 +439,7 @@ def _table(stmts, units, T, i, p, n, atoms):
     return None
 
 
-def _fold(stmts, var, col):
+def _fold(stmts, var, col, consts):
     units = _units(stmts)
     T = [u[2] for u in units]
     out = []
@@ -367,6 +473,10 @@ def _fold(stmts, var, col):
         if table is None:
             return stmt(Call("range", [str(k)]), depth, f"for {var} in ", ":"), body
         column = Display("(", ")", list(table[2]))
+        if table[2][0].startswith(_FIMM + "("):  # literals: the column's module-level name
+            column = consts.name(table[2])
+            if column is None:
+                return None
         used = re.compile(rf"(?<![\w.]){var}(?!\w)")
         counted = any(used.search(s.expr.flat()) for s in body)
         head = stmt(Call("enumerate", [column]), depth, f"for {var}, {col} in ", ":") if counted \
@@ -420,7 +530,11 @@ def _fold(stmts, var, col):
                     best, forced = None, i + d
                     break
         if best is not None:
-            p, k, _, head, body = best
+            p, k, saved, head, body = best
+            if head.expr.__class__ is not Call or head.expr.head != "range":
+                column = head.expr.items[0] if head.expr.__class__ is Call else head.expr
+                if column.__class__ is str:
+                    consts.used(next(c for c, nm in consts.names.items() if nm == column), saved)
             out.append(head)
             out.extend(body)
             i += p * k
@@ -428,7 +542,7 @@ def _fold(stmts, var, col):
         a, b, _ = units[i]
         if b - a > 1:  # a block not repeated as a whole: its body may hold runs
             out.append(stmts[a])
-            out.extend(_fold(stmts[a + 1:b], var, col))
+            out.extend(_fold(stmts[a + 1:b], var, col, consts))
         else:
             out.append(stmts[a])
         i += 1

@@ -151,10 +151,13 @@ def loc(*args, **kw) -> None:
 
 
 def run_locs(at) -> None:
-    """An instruction's `at=` keyword: a prefix (`at=at(18, 7).at(...)`) or the older string."""
+    """An instruction's `at=` keyword: a prefix (`at=at(18, 7).at(...)`), the arguments of
+    one `at(...)` as a tuple (`inside=(176, 15)`, as short as fits a line) or the older string."""
     before = getattr(at, "before", None)
     if before is not None:
         for f in before:
             f()
+    elif at.__class__ is tuple:
+        loc(*at)
     else:
         loc(at)

@@ -111,10 +111,11 @@ class _Planner:
         # One split of the whole module: its code with a hole per literal, and the literals'
         # values in order. A line with holes is its template (and its indent): lines repeat
         # in few of them, each planned once.
-        parts = _MODULE_LITERAL.split(source)
-        self.source, self.literals, self.lines = source, parts[1::2], None
+        # (findall + sub, not split: the split's ~one code string per literal would be the
+        # loop's peak memory on a large module)
+        self.source, self.literals, self.lines = source, _MODULE_LITERAL.findall(source), None
         values = _values(self.literals)
-        holed = _HOLE.join(parts[0::2]).split("\n")
+        holed = _MODULE_LITERAL.sub(_HOLE, source).split("\n")
         root: list = []
         stack = [(0, root)]         # (indent, statements) of the open blocks
         top = 0                     # the indent the next statement should have (-1: a new block's)

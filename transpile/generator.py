@@ -107,7 +107,14 @@ class Generator:
         `sink(stmts)` as soon as it is done (a function's `with` gets its closing keywords
         only after its body), so only one top-level statement's IR is held at a time."""
         with gc_paused():
-            if sink is None:
+            if sink is None and self.lines is not None:
+                lines = self.lines
+                for item in self.module.items:
+                    start = len(lines)
+                    self.statement(item, 0)
+                    if len(lines) - start > 1:   # one string per top-level statement: not ~50 B a line
+                        lines[start:] = ["\n".join(lines[start:])]
+            elif sink is None:
                 self.items(self.module.items, 0)
             else:
                 for item in self.module.items:

@@ -419,8 +419,7 @@ def quiet_loc(rec: "Recorder", file, line, column, function_name, inlined_at, of
     """(the `.loc` of these int arguments (and function name, inlined_at triple of ints, int
     offset) built and appended, None) when its key is known; else (None, the key to keep
     its `quiet_trivia` under, or None)."""
-    if (file.__class__ is not int or line.__class__ is not int or column.__class__ is not int
-            or rec.lines or rec.tail or rec.at_start or rec.trivia is not None or rec.checker is not None):
+    if file.__class__ is not int or line.__class__ is not int or column.__class__ is not int or not is_quiet(rec):
         return None, None
     if function_name is None:
         if inlined_at is not None or offset is not None:
@@ -503,7 +502,7 @@ def _assign(node, tv: tuple, i: int) -> int:
 def quiet(rec: "Recorder", op, operands: tuple, pred):
     """(the instruction built and appended, None) when its quiet key is known; else (None,
     the key to keep its `quiet_trivia` under, or None: not on the quiet path)."""
-    if rec.lines or rec.tail or rec.at_start or rec.trivia is not None or rec.checker is not None:
+    if not is_quiet(rec):
         return None, None
     keys = [op, len(rec.stack), rec.asm, rec.prev_lead]
     guard = None

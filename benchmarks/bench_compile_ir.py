@@ -62,10 +62,11 @@ def triton_ms(name, cap, repeat):
     from triton_equivalents import compile_triton
     times = []
     for _ in range(repeat):
-        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-ir-triton-")
-        t = time.perf_counter()
-        compile_triton(name, cap)
-        times.append(time.perf_counter() - t)
+        with tempfile.TemporaryDirectory(prefix="bench-ir-triton-") as cache:
+            os.environ["TRITON_CACHE_DIR"] = cache  # a cold Triton cache each time
+            t = time.perf_counter()
+            compile_triton(name, cap)
+            times.append(time.perf_counter() - t)
     return statistics.median(times) * 1e3
 
 
@@ -74,8 +75,9 @@ def triton_times_ms(name, cap, repeat):
     from triton_equivalents import compile_triton_timed
     ptx, cubin = [], []
     for _ in range(repeat):
-        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-ir-triton-")
-        a, b = compile_triton_timed(name, cap)
+        with tempfile.TemporaryDirectory(prefix="bench-ir-triton-") as cache:
+            os.environ["TRITON_CACHE_DIR"] = cache  # a cold Triton cache each time
+            a, b = compile_triton_timed(name, cap)
         ptx.append(a)
         cubin.append(b)
     return statistics.median(ptx) * 1e3, statistics.median(cubin) * 1e3

@@ -20,8 +20,10 @@ jax the Pallas part is reported as skipped, not written.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,8 +85,15 @@ NVCC = [
 ]
 
 
+def scratch_dir(prefix: str) -> str:
+    """A Triton cache folder of its own (nothing cached from earlier builds), removed at exit."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def triton_set(out: Path) -> list:
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="ptx2py-fresh-triton-")
+    os.environ["TRITON_CACHE_DIR"] = scratch_dir("ptx2py-fresh-triton-")
     sys.path.insert(0, str(SRC / "triton"))
     import triton
     from triton.backends.compiler import GPUTarget
@@ -132,7 +141,7 @@ PALLAS_CAPS = (80, 90, 100)
 def pallas_set(out: Path) -> list:
     """The Pallas PTX (run by an interpreter that has jax: see `--jax-python`)."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="ptx2py-fresh-pallas-")
+    os.environ["TRITON_CACHE_DIR"] = scratch_dir("ptx2py-fresh-pallas-")
     sys.path[:0] = [str(SRC / "pallas"), str(ROOT / "corpus" / "scripts")]
     import triton
     from build_pallas import lower

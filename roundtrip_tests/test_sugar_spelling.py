@@ -16,7 +16,8 @@ from sugar.spelling import check
 from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from test_sugar import roundtrips
 
-FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|mbarrier\.|tcgen05\.|mma\.sync|ldmatrix|stmatrix)")
+# (`cp.async.ca`/`.cg`: Ampere's copies, one spelling through their `cp_async` alias)
+FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|cp\.async\.c[ag]\.|mbarrier\.|tcgen05\.|mma\.sync|ldmatrix|stmatrix)")
 
 
 def _with_families(files):
@@ -47,6 +48,30 @@ def test_the_checker_finds_plain_and_positional_spellings():
     assert [g.split(":")[0] for g in got] == ["1", "2", "4", "5"]
     assert "spelled plain" in got[0] and "positional" in got[1] and "spelled plain" in got[2]
     assert "register range" in got[3]
+
+
+def test_the_checker_finds_a_call_spelled_without_its_alias():
+    src = "\n".join([
+        "cp_async = asm.here.cp.async_.ca.shared.global_",
+        "cp_async([r[1] + 0], [rd[1] + 0], imm(\"0x4\"), r[2])",
+        "asm.at(242, 13).cp.async_.ca.shared.global_([r[1] + 0], [rd[1] + 0], imm(\"0x4\"), r[2])",
+        "asm.here.cp.async_.ca.shared.global_([r[1] + 0], [rd[1] + 0], imm(\"0x4\"), r[2])",
+        "asm.cp.async_.cg.shared.global_([r[1] + 0], [rd[1] + 0], 16)",
+        "ptx.cp.async_.commit_group()",
+    ])
+    got = check(src)
+    assert [g.split(":")[0] for g in got] == ["3", "4"] and all("without its alias cp_async" in g for g in got)
+
+
+FP32_MATMUL = ROOT / "corpus" / "ptx" / "triton" / "matmul_fp32_64x64x32_w4s3_sm80.ptx"
+
+
+def test_cp_async_is_spelled_through_its_alias_in_loops_too():
+    """Rolled `for` loops keep the alias (`cp_async(...)`), not `asm.at(...).cp.async_...`."""
+    src = _sugar(FP32_MATMUL)
+    assert "\n    for i in range(8):\n        ptx.add.s32(" in src
+    assert src.count(".cp.async_.ca.shared.global_") == 1  # the alias line
+    assert src.count("cp_async(") >= 19 and check(src) == []
 
 
 def test_inline_asm_has_one_spelling():

@@ -28,6 +28,7 @@ from .ir import _DIRECTIVES, Call, Kw, is_call, layout_lines, stmt, taken_names
 from .srcloc import at_fits, locs_before, with_at
 
 NOISE = frozenset({"sync", "aligned"})
+HERE = "here"  # `asm.here.<insn>`: the current `.loc` again inside the bracket
 MIN_USES = 2  # a name for one call is only indirection
 MIN_GAIN = 2  # lines saved, the alias line counted
 _AT = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(5, 0).at(...).`
@@ -39,7 +40,8 @@ RESERVED = frozenset(dsl.__all__) | frozenset(dir(builtins)) | frozenset(keyword
 def split_head(head: str):
     """(alias target, `at=` value or None, `inside=` value or None) of an instruction head,
     else None: `at(5, 0).asm.bar.sync` -> ("asm.bar.sync", "at(5, 0)", None);
-    `asm.at(5, 0).bar.sync` (the `.loc` inside the markers) -> ("asm.bar.sync", None, "at(5, 0)")."""
+    `asm.at(5, 0).bar.sync` (the `.loc` inside the markers) -> ("asm.bar.sync", None, "at(5, 0)");
+    `asm.here.bar.sync` (the current `.loc` again inside them) -> ("asm.bar.sync", None, HERE)."""
     at = inside = None
     m = _AT.match(head)
     if m is not None:
@@ -50,6 +52,8 @@ def split_head(head: str):
         if m is not None:
             inside = m.group(1)[:-1]
             head = p + head[m.end():]
+        elif head.startswith(p + HERE + "."):
+            inside, head = HERE, p + head[len(p) + len(HERE) + 1:]
     if at is not None and inside is not None:
         return None  # `.loc`s on both sides of the markers: the prefixes say it best
     if not _CHAIN.match(head):
@@ -133,10 +137,21 @@ def names_for(targets, taken) -> dict:
     return out
 
 
-def _aliased(s, name, locs):
-    """The call of alias `name` for statement s; `locs`: its (`at=`, `inside=`) values or None."""
-    items = list(s.expr.items) + [Kw(kw, _loc_value(v)) for kw, v in zip(("at", "inside"), locs) if v is not None]
+def _aliased(s, name, locs, here=False):
+    """The call of alias `name` for statement s; `locs`: its (`at=`, `inside=`) values or None;
+    `here`: the alias repeats the current `.loc` (`asm.here.<insn>`), so a call that does
+    says nothing and one without a `.loc` inside says `inside=None`."""
+    at, inside = locs
+    if here:
+        inside = None if inside == HERE else "None" if inside is None else inside
+    items = list(s.expr.items) + [Kw(kw, _loc_value(v)) for kw, v in (("at", at), ("inside", inside)) if v is not None]
     return stmt(Call(name, items), s.depth)
+
+
+def _here_target(target: str) -> str:
+    """`asm.cp.async_...` -> `asm.here.cp.async_...` (its calls repeat the current `.loc`)."""
+    p, rest = target.split(".", 1)
+    return f"{p}.{HERE}.{rest}"
 
 
 _ONE_AT = re.compile(r"at(\((?:[0-9]+, )+[0-9]+\))\Z")  # `at(176, 15)`: positional ints only
@@ -182,12 +197,13 @@ def run(stmts, ctx):
     taken = taken_names(stmts)
     plain_locs = not any(is_call(s, "srcmap") for s in stmts[:2])
     locs = {k: locs_before(stmts, k) for us in uses.values() for k, at in us if at[0] is None and plain_locs}
-    chosen = [t for t, us in uses.items() if any(_lines(stmts[k]) > 1 or locs.get(k) for k, _ in us)]
+    here = {t: any(at[1] == HERE for _, at in us) for t, us in uses.items()}
+    chosen = [t for t, us in uses.items() if here[t] or any(_lines(stmts[k]) > 1 or locs.get(k) for k, _ in us)]
     for _ in range(3):  # names depend on which aliases there are: settle them
         names = names_for(chosen, taken)
         keep = [t for t in chosen
-                if sum(_use(stmts, k, names[t], at, locs)[0] is not stmts[k] for k, at in uses[t]) >= MIN_USES
-                and _gain(stmts, uses[t], names[t], t, locs) >= MIN_GAIN]
+                if sum(_use(stmts, k, names[t], at, locs, here[t])[0] is not stmts[k] for k, at in uses[t]) >= MIN_USES
+                and _gain(stmts, uses[t], names[t], t, locs, here[t]) >= MIN_GAIN]
         if keep == chosen:
             break
         chosen = keep
@@ -197,28 +213,26 @@ def run(stmts, ctx):
     out, drop = list(stmts), set()
     for t in chosen:
         for k, at in uses[t]:
-            out[k], first = _use(stmts, k, names[t], at, locs)
+            out[k], first = _use(stmts, k, names[t], at, locs, here[t])
             drop.update(range(first, k))
-    defs = [_definition(names[t], t) for t in sorted(chosen, key=lambda t: names[t])]
+    defs = [_definition(names[t], _here_target(t) if here[t] else t) for t in sorted(chosen, key=lambda t: names[t])]
     return defs + [s for k, s in enumerate(out) if k not in drop]
 
 
-def _use(stmts, k, name, at, locs):
+def _use(stmts, k, name, at, locs, here=False):
     """(the aliased call at k, the index its statements start at): nvcc's plain `.loc` lines
-    just before it become its `at=` where that takes fewer lines. A call whose `inside=`
-    keyword would make it longer than its `asm.at(...).` prefix keeps the prefix."""
-    call = _aliased(stmts[k], name, at)
+    just before it become its `at=` where that takes fewer lines. Every call of an aliased
+    head takes the alias (one spelling), its `inside=` keyword too."""
+    call = _aliased(stmts[k], name, at, here)
     before = locs.get(k)
     folded = None if before is None else with_at(stmts[before[0]:k], call, before[1])
-    if folded is None and at[1] is not None and _lines(call) > _lines(stmts[k]):
-        return stmts[k], k
     return (call, k) if folded is None else (folded, before[0])
 
 
-def _gain(stmts, us, name, target, locs) -> int:
+def _gain(stmts, us, name, target, locs, here=False) -> int:
     before = after = 0
     for k, at in us:
-        call, first = _use(stmts, k, name, at, locs)
+        call, first = _use(stmts, k, name, at, locs, here)
         before += sum(_lines(s) for s in stmts[first:k + 1])
         after += _lines(call)
-    return before - after - _lines(_definition(name, target))
+    return before - after - _lines(_definition(name, _here_target(target) if here else target))

@@ -98,6 +98,13 @@ def _at_inside(b):
     return stmt(Call(head, [i for i in b.expr.items if i is not kw[0]]), b.depth)
 
 
+def _again(s, ctx):
+    """The head without its `at(...)` prefix of a bracket's first statement whose `.loc`
+    repeats the current one (sugar/srcloc.py), else None: `asm.here.<insn>`, `with asm.here():`."""
+    hit = getattr(ctx, "repeats_loc", {}).get(id(s))
+    return hit[1] if hit is not None and hit[0] is s else None
+
+
 def _statement_call(s) -> bool:
     """A whole call the prefixes take like an instruction (`mbarrier_wait(...)`)."""
     return any(is_call(s, n) for n in STATEMENT_CALLS)
@@ -150,6 +157,7 @@ def run(stmts, ctx):
                 i += 1
                 continue
             tight, ind, end = close
+            again = _again(body[0], ctx) if body and not one and not braces else None
             h = body[0].expr.head if len(body) == 1 and (is_insn(body[0]) or _statement_call(body[0])) \
                 and not braces else ""
             if one and not ind:  # `{ insn }`
@@ -157,9 +165,9 @@ def run(stmts, ctx):
                 h = b.expr.head
                 p = ("nvasm." if tight else "asm.") + "block."
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), b.expr.items), d))
-            elif h.startswith("ptx.") or h.startswith("at(") or h in STATEMENT_CALLS:
+            elif h.startswith(("ptx.", "at(")) or h in STATEMENT_CALLS:
                 b = _at_inside(body[0])
-                h = b.expr.head
+                h = b.expr.head if again is None else "here." + (again[4:] if again.startswith("ptx.") else again)
                 p = "nvasm." if tight else "asm."
                 items = list(b.expr.items) + ([Kw("end_indent", q(ind))] if ind else [])
                 out.append(stmt(Call(p + (h[4:] if h.startswith("ptx.") else h), items), b.depth))
@@ -168,6 +176,9 @@ def run(stmts, ctx):
                 if one:
                     body = body[1:]
                 call, trailer = _with_call(tight, ind, block), ":"
+                if again is not None:  # `with asm.here():` and the first statement without its prefix
+                    call.head += ".here"
+                    body = [stmt(Call(again, body[0].expr.items), body[0].depth), *body[1:]]
                 decl = _declaration(body[0]) if block is not None and len(body) > 1 else None
                 if decl is not None:
                     call.items.append(decl[0])

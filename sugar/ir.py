@@ -31,7 +31,9 @@ def is_insn(s) -> bool:
     return first == "insn" or first not in _DIRECTIVES
 
 
-ASM_BRACKETS = ("asm", "nvasm")  # `with asm():` / `with nvasm():`, the inline-asm bracket of several statements
+# `with asm():` / `with nvasm():`, the inline-asm bracket of several statements (`.here`: the
+# current `.loc` again inside it)
+ASM_BRACKETS = ("asm", "nvasm", "asm.here", "nvasm.here")
 
 
 def is_asm_bracket(s) -> bool:
@@ -40,7 +42,7 @@ def is_asm_bracket(s) -> bool:
     if s.prefix != "with " or e.__class__ is not Call:
         return False
     h = e.head
-    return h in ASM_BRACKETS or h.startswith("at(") and h.endswith((").asm", ").nvasm"))
+    return h in ASM_BRACKETS or h.startswith("at(") and h.endswith(tuple(")." + b for b in ASM_BRACKETS))
 
 
 def is_call(s, name: str, nargs: int | None = None) -> bool:

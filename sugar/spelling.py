@@ -2,8 +2,12 @@
 typed family (transpile/dsl/families.py: TMA, mbarrier, wgmma, tcgen05, mma, ldmatrix, ...)
 is its typed call with keyword operands (directly or through an alias of a typed head), never
 the plain `ptx.`/`asm.` chain or positional operands; no vector inside an address (TMA
-and texture coordinates) is shown as a register range; and inline asm is spelled `asm`
-(`asm.<insn>(...)`, `with asm():`, `nvasm` for NVVM's bracket), never `with inline_asm():`.
+and texture coordinates) is shown as a register range; inline asm is spelled `asm`
+(`asm.<insn>(...)`, `with asm():`, `nvasm` for NVVM's bracket), never `with inline_asm():`;
+and an instruction the module names by an alias (sugar/aliases.py: `cp_async =
+asm.here.cp.async_.ca.shared.global_`, Ampere's `cp.async` among them) is called through it
+everywhere, never by its chain (`asm.at(242, 13).cp.async_...` in a loop), whatever `.loc`
+prefix (`at(...)`, `here`) either has.
 
     problems = check(sugar_python)   # ["12: mbarrier_arrive spelled plain: asm.mbarrier.arrive...", ...]
 """
@@ -39,6 +43,24 @@ def _chain(func):
             return words[::-1]
         else:
             return None
+
+
+_HERE = "here"  # `asm.here.<insn>`: a `.loc` prefix, not part of the instruction
+
+
+def _bare(chain) -> tuple:
+    """The chain without its `here` prefix words (`at(...)` calls are gone already)."""
+    return tuple(w for k, w in enumerate(chain) if not (w == _HERE and k and chain[k - 1] in _PREFIXES))
+
+
+def _unaliased(chain, aliases):
+    """The alias a call spelled by its chain should have gone through, else None."""
+    bare = _bare(chain)
+    for name, target in aliases.items():
+        t = _bare(target)
+        if len(t) > 1 and bare[:len(t)] == t:
+            return name
+    return None
 
 
 def _aliases(tree) -> dict:
@@ -90,9 +112,11 @@ def check(src: str) -> list:
             continue
         if chain[0] in aliases and not (len(chain) == 1 and chain[0] in FAMILIES):
             chain = aliases[chain[0]] + chain[1:]
+        elif len(chain) > 1 and _unaliased(chain, aliases) is not None:
+            problems.append(f"{node.lineno}: {'.'.join(chain)} spelled without its alias {_unaliased(chain, aliases)}")
         prefixed = chain[0] in _PREFIXES
         words = chain
-        while words and words[0] in _PREFIXES:
+        while words and (words[0] in _PREFIXES or words[0] == _HERE):
             words = words[1:]
         fam = _family(words) if prefixed or (words and words[0] in FAMILIES) else None
         if fam is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ptxgrammar.tree import File
+from ptxgrammar.tree import File, Loc
 from transpile.dsl.locs import DEFAULT_FILE
 from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
@@ -79,6 +79,14 @@ def run(stmts, ctx):
                     out.append(stmt(Call(pre + "." + hdr.expr.head, hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
                     k = j + 1
                     continue
+            if ok and f is not None and _again(stmts, k, j, ctx, node):
+                ins = stmts[j]
+                h = ins.expr.head
+                folded = stmt(Call(_typed([f]) + "." + (h[4:] if h.startswith("ptx.") else h), ins.expr.items), ins.depth)
+                repeats(ctx)[id(folded)] = (folded, h)  # inline_asm: `asm.here.<insn>`, `with asm.here():`
+                out.append(folded)
+                k = j + 1
+                continue
             if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth and not _has_at(stmts[j]):
                 pre = _typed([f])
                 ins = stmts[j]
@@ -131,6 +139,41 @@ def _blanks_first(stmts, tags):
 def _tagged_blank(s, tags) -> bool:
     t = tags.get(id(s.expr)) if is_call(s, "ptx.blank") else None
     return t is not None and t[0] is s.expr and t[2] == "line"
+
+
+def _again(stmts, k, j, ctx, node) -> bool:
+    """Whether the `.loc` at k, the first line of an inline-asm bracket of one instruction
+    (at j), repeats the `.loc` before it in the module (every field): `asm.here.<insn>`
+    and `with asm.here():` (transpile/dsl/structured.py) write that `.loc` again, as LLVM
+    does there."""
+    ins = stmts[j] if j < len(stmts) else None
+    if ins is None or not is_insn(ins) or ins.depth != stmts[k].depth or _has_at(ins) or not _bracketed(stmts, k):
+        return False
+    prev = _previous_locs(ctx).get(id(node))
+    return prev is not None and _fields(prev) == _fields(node)
+
+
+def repeats(ctx) -> dict:
+    """id -> (statement, its head without the prefix) of the `at(...).<insn>` statements that
+    open an inline-asm bracket with a `.loc` that repeats the current one (`_again`)."""
+    if not hasattr(ctx, "repeats_loc"):
+        ctx.repeats_loc = {}
+    return ctx.repeats_loc
+
+
+def _fields(loc):
+    return loc.file, loc.line, loc.column, loc.function_name, loc.function_offset, loc.inlined_at
+
+
+def _previous_locs(ctx) -> dict:
+    """id(`.loc`) -> the `.loc` before it in the module (the current one when it is recorded)."""
+    if not hasattr(ctx, "previous_locs"):
+        prev, ctx.previous_locs = None, {}
+        for node in ctx.module.walk():
+            if node.__class__ is Loc:
+                ctx.previous_locs[id(node)] = prev
+                prev = node
+    return ctx.previous_locs
 
 
 def _bracketed(stmts, k) -> bool:

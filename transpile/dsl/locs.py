@@ -27,6 +27,7 @@ def loc_directive(file, line, column, function_name=None, inlined_at=None, offse
                   fmt=None, indent=None, lead=None):
     """Record `.loc file line column[, function_name F, inlined_at f l c]` and return it."""
     rec = recorder.current()
+    _state(rec)["loc"] = (file, line, column, function_name, inlined_at, offset)
     key = None
     if fmt is None and indent is None and lead is None:
         stmt, key = recorder.quiet_loc(rec, file, line, column, function_name, inlined_at, offset)
@@ -43,7 +44,7 @@ def loc_directive(file, line, column, function_name=None, inlined_at=None, offse
 def _state(rec) -> dict:
     st = rec.__dict__.get("_sugar")
     if st is None:
-        st = rec.__dict__["_sugar"] = {"srccol": None, "files": None}
+        st = rec.__dict__["_sugar"] = {"srccol": None, "files": None, "loc": None}
     return st
 
 
@@ -75,6 +76,16 @@ def record_loc(args, kw) -> None:
         if text is None:
             raise DSLError(f"at(): no .file {stmt.file} for the source comment")
         note_after(stmt, col, text)
+
+
+def loc_again() -> None:
+    """The current `.loc` (the last one recorded, whatever wrote it) once more, with its
+    `srcmap` comment: what LLVM writes inside an inline-asm bracket (`asm.here.<insn>`)."""
+    args = _state(recorder.current())["loc"]
+    if args is None:
+        raise DSLError("asm.here: no .loc before it to repeat (give the location: asm.at(line, col).<insn>)")
+    file, line, column, function_name, inlined_at, offset = args
+    record_loc((file, line, column, function_name, inlined_at), {} if offset is None else {"offset": offset})
 
 
 def loc_chain(chain: str) -> list:

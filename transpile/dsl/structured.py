@@ -8,6 +8,7 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     with asm(): ...                 # several instructions in one inline asm bracket
     with asm(block=True): ...       # nvcc's `{ .reg .pred p; ... }` inside the bracket
     with at(9, 2).asm(): ...        # .loc 1 9 2 (and its comment), then the bracket
+    asm.here.mma_sync...(...)       # the bracket, the current .loc again inside it, then the instruction
     at(5, 0).asm.bar.sync(0)        # prefixes compose, in order: asm.at(...) puts .loc inside
     at(53, 3).at(477, 5, file=2, fn=0).add.s32(r[1], r[2], 1)
                                     # .loc 1 53 3; .loc 2 477 5, function_name
@@ -36,7 +37,7 @@ from ptxgrammar.tree import IntLiteral, SectionData
 from . import control, recorder
 from .directives import ptx
 from .errors import DSLError
-from .locs import LocCall, loc, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
+from .locs import LocCall, loc, loc_again, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
 from .notes import line_text, note_after, pad_to  # noqa: F401  (also used from here by sugar/)
 from .ops import reg
 from .typed import TYPED
@@ -58,6 +59,9 @@ def _asm_end_tight(indent=None):
 _ASM_ENDS = (_asm_end, _asm_end_tight)
 
 
+_HERE = object()  # `inside=` not given: the prefix says (`here`: the current `.loc`; else none)
+
+
 class _Bound:
     """An instruction chain (`ptx.add.s32`) that runs the prefix's actions around the call."""
 
@@ -71,16 +75,21 @@ class _Bound:
             raise AttributeError(ident)
         return _Bound(self._prefix, getattr(self._target, ident))
 
-    def __call__(self, *args, at=None, inside=None, end_indent=None, **kw):
+    def __call__(self, *args, at=None, inside=_HERE, end_indent=None, **kw):
         """`at=`: the `.loc` chain before everything the prefix writes, as `at(...).` would;
         `inside=`: the `.loc` chain just before the instruction, inside the prefix's brackets,
         as `asm.at(...).` would (`cp_async = asm.cp.async_...; cp_async(..., inside=at(241, 13))`);
+        under a `here` prefix (`cp_async = asm.here.cp.async_...`) it says where instead of the
+        current `.loc`, and `inside=None` writes no `.loc` there;
         `end_indent="\t"`: the end comment of `asm.`/`nvasm.` at its own indent."""
         if at is not None:
             run_locs(at)
         for f in self._prefix.before:
-            f()
-        if inside is not None:
+            if f is not loc_again or inside is _HERE:
+                f()
+            elif inside is not None:
+                run_locs(inside)
+        if inside is not _HERE and inside is not None and loc_again not in self._prefix.before:
             run_locs(inside)
         r = self._target(*args, **kw)
         for f in self._prefix.after:
@@ -109,6 +118,14 @@ class Prefix:
         return Prefix(self.before + (_asm_begin,), (_asm_end_tight,) + self.after)
 
     @property
+    def here(self):
+        """The current `.loc` (the last one recorded) once more here: `asm.here.mma_sync...`
+        is the bracket, then the `.loc` the code before it left, as LLVM repeats it inside
+        inline asm. The `.loc` follows the call: moved after another `at(...)`, it repeats
+        that one, as Triton would write it there. An `inside=` keyword replaces it."""
+        return Prefix(self.before + (loc_again,), self.after)
+
+    @property
     def block(self):
         """The instruction alone in a `{ }` block, as nvcc writes one-instruction inline asm."""
         return Prefix(self.before + (ptx.block_open,), (ptx.block_close,) + self.after)
@@ -126,11 +143,14 @@ class Prefix:
 
     def __call__(self, **kw):
         """`with asm():`, `with nvasm(block=True):`, `with at(...).asm():`: the bracket this
-        prefix ends with (`asm`/`nvasm`) around several statements, the prefix's `.loc` first."""
-        if not self.before or self.before[-1] is not _asm_begin or not self.after or self.after[0] not in _ASM_ENDS:
+        prefix ends with (`asm`/`nvasm`) around several statements, the prefix's `.loc` first;
+        `with asm.here():` writes the current `.loc` again first inside the bracket."""
+        here = self.before[-1:] == (loc_again,)
+        before = self.before[:-1] if here else self.before
+        if not before or before[-1] is not _asm_begin or not self.after or self.after[0] not in _ASM_ENDS:
             raise DSLError("only `asm(...)`/`nvasm(...)` open a bracket of statements (`with asm():`)")
         kw.setdefault("blank", self.after[0] is _asm_end)
-        return inline_asm(prefix=Prefix(self.before[:-1], self.after[1:]), **kw)
+        return inline_asm(prefix=Prefix(before[:-1], self.after[1:]), here=here, **kw)
 
     def __getattr__(self, ident):
         if ident.startswith("__"):
@@ -162,12 +182,14 @@ class inline_asm:
     `lead=`, `close_indent=`, `close_lead=`; `end_indent="\t"`: the end comment's own indent).
     A register type keyword declares the block's registers first and `as` binds them:
     `with inline_asm(block=True, pred="p") as p_2:` is `{ .reg .pred p; ...`
-    (`f16=("low", "high")`: one declaration of two names, bound as a tuple)."""
+    (`f16=("low", "high")`: one declaration of two names, bound as a tuple);
+    `here=True` (`with asm.here():`): the current `.loc` again just after the begin comment."""
 
     def __init__(self, blank: bool = True, prefix: Prefix | None = None, block: bool = False,
                  end_indent: str | None = None, fmt=None, indent=None, lead=None, close_indent=None,
-                 close_lead=None, **decls):
+                 close_lead=None, here: bool = False, **decls):
         self.blank, self.prefix, self.block, self.end_indent = blank, prefix, block, end_indent
+        self.here = here
         self.open_kw, self.close_kw = (fmt, indent, lead), (close_indent, close_lead)
         if decls and not block:
             raise DSLError(f"inline_asm({', '.join(decls)}=...): register declarations need block=True")
@@ -177,6 +199,8 @@ class inline_asm:
         for f in self.prefix.before if self.prefix is not None else ():
             f()
         _asm_begin()
+        if self.here:
+            loc_again()
         if self.block:
             ptx.block_open(*self.open_kw)
         if not self.decls:

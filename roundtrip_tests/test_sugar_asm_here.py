@@ -111,3 +111,11 @@ def test_moving_a_cp_async_call_in_the_matmul_moves_its_loc_with_it():
     i = out.index(orig[b + 2])  # the moved cp.async
     assert out[i - 2] == "\t// begin inline asm" and "\t.loc\t1 242 13 " in out[i - 1]
     assert "\t.loc\t1 241 13 " in orig[b + 1]  # where it was
+
+
+def test_a_bracket_of_statements_repeats_the_current_loc_first():
+    got = _ptx('    at(5, 3).add.s32(r[1], r[2], 1)\n    with asm.here():\n        ptx.mov.u32(r[3], 0)\n'
+               '        ptx.mov.u32(r[4], 0)\n')
+    assert got[2:] == [BEGIN, _loc(5, 3), "mov.u32 %r3, 0;", "mov.u32 %r4, 0;", "", END, "ret;"]
+    got = _ptx('    at(5, 3).add.s32(r[1], r[2], 1)\n    with at(6, 1).asm.here():\n        ptx.mov.u32(r[3], 0)\n')
+    assert got[2:5] == [_loc(6, 1), BEGIN, _loc(6, 1)]

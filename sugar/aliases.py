@@ -182,6 +182,13 @@ def _lines(s) -> int:
     return layout_lines(e, s.depth, s.prefix)
 
 
+def _clash(e, split) -> bool:
+    """Whether the call has an `at=`/`inside=` keyword that its head's prefix gives too (one
+    alias call cannot say both; an own `at=` alone stays on the alias call)."""
+    return any(i.__class__ is Kw and (i.name == "at" and split[1] is not None or i.name == "inside" and split[2] is not None)
+               for i in e.items)
+
+
 def run(stmts, ctx):
     uses: dict = {}
     for k, s in enumerate(stmts):
@@ -189,7 +196,7 @@ def run(stmts, ctx):
         if e.__class__ is not Call or s.prefix or s.trailer:
             continue
         split = split_head(e.head)
-        if split is None or any(i.__class__ is Kw and i.name in ("at", "inside") for i in e.items):
+        if split is None or _clash(e, split):
             continue
         if any(x is not None and not at_fits(x, s.depth) for x in split[1:]):
             continue

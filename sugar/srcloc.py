@@ -23,7 +23,7 @@ from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
 
-from .inline_asm import BEGIN
+from .inline_asm import BEGIN, END
 from .ir import ASM_BRACKETS, Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
@@ -150,7 +150,25 @@ def _again(stmts, k, j, ctx, node) -> bool:
     if ins is None or not is_insn(ins) or ins.depth != stmts[k].depth or _has_at(ins) or not _bracketed(stmts, k):
         return False
     prev = _previous_locs(ctx).get(id(node))
-    return prev is not None and _fields(prev) == _fields(node)
+    return prev is not None and _fields(prev) == _fields(node) and _leaves_it(stmts, k, ctx, node)
+
+
+def _leaves_it(stmts, k, ctx, node) -> bool:
+    """Whether the bracket opened before k leaves the current `.loc` as it found it (no other
+    `.loc` inside, or the last one the same): then a run of such brackets repeats one `.loc`
+    each, all spelled `here` alike, and the loop passes still roll them."""
+    d, last = stmts[k].depth, node
+    for x in range(k + 1, len(stmts)):
+        s = stmts[x]
+        if s.depth < d or s.depth == d and (_is_comment(s, BEGIN) or _is_comment(s, END)):
+            break
+        if is_call(s, "ptx.loc") and id(s) in ctx.node:
+            last = ctx.node[id(s)]
+    return _fields(last) == _fields(node)
+
+
+def _is_comment(s, text) -> bool:
+    return s.expr.__class__ is Call and s.expr.head == "ptx.comment" and s.expr.items[:1] == [text] and not s.prefix
 
 
 def repeats(ctx) -> dict:

@@ -112,8 +112,10 @@ def check(src: str) -> list:
             continue
         if chain[0] in aliases and not (len(chain) == 1 and chain[0] in FAMILIES):
             chain = aliases[chain[0]] + chain[1:]
-        elif len(chain) > 1 and _unaliased(chain, aliases) is not None:
-            problems.append(f"{node.lineno}: {'.'.join(chain)} spelled without its alias {_unaliased(chain, aliases)}")
+        elif len(chain) > 1:
+            alias = _unaliased(chain, aliases)
+            if alias is not None:
+                problems.append(f"{node.lineno}: {'.'.join(chain)} spelled without its alias {alias}")
         prefixed = chain[0] in _PREFIXES
         words = chain
         while words and (words[0] in _PREFIXES or words[0] == _HERE):

@@ -142,10 +142,10 @@ def _tagged_blank(s, tags) -> bool:
 
 
 def _again(stmts, k, j, ctx, node) -> bool:
-    """Whether the `.loc` at k, the first line of an inline-asm bracket of one instruction
-    (at j), repeats the `.loc` before it in the module (every field): `asm.here.<insn>`
-    and `with asm.here():` (transpile/dsl/structured.py) write that `.loc` again, as LLVM
-    does there."""
+    """Whether the `.loc` at k, the first line of an inline-asm bracket (its instruction at
+    j), repeats the `.loc` before it in the module (every field; recording follows the text,
+    so that is the DSL's current `.loc` there): `asm.here.<insn>` and `with asm.here():`
+    (transpile/dsl/structured.py) write that `.loc` again, as LLVM does there."""
     ins = stmts[j] if j < len(stmts) else None
     if ins is None or not is_insn(ins) or ins.depth != stmts[k].depth or _has_at(ins) or not _bracketed(stmts, k):
         return False

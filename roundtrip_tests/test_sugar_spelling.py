@@ -74,6 +74,22 @@ def test_cp_async_is_spelled_through_its_alias_in_loops_too():
     assert src.count("cp_async(") >= 19 and check(src) == []
 
 
+def test_a_plain_call_no_typed_form_can_hold_is_not_a_spelling_problem():
+    """A wgmma without its transpose immediates (ptxas: "Arguments mismatch") has no typed
+    form, so sugar leaves it plain; the full operand list is reported when left plain."""
+    head = "ptx.wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"
+    assert check(f"{head}(r[0:64], rd[0], rd[1], 1, 1, 1)\n") == []
+    got = check(f"{head}(r[0:64], rd[0], rd[1], p[1], 1, 1, 0, 0)\n")
+    assert len(got) == 1 and "wgmma_mma spelled plain" in got[0]
+
+
+def test_tcgen05_ld_inside_an_inlined_call_is_typed():
+    """`at(58, 22, fn=9, inlined_at=(1, 124, 5)).` (a nested tuple in the prefix) still leads a
+    typed tcgen05.ld (it was left plain under an alias of its own)."""
+    src = _sugar(ROOT / "corpus" / "ptx" / "nvcc" / "tcgen05_sm100.sm_100a.lineinfo.ptx")
+    assert check(src) == [] and "asm_tcgen05_ld" not in src
+
+
 def test_inline_asm_has_one_spelling():
     """`asm` for one statement and for a bracket of several; `inline_asm` runs the same but the
     checker reports it (sugar writes `with asm():`)."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 
 from transpile.dsl.families import OTHERS
-from transpile.dsl.typed import FAMILIES
-from transpile.names import to_python
+from transpile.dsl.typed import FAMILIES, applicable
+from transpile.names import from_python, to_python
 
 _LEADS = sorted(((tuple(to_python(w) for w in f.lead), n) for n, f in FAMILIES.items()), key=lambda x: -len(x[0]))
 _PREFIXES = ("ptx", "asm", "nvasm", "block")
@@ -87,6 +87,17 @@ def _family(words):
     return None
 
 
+def _typeable(name, words, node) -> bool:
+    """Could the typed call hold this plain call's operands? Not when their count fits no form
+    of the family's modifiers (sugar/tensorcore.py leaves such an instruction plain: ptxas
+    refuses it too, e.g. a wgmma without its transpose immediates)."""
+    fam = FAMILIES[name]
+    mods = tuple(from_python(w) for w in words[len(fam.lead):])
+    ops = applicable(fam, mods)
+    unsure = [o for o in ops if o.kind == "opt" or any("~" in c for c in o.conds)]
+    return len(ops) - len(unsure) <= len(node.args) <= len(ops)
+
+
 def _ranged_address(node) -> bool:
     """An address list `[...]` holding a register range (`r[62:64]`)."""
     return isinstance(node, ast.List) and any(
@@ -126,7 +137,8 @@ def check(src: str) -> list:
         name, typed = fam
         line = f"{node.lineno}: {name}"
         if not typed:
-            problems.append(f"{line} spelled plain: {'.'.join(chain)}")
+            if _typeable(name, words, node):
+                problems.append(f"{line} spelled plain: {'.'.join(chain)}")
         elif node.args:
             problems.append(f"{line} with positional operands")
         for k in node.keywords:

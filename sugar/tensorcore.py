@@ -28,7 +28,8 @@ from .ir import Call, Display, Kw, is_insn, per_function, positional, stmt, take
 
 _REG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]\Z")
 _RANGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\[\]]*:[^\[\]]*\]\Z")  # r[0:64]: a vector
-_PREFIX = re.compile(r"(?:asm\.|nvasm\.|block\.|here\.|at\((?:\"[^\"]*\"|[^()\"])*\)\.)+")
+# prefixes before the instruction; an `at(...)` may hold one nested tuple (`inlined_at=(1, 124, 5)`)
+_PREFIX = re.compile(r"(?:asm\.|nvasm\.|block\.|here\.|at\((?:\"[^\"]*\"|\([^()]*\)|[^()\"])*\)\.)+")
 # python spelling of each family's leading words, longest first (cp.async.bulk.tensor before cp.async.bulk)
 _LEADS = sorted(((tuple(to_python(w) for w in f.lead), f) for f in FAMILIES.values()), key=lambda x: -len(x[0]))
 _FIRST = {lead[0] for lead, _ in _LEADS}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from .tree import (
-    Address, Align, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
-    Section, SectionData, SpecialRegister, Symbol, VarDecl, Vector,
+    Address, Align, BinaryExpr, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
+    ParenList, PredPair, Section, SectionData, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -100,7 +100,9 @@ def _instruction(node, out: list) -> None:
     for m in node.modifiers:
         out += (t[i], m)
         i += 1
-    i = _comma_list(node.operands, t, i, out)
+    operands = node.operands
+    if operands:
+        i = _comma_list(operands, t, i, out)
     out += (t[i], ";")
 
 
@@ -130,8 +132,59 @@ def _comma_list(items, t, i: int, out: list) -> int:
             if writer is not None:
                 writer(o, out)
             else:
-                _emit_into(o, out)
+                writer = _LEAF_PAIRS.get(c)
+                if writer is None or not writer(o, out):
+                    _emit_into(o, out)
     return i
+
+
+def _leaf(o, out: list) -> None:
+    """A name or literal that has trivia (the caller checked: `_is_leaf`)."""
+    c = o.__class__
+    ot = o.trivia
+    if c is IntLiteral or c is FloatLiteral:
+        out += (ot[0], o.text)
+    elif o.component is None:
+        out += (ot[0], o.name)
+    else:
+        out += (ot[0], o.name, ot[1], o.component)
+
+
+def _is_leaf(o) -> bool:
+    return o.__class__ in _LEAVES and o.trivia is not None
+
+
+# Expressions of leaves, the common operands that are not leaves themselves (`%rd1+4` in
+# an address, `-1`, `%p|%q`). Each writes only when its children are leaves with trivia
+# and says so; anything deeper takes the generic walk, whose explicit stack serves
+# expressions thousands of levels deep (these writers never recurse).
+def _binary(node, out: list) -> bool:
+    left, right = node.left, node.right
+    if not (_is_leaf(left) and _is_leaf(right)):
+        return False
+    _leaf(left, out)
+    out += (node.trivia[0], node.op)
+    _leaf(right, out)
+    return True
+
+
+def _unary(node, out: list) -> bool:
+    operand = node.operand
+    if not _is_leaf(operand):
+        return False
+    out += (node.trivia[0], node.op)
+    _leaf(operand, out)
+    return True
+
+
+def _pred_pair(node, out: list) -> bool:
+    first, second = node.first, node.second
+    if not (_is_leaf(first) and _is_leaf(second)):
+        return False
+    _leaf(first, out)
+    out += (node.trivia[0], "|")
+    _leaf(second, out)
+    return True
 
 
 def _list(node, out: list, open_: str, close: str) -> int:
@@ -152,6 +205,10 @@ def _vector(node, out: list) -> None:   # and an initializer list: the same toke
     _list(node, out, "{", "}")
 
 
+def _paren_list(node, out: list) -> None:
+    _list(node, out, "(", ")")
+
+
 def _align(node, out: list) -> None:
     t = node.trivia
     out += (t[0], ".align", t[1], node.value)
@@ -159,8 +216,15 @@ def _align(node, out: list) -> None:
 
 def _section_data(node, out: list) -> None:
     t = node.trivia
+    values = node.values
+    if len(values) == 1:                  # `.b8 144`: most lines of a debug section
+        v = values[0]
+        vt = v.trivia
+        if v.__class__ is IntLiteral and vt is not None:
+            out += (t[0], node.directive, vt[0], v.text)
+            return
     out += (t[0], node.directive)
-    _comma_list(node.values, t, 1, out)
+    _comma_list(values, t, 1, out)
 
 
 def _label(node, out: list) -> None:
@@ -267,7 +331,10 @@ _FAST = {
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
     SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
     Section: _section, VarDecl: _var_decl, Declarator: _declarator, InitList: _vector, Align: _align,
+    ParenList: _paren_list,
 }
+_LEAVES = frozenset((Register, SpecialRegister, Symbol, IntLiteral, FloatLiteral))
+_LEAF_PAIRS = {BinaryExpr: _binary, UnaryExpr: _unary, PredPair: _pred_pair}
 
 
 def default_trivia(node) -> tuple[str, ...]:

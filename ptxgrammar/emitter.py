@@ -88,16 +88,22 @@ def _literal(node, out: list) -> None:
 def _instruction(node, out: list) -> None:
     t = node.trivia
     g = node.guard
+    mods = node.modifiers
     if g is None:
-        out += (t[0], node.opcode)
-        i = 1
+        if len(mods) == 1:              # `add.s32`: the opcode and its modifier in one step
+            out += (t[0], node.opcode, t[1], mods[0])
+            i = 2
+            mods = ()
+        else:
+            out += (t[0], node.opcode)
+            i = 1
     elif g.negated:
         out += (t[0], "@", t[1], "!", t[2], g.predicate, t[3], node.opcode)
         i = 4
     else:
         out += (t[0], "@", t[1], g.predicate, t[2], node.opcode)
         i = 3
-    for m in node.modifiers:
+    for m in mods:
         out += (t[i], m)
         i += 1
     operands = node.operands
@@ -108,25 +114,38 @@ def _instruction(node, out: list) -> None:
 
 def _comma_list(items, t, i: int, out: list) -> int:
     """Operands with the owner's trivia before each `,` (t[i] onward); the next index.
-    The plain leaves are written here, the other nodes by their writers."""
+    The plain leaves are written here, each with the `,` before it in one step (most
+    items are leaves: data values, registers); the other nodes by their writers."""
     first = True
     for o in items:
+        c = o.__class__
+        ot = o.trivia
+        if ot is not None:
+            if c is IntLiteral or c is FloatLiteral:
+                if first:
+                    out += (ot[0], o.text)
+                    first = False
+                else:
+                    out += (t[i], ",", ot[0], o.text)
+                    i += 1
+                continue
+            if (c is Register or c is Symbol or c is SpecialRegister) and o.component is None:
+                if first:
+                    out += (ot[0], o.name)
+                    first = False
+                else:
+                    out += (t[i], ",", ot[0], o.name)
+                    i += 1
+                continue
         if first:
             first = False
         else:
             out += (t[i], ",")
             i += 1
-        c = o.__class__
-        ot = o.trivia
         if ot is None:
             _emit_into(o, out)
         elif c is Register or c is Symbol or c is SpecialRegister:
-            if o.component is None:
-                out += (ot[0], o.name)
-            else:
-                out += (ot[0], o.name, ot[1], o.component)
-        elif c is IntLiteral or c is FloatLiteral:
-            out += (ot[0], o.text)
+            out += (ot[0], o.name, ot[1], o.component)
         else:
             writer = _FAST.get(c)
             if writer is not None:
@@ -196,6 +215,23 @@ def _list(node, out: list, open_: str, close: str) -> int:
 
 
 def _address(node, out: list) -> None:
+    t = node.trivia
+    items = node.items
+    if len(items) == 1 and node.suffix is None:     # `[%rd1]`, `[%rd1+8]`: nine addresses in ten
+        x = items[0]
+        xt = x.trivia
+        if xt is not None:
+            c = x.__class__
+            if c is BinaryExpr:
+                base, offset = x.left, x.right
+                bt, ot = base.trivia, offset.trivia
+                if (base.__class__ is Register or base.__class__ is Symbol) and bt is not None \
+                        and base.component is None and offset.__class__ is IntLiteral and ot is not None:
+                    out += (t[0], "[", bt[0], base.name, xt[0], x.op, ot[0], offset.text, t[1], "]")
+                    return
+            elif (c is Register or c is Symbol) and x.component is None:
+                out += (t[0], "[", xt[0], x.name, t[1], "]")
+                return
     i = _list(node, out, "[", "]")
     if node.suffix is not None:
         out += (node.trivia[i], node.suffix)
@@ -297,7 +333,12 @@ def _statements(items, out: list) -> None:
     """The statements of a body or section, each dispatched here directly."""
     fast_writers = _FAST
     for item in items:
-        fast = fast_writers.get(item.__class__)
+        c = item.__class__
+        if c is Instruction:            # most statements: no dispatch
+            if item.trivia is not None:
+                _instruction(item, out)
+                continue
+        fast = fast_writers.get(c)
         if fast is not None and item.trivia is not None:
             fast(item, out)
         else:

@@ -248,7 +248,7 @@ class ShapeCache:
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
         holes = pieces[1::2]
-        if "_Z" not in chunk:
+        if len(pieces) <= EXACT_MAX_PIECES and "_Z" not in chunk:
             plain = MARKER_NAMES.isdisjoint(builder.__code__.co_names)     # makes no scope marker
             self.exact[context][chunk.translate(EXACT_KEY)] = (builder, _hole_getter(pieces), plain)
         try:
@@ -336,15 +336,25 @@ EXACT_KEY = str.maketrans("123456789", "000000000")
 MARKER_NAMES = frozenset(MARKER_CLASSES)
 
 
+# Chunks with more holes (long data lines, string initializers) are rarely laid out
+# alike twice, and their getters would hold a slice per hole: they are split each time.
+EXACT_MAX_PIECES = 2 * 12 + 1
+
+
 def _hole_getter(pieces: list):
     """chunk -> its holes, for chunks laid out like the one `pieces` split (a tuple; a
-    trailing empty slice keeps a single hole a tuple too)."""
+    trailing empty slice keeps a single hole a tuple too). Equal slices are one object."""
     spans, pos = [], 0
     for i, piece in enumerate(pieces):
         if i % 2:
-            spans.append(slice(pos, pos + len(piece)))
+            span = (pos, pos + len(piece))
+            spans.append(_SLICES.get(span) or _SLICES.setdefault(span, slice(*span)))
         pos += len(piece)
-    return operator.itemgetter(*spans, slice(0, 0))
+    return operator.itemgetter(*spans, _EMPTY_SLICE)
+
+
+_SLICES: dict[tuple[int, int], slice] = {}
+_EMPTY_SLICE = slice(0, 0)
 
 
 def _parse_chunk(context: str, chunk: str) -> list:

@@ -113,8 +113,8 @@ class _Planner:
         # in few of them, each planned once.
         # (findall + sub, not split: the split's ~one code string per literal would be the
         # loop's peak memory on a large module)
-        self.source, self.literals, self.lines = source, _MODULE_LITERAL.findall(source), None
-        values = _values(self.literals)
+        self.source, self.lines = source, None
+        values, self.literals = _values(source)
         holed = _MODULE_LITERAL.sub(_HOLE, source).split("\n")
         root: list = []
         stack = [(0, root)]         # (indent, statements) of the open blocks
@@ -400,13 +400,33 @@ _STRINGS: dict = {}
 _SLOW = object()   # see `_Planner.line_plan`
 
 
-def _values(literals: list) -> list:
-    """The values of the literals `_MODULE_LITERAL` split out (each distinct one read once:
-    they repeat); _BAD for a string with an escape Python refuses (in a comment, say, or
-    after the prefix of a raw string, whose line is planned from its source): a plan that
-    takes one is refused."""
-    read = {x: int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x) for x in set(literals)}
-    return list(map(read.__getitem__, literals))
+def _values(source: str) -> tuple[list, list]:
+    """The values of the literals `_MODULE_LITERAL` finds in `source`, in order, and their
+    texts (a prefixed string is read from its text). Each distinct literal is read once
+    and its text kept once (they repeat): one string object per literal was the largest
+    part of the loop's peak memory, so they are found a block of lines at a time (literals
+    never span lines; the pattern's look-arounds see the whole string). _BAD for a string
+    with an escape Python refuses (in a comment, say, or after the prefix of a raw string,
+    whose line is planned from its source): a plan that takes one is refused."""
+    read: dict = {}
+    same: dict = {}
+    values: list = []
+    texts: list = []
+    pos, n = 0, len(source)
+    while pos < n:
+        end = source.find("\n", pos + _VALUES_BLOCK)
+        end = n if end < 0 else end
+        literals = _MODULE_LITERAL.findall(source, pos, end)
+        for x in set(literals).difference(read):
+            read[x] = int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x)
+            same[x] = x
+        values += map(read.__getitem__, literals)
+        texts += map(same.__getitem__, literals)
+        pos = end
+    return values, texts
+
+
+_VALUES_BLOCK = 1 << 16
 
 
 _BAD = object()

@@ -332,7 +332,11 @@ def _declarator(node, out: list) -> None:
 def _statements(items, out: list) -> None:
     """The statements of a body or section, each dispatched here directly."""
     fast_writers = _FAST
-    for item in items:
+    mark = len(out)
+    for n, item in enumerate(items, 1):
+        if not n % _JOIN_EVERY:         # the tokens so far as one string: a long body or section
+            out[mark:] = ["".join(out[mark:])]   # held ~100 list slots a statement until the end
+            mark += 1
         c = item.__class__
         if c is Instruction:            # most statements: no dispatch
             if item.trivia is not None:
@@ -343,6 +347,9 @@ def _statements(items, out: list) -> None:
             fast(item, out)
         else:
             _emit_into(item, out)
+
+
+_JOIN_EVERY = 512
 
 
 def _block(node, out: list) -> None:

@@ -334,6 +334,9 @@ DATA_RUN_KEY = shape_key(scanner.SECTION, DIGITS.split(scanner.DATA_RUN_SAMPLE))
 # offsets; `0` keeps the scanner's view too (it only tests for digits, never which).
 EXACT_KEY = str.maketrans("123456789", "000000000")
 MARKER_NAMES = frozenset(MARKER_CLASSES)
+# The text's layout is made this many characters at a time: one copy of a large text
+# would stay in the process's heap after the parse (peak memory of the whole loop).
+LAYOUT_WINDOW = 1 << 16
 
 
 # Chunks with more holes (long data lines, string initializers) are rarely laid out
@@ -461,8 +464,9 @@ def parse_fast(text: str) -> Module:
     asm = _Assembler()
     module_context, section_context = scanner.MODULE, scanner.SECTION
     data_run = scanner.DATA_RUN.match
-    layout = text.translate(EXACT_KEY)
     pos, end = 0, len(text)
+    w0 = w1 = 0                     # the digit layout of text[w0:w1] is `window`
+    window = ""
     context = None
     while pos < end:
         if context is not asm.context:          # the scope changed: re-read what depends on it
@@ -486,7 +490,10 @@ def parse_fast(text: str) -> Module:
         if stop == end and context == module_context and not m.group("body").endswith((";", "{")):
             return _finish(asm, text, pos, m)
         chunk = text[pos:stop]
-        entry = layouts.get(layout[pos:stop])
+        if stop > w1:               # a window at a time, not the whole text's layout at once
+            w0, w1 = pos, max(stop, pos + LAYOUT_WINDOW)
+            window = text[w0:w1].translate(EXACT_KEY)
+        entry = layouts.get(window[pos - w0:stop - w0])
         if entry is not None and entry[2]:
             try:
                 extend(entry[0](entry[1](chunk)))

@@ -114,8 +114,7 @@ class _Planner:
         # (findall + sub, not split: the split's ~one code string per literal would be the
         # loop's peak memory on a large module)
         self.source, self.lines = source, None
-        values, self.literals = _values(source)
-        holed = _MODULE_LITERAL.sub(_HOLE, source).split("\n")
+        values, self.literals, holed = _split(source)
         root: list = []
         stack = [(0, root)]         # (indent, statements) of the open blocks
         top = 0                     # the indent the next statement should have (-1: a new block's)
@@ -127,6 +126,7 @@ class _Planner:
         lines = enumerate(holed)
         next(lines)                 # the header
         for i, line in lines:
+            holed[i - 1] = None     # lines already planned are dropped as the plan grows (peak memory)
             try:
                 fn, used, holes, indent, kind = starts[line]
             except KeyError:
@@ -384,7 +384,7 @@ class _Planner:
 
 
 def _takes_bad(stmts) -> bool:
-    """Whether a statement of the plan takes a string `_values` could not read."""
+    """Whether a statement of the plan takes a string `_split` could not read."""
     return any(any(v is _BAD for v in values) or (body is not None and _takes_bad(body))
                for _, values, body in stmts)
 
@@ -400,30 +400,36 @@ _STRINGS: dict = {}
 _SLOW = object()   # see `_Planner.line_plan`
 
 
-def _values(source: str) -> tuple[list, list]:
-    """The values of the literals `_MODULE_LITERAL` finds in `source`, in order, and their
-    texts (a prefixed string is read from its text). Each distinct literal is read once
-    and its text kept once (they repeat): one string object per literal was the largest
-    part of the loop's peak memory, so they are found a block of lines at a time (literals
-    never span lines; the pattern's look-arounds see the whole string). _BAD for a string
-    with an escape Python refuses (in a comment, say, or after the prefix of a raw string,
-    whose line is planned from its source): a plan that takes one is refused."""
+def _split(source: str) -> tuple[list, list, list]:
+    """The values of the literals `_MODULE_LITERAL` finds in `source`, in order; their texts
+    (a prefixed string is read from its text); and the source's lines with a hole for each.
+    Each distinct literal is read once and its text kept once (they repeat). Made a block
+    of lines at a time: a string per literal, or the whole holed text besides its lines,
+    was most of the loop's peak memory (a literal never spans lines, and a block starts
+    and ends where a line does, which the pattern's look-arounds cannot tell from a line
+    end). _BAD for a string with an escape Python refuses (in a comment, say, or after the
+    prefix of a raw string, whose line is planned from its source): a plan that takes one
+    is refused."""
     read: dict = {}
     same: dict = {}
     values: list = []
     texts: list = []
+    holed: list = []
     pos, n = 0, len(source)
-    while pos < n:
+    while True:
         end = source.find("\n", pos + _VALUES_BLOCK)
         end = n if end < 0 else end
-        literals = _MODULE_LITERAL.findall(source, pos, end)
+        block = source[pos:end]
+        literals = _MODULE_LITERAL.findall(block)
         for x in set(literals).difference(read):
             read[x] = int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x)
             same[x] = x
         values += map(read.__getitem__, literals)
         texts += map(same.__getitem__, literals)
-        pos = end
-    return values, texts
+        holed += _MODULE_LITERAL.sub(_HOLE, block).split("\n")
+        if end == n:
+            return values, texts, holed
+        pos = end + 1
 
 
 _VALUES_BLOCK = 1 << 16

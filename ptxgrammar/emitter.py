@@ -330,23 +330,24 @@ def _declarator(node, out: list) -> None:
 
 
 def _statements(items, out: list) -> None:
-    """The statements of a body or section, each dispatched here directly."""
+    """The statements of a body or section, each dispatched here directly; the tokens of
+    each _JOIN_EVERY of them are then joined into one string (a long body or section held
+    ~100 list slots a statement until the end: the loop's peak memory)."""
     fast_writers = _FAST
-    mark = len(out)
-    for n, item in enumerate(items, 1):
-        if not n % _JOIN_EVERY:         # the tokens so far as one string: a long body or section
-            out[mark:] = ["".join(out[mark:])]   # held ~100 list slots a statement until the end
-            mark += 1
-        c = item.__class__
-        if c is Instruction:            # most statements: no dispatch
-            if item.trivia is not None:
-                _instruction(item, out)
-                continue
-        fast = fast_writers.get(c)
-        if fast is not None and item.trivia is not None:
-            fast(item, out)
-        else:
-            _emit_into(item, out)
+    for start in range(0, len(items), _JOIN_EVERY):
+        mark = len(out)
+        for item in items[start:start + _JOIN_EVERY]:
+            c = item.__class__
+            if c is Instruction:        # most statements: no dispatch
+                if item.trivia is not None:
+                    _instruction(item, out)
+                    continue
+            fast = fast_writers.get(c)
+            if fast is not None and item.trivia is not None:
+                fast(item, out)
+            else:
+                _emit_into(item, out)
+        out[mark:] = ["".join(out[mark:])]
 
 
 _JOIN_EVERY = 512

@@ -19,6 +19,7 @@ scope (`locals`, `return`, ...), or a template that does not compile. Nothing ha
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from .generator import HEADER
@@ -247,7 +248,7 @@ class _Planner:
             return fn, vals, _OPENS if compound else _PLAIN, j, k + sum([h.count(_HOLE) for h in holed[i:j]])
         fn, kind, picks, prefixed, holes = hit
         for m, prefix in prefixed:
-            values[k + m] = _prefixed(prefix, self.literals[k + m])
+            values[k + m] = _prefixed(prefix, self.literals.text(k + m))
         if picks is None:
             vals = values[k:k + holes]
         else:
@@ -400,9 +401,10 @@ _STRINGS: dict = {}
 _SLOW = object()   # see `_Planner.line_plan`
 
 
-def _split(source: str) -> tuple[list, list, list]:
+def _split(source: str) -> tuple[list, "_Texts", list]:
     """The values of the literals `_MODULE_LITERAL` finds in `source`, in order; their texts
-    (a prefixed string is read from its text); and the source's lines with a hole for each.
+    where a block holds a prefixed string (it is read from its text); and the source's
+    lines with a hole for each.
     Each distinct literal is read once and its text kept once (they repeat). Made a block
     of lines at a time: a string per literal, or the whole holed text besides its lines,
     was most of the loop's peak memory (a literal never spans lines, and a block starts
@@ -413,7 +415,7 @@ def _split(source: str) -> tuple[list, list, list]:
     read: dict = {}
     same: dict = {}
     values: list = []
-    texts: list = []
+    texts = _Texts()
     holed: list = []
     pos, n = 0, len(source)
     while True:
@@ -424,8 +426,9 @@ def _split(source: str) -> tuple[list, list, list]:
         for x in set(literals).difference(read):
             read[x] = int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x)
             same[x] = x
+        if _MAY_PREFIX.search(block):
+            texts.add(len(values), list(map(same.__getitem__, literals)))
         values += map(read.__getitem__, literals)
-        texts += map(same.__getitem__, literals)
         holed += _MODULE_LITERAL.sub(_HOLE, block).split("\n")
         if end == n:
             return values, texts, holed
@@ -433,6 +436,23 @@ def _split(source: str) -> tuple[list, list, list]:
 
 
 _VALUES_BLOCK = 1 << 16
+_MAY_PREFIX = re.compile(r"(?<!\w)[rRbBuUfF]{1,3}[\"']")   # a string prefix (as _PREFIX), before its quote
+
+
+class _Texts:
+    """The literals' texts of the blocks that may hold a prefixed string, by literal index."""
+
+    def __init__(self):
+        self.starts: list[int] = []
+        self.blocks: list[list] = []
+
+    def add(self, start: int, texts: list) -> None:
+        self.starts.append(start)
+        self.blocks.append(texts)
+
+    def text(self, index: int) -> str:
+        b = bisect.bisect_right(self.starts, index) - 1
+        return self.blocks[b][index - self.starts[b]]
 
 
 _BAD = object()

@@ -494,23 +494,24 @@ def parse_fast(text: str) -> Module:
             w0, w1 = pos, max(stop, pos + LAYOUT_WINDOW)
             window = text[w0:w1].translate(EXACT_KEY)
         entry = layouts.get(window[pos - w0:stop - w0])
-        if entry is not None and entry[2]:
-            try:
-                extend(entry[0](entry[1](chunk)))
-            except ShapeMismatch:
-                _add_all(asm, _parse_chunk(context, chunk))
-                extend = asm.items.extend
-        else:
-            try:
+        try:
+            if entry is not None and entry[2]:
+                try:
+                    extend(entry[0](entry[1](chunk)))
+                    pos = stop
+                    continue
+                except ShapeMismatch:
+                    items = _parse_chunk(context, chunk)
+            else:
                 items = SHAPES.build(context, chunk)
-            except StatementError as e:
-                e.offset = pos
-                raise
-            except NestingTooDeep as e:
-                e.pos += pos
-                raise
-            _add_all(asm, items)
-            extend = asm.items.extend
+        except StatementError as e:     # located in the whole text
+            e.offset = pos
+            raise
+        except NestingTooDeep as e:
+            e.pos += pos
+            raise
+        _add_all(asm, items)
+        extend = asm.items.extend
         pos = stop
     return asm.module("")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from .tree import (
-    Address, Align, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
-    Section, SectionData, SpecialRegister, Symbol, VarDecl, Vector,
+    Address, Align, BinaryExpr, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
+    ParenList, PredPair, Section, SectionData, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -88,50 +88,122 @@ def _literal(node, out: list) -> None:
 def _instruction(node, out: list) -> None:
     t = node.trivia
     g = node.guard
+    mods = node.modifiers
     if g is None:
-        out += (t[0], node.opcode)
-        i = 1
+        if len(mods) == 1:              # `add.s32`: the opcode and its modifier in one step
+            out += (t[0], node.opcode, t[1], mods[0])
+            i = 2
+            mods = ()
+        else:
+            out += (t[0], node.opcode)
+            i = 1
     elif g.negated:
         out += (t[0], "@", t[1], "!", t[2], g.predicate, t[3], node.opcode)
         i = 4
     else:
         out += (t[0], "@", t[1], g.predicate, t[2], node.opcode)
         i = 3
-    for m in node.modifiers:
+    for m in mods:
         out += (t[i], m)
         i += 1
-    i = _comma_list(node.operands, t, i, out)
+    operands = node.operands
+    if operands:
+        i = _comma_list(operands, t, i, out)
     out += (t[i], ";")
 
 
 def _comma_list(items, t, i: int, out: list) -> int:
     """Operands with the owner's trivia before each `,` (t[i] onward); the next index.
-    The plain leaves are written here, the other nodes by their writers."""
+    The plain leaves are written here, each with the `,` before it in one step (most
+    items are leaves: data values, registers); the other nodes by their writers."""
     first = True
     for o in items:
+        c = o.__class__
+        ot = o.trivia
+        if ot is not None:
+            if c is IntLiteral or c is FloatLiteral:
+                if first:
+                    out += (ot[0], o.text)
+                    first = False
+                else:
+                    out += (t[i], ",", ot[0], o.text)
+                    i += 1
+                continue
+            if (c is Register or c is Symbol or c is SpecialRegister) and o.component is None:
+                if first:
+                    out += (ot[0], o.name)
+                    first = False
+                else:
+                    out += (t[i], ",", ot[0], o.name)
+                    i += 1
+                continue
         if first:
             first = False
         else:
             out += (t[i], ",")
             i += 1
-        c = o.__class__
-        ot = o.trivia
         if ot is None:
             _emit_into(o, out)
         elif c is Register or c is Symbol or c is SpecialRegister:
-            if o.component is None:
-                out += (ot[0], o.name)
-            else:
-                out += (ot[0], o.name, ot[1], o.component)
-        elif c is IntLiteral or c is FloatLiteral:
-            out += (ot[0], o.text)
+            out += (ot[0], o.name, ot[1], o.component)
         else:
             writer = _FAST.get(c)
             if writer is not None:
                 writer(o, out)
             else:
-                _emit_into(o, out)
+                writer = _LEAF_PAIRS.get(c)
+                if writer is None or not writer(o, out):
+                    _emit_into(o, out)
     return i
+
+
+def _leaf(o, out: list) -> None:
+    """A name or literal that has trivia (the caller checked: `_is_leaf`)."""
+    c = o.__class__
+    ot = o.trivia
+    if c is IntLiteral or c is FloatLiteral:
+        out += (ot[0], o.text)
+    elif o.component is None:
+        out += (ot[0], o.name)
+    else:
+        out += (ot[0], o.name, ot[1], o.component)
+
+
+def _is_leaf(o) -> bool:
+    return o.__class__ in _LEAVES and o.trivia is not None
+
+
+# Expressions of leaves, the common operands that are not leaves themselves (`%rd1+4` in
+# an address, `-1`, `%p|%q`). Each writes only when its children are leaves with trivia
+# and says so; anything deeper takes the generic walk, whose explicit stack serves
+# expressions thousands of levels deep (these writers never recurse).
+def _binary(node, out: list) -> bool:
+    left, right = node.left, node.right
+    if not (_is_leaf(left) and _is_leaf(right)):
+        return False
+    _leaf(left, out)
+    out += (node.trivia[0], node.op)
+    _leaf(right, out)
+    return True
+
+
+def _unary(node, out: list) -> bool:
+    operand = node.operand
+    if not _is_leaf(operand):
+        return False
+    out += (node.trivia[0], node.op)
+    _leaf(operand, out)
+    return True
+
+
+def _pred_pair(node, out: list) -> bool:
+    first, second = node.first, node.second
+    if not (_is_leaf(first) and _is_leaf(second)):
+        return False
+    _leaf(first, out)
+    out += (node.trivia[0], "|")
+    _leaf(second, out)
+    return True
 
 
 def _list(node, out: list, open_: str, close: str) -> int:
@@ -143,6 +215,23 @@ def _list(node, out: list, open_: str, close: str) -> int:
 
 
 def _address(node, out: list) -> None:
+    t = node.trivia
+    items = node.items
+    if len(items) == 1 and node.suffix is None:     # `[%rd1]`, `[%rd1+8]`: nine addresses in ten
+        x = items[0]
+        xt = x.trivia
+        if xt is not None:
+            c = x.__class__
+            if c is BinaryExpr:
+                base, offset = x.left, x.right
+                bt, ot = base.trivia, offset.trivia
+                if (base.__class__ is Register or base.__class__ is Symbol) and bt is not None \
+                        and base.component is None and offset.__class__ is IntLiteral and ot is not None:
+                    out += (t[0], "[", bt[0], base.name, xt[0], x.op, ot[0], offset.text, t[1], "]")
+                    return
+            elif (c is Register or c is Symbol) and x.component is None:
+                out += (t[0], "[", xt[0], x.name, t[1], "]")
+                return
     i = _list(node, out, "[", "]")
     if node.suffix is not None:
         out += (node.trivia[i], node.suffix)
@@ -152,6 +241,10 @@ def _vector(node, out: list) -> None:   # and an initializer list: the same toke
     _list(node, out, "{", "}")
 
 
+def _paren_list(node, out: list) -> None:
+    _list(node, out, "(", ")")
+
+
 def _align(node, out: list) -> None:
     t = node.trivia
     out += (t[0], ".align", t[1], node.value)
@@ -159,8 +252,15 @@ def _align(node, out: list) -> None:
 
 def _section_data(node, out: list) -> None:
     t = node.trivia
+    values = node.values
+    if len(values) == 1:                  # `.b8 144`: most lines of a debug section
+        v = values[0]
+        vt = v.trivia
+        if v.__class__ is IntLiteral and vt is not None:
+            out += (t[0], node.directive, vt[0], v.text)
+            return
     out += (t[0], node.directive)
-    _comma_list(node.values, t, 1, out)
+    _comma_list(values, t, 1, out)
 
 
 def _label(node, out: list) -> None:
@@ -230,14 +330,27 @@ def _declarator(node, out: list) -> None:
 
 
 def _statements(items, out: list) -> None:
-    """The statements of a body or section, each dispatched here directly."""
+    """The statements of a body or section, each dispatched here directly; the tokens of
+    each _JOIN_EVERY of them are then joined into one string (a long body or section held
+    ~100 list slots a statement until the end: the loop's peak memory)."""
     fast_writers = _FAST
-    for item in items:
-        fast = fast_writers.get(item.__class__)
-        if fast is not None and item.trivia is not None:
-            fast(item, out)
-        else:
-            _emit_into(item, out)
+    for start in range(0, len(items), _JOIN_EVERY):
+        mark = len(out)
+        for item in items[start:start + _JOIN_EVERY]:
+            c = item.__class__
+            if c is Instruction:        # most statements: no dispatch
+                if item.trivia is not None:
+                    _instruction(item, out)
+                    continue
+            fast = fast_writers.get(c)
+            if fast is not None and item.trivia is not None:
+                fast(item, out)
+            else:
+                _emit_into(item, out)
+        out[mark:] = ["".join(out[mark:])]
+
+
+_JOIN_EVERY = 512
 
 
 def _block(node, out: list) -> None:
@@ -267,7 +380,10 @@ _FAST = {
     FloatLiteral: _literal, Instruction: _instruction, Address: _address, Vector: _vector,
     SectionData: _section_data, Block: _block, Label: _label, Loc: _loc,
     Section: _section, VarDecl: _var_decl, Declarator: _declarator, InitList: _vector, Align: _align,
+    ParenList: _paren_list,
 }
+_LEAVES = frozenset((Register, SpecialRegister, Symbol, IntLiteral, FloatLiteral))
+_LEAF_PAIRS = {BinaryExpr: _binary, UnaryExpr: _unary, PredPair: _pred_pair}
 
 
 def default_trivia(node) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import operator
 import re
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from . import scanner
-from .build import BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
+from .build import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from . import shapecache
 from .shapes import (
@@ -229,26 +230,36 @@ class ShapeCache:
 
     def __init__(self):
         self.builders: dict[str, object] = {}
+        # Chunks by their *digit layout* (every digit written as 0, see EXACT_KEY): chunks
+        # of one layout have one shape and their digit runs at the same offsets, so a hit
+        # needs no split: (builder, getter of the holes by fixed slices). A chunk with a
+        # name hole (`_Z...`) is never filed here: its holes do not keep their length.
+        self.exact: dict[str, dict[str, tuple]] = {c: {} for c in CHUNK_RULES}
         self.stored: dict[str, object] | None = None   # shape -> encoded code or None; read on first need
         self.learned: list[tuple[str, object]] = []    # met here first, not yet written
         self.damaged = False                            # the store ends in a torn record
 
     def build(self, context: str, chunk: str) -> list:
         pieces = (HOLES if "_Z" in chunk else DIGITS).split(chunk)
-        key = context + "\0".join(pieces[0::2])
+        key = shape_key(context, pieces)
         builder = self.builders.get(key)
         if builder is None:
             builder = self._builder(context, chunk, key)
         if builder is _parse_chunk:
             return _parse_chunk(context, chunk)
+        holes = pieces[1::2]
+        if len(pieces) <= EXACT_MAX_PIECES and "_Z" not in chunk:
+            plain = MARKER_NAMES.isdisjoint(builder.__code__.co_names)     # makes no scope marker
+            self.exact[context][chunk.translate(EXACT_KEY)] = (builder, _hole_getter(pieces), plain)
         try:
-            return builder(pieces[1::2])
+            return builder(holes)
         except ShapeMismatch:
             return _parse_chunk(context, chunk)
 
     def _builder(self, context: str, chunk: str, key: str):
         if len(self.builders) > self.LIMIT:
             self.builders.clear()
+            self._clear_exact()
         if self.stored is None:
             self.stored = self._read_store()
         if key in self.stored:
@@ -260,6 +271,10 @@ class ShapeCache:
             self.learned.append((key, blob))
         builder = self.builders[key] = _parse_chunk if code is None else builder_from_code(code)
         return builder
+
+    def _clear_exact(self) -> None:
+        for layouts in self.exact.values():
+            layouts.clear()
 
     def _read_store(self) -> dict:
         stored: dict = {}
@@ -287,6 +302,7 @@ class ShapeCache:
         on-disk store is read again on the next unknown shape; without, it is
         ignored until the next forget."""
         self.builders.clear()
+        self._clear_exact()
         SKELETONS.clear()
         self.learned = []
         self.stored = None if store else {}
@@ -303,6 +319,45 @@ class ShapeCache:
         if p.post.last_end != len(chunk):
             raise Unsure
         return builder_code(chunk, tree, p.terminal_patterns)
+
+
+def shape_key(context: str, pieces: list) -> str:
+    """The shape of a chunk split at its holes (text between the holes), in its context."""
+    return context + "\0".join(pieces[0::2])
+
+
+DATA_RUN_KEY = shape_key(scanner.SECTION, DIGITS.split(scanner.DATA_RUN_SAMPLE))
+
+
+# Every digit as `0`: a chunk's digit layout (its text with each digit run kept in place
+# and in length). Two chunks of one layout split into the same shape and the same hole
+# offsets; `0` keeps the scanner's view too (it only tests for digits, never which).
+EXACT_KEY = str.maketrans("123456789", "000000000")
+MARKER_NAMES = frozenset(MARKER_CLASSES)
+# The text's layout is made this many characters at a time: one copy of a large text
+# would stay in the process's heap after the parse (peak memory of the whole loop).
+LAYOUT_WINDOW = 1 << 16
+
+
+# Chunks with more holes (long data lines, string initializers) are rarely laid out
+# alike twice, and their getters would hold a slice per hole: they are split each time.
+EXACT_MAX_PIECES = 2 * 12 + 1
+
+
+def _hole_getter(pieces: list):
+    """chunk -> its holes, for chunks laid out like the one `pieces` split (a tuple; a
+    trailing empty slice keeps a single hole a tuple too). Equal slices are one object."""
+    spans, pos = [], 0
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            span = (pos, pos + len(piece))
+            spans.append(_SLICES.get(span) or _SLICES.setdefault(span, slice(*span)))
+        pos += len(piece)
+    return operator.itemgetter(*spans, _EMPTY_SLICE)
+
+
+_SLICES: dict[tuple[int, int], slice] = {}
+_EMPTY_SLICE = slice(0, 0)
 
 
 def _parse_chunk(context: str, chunk: str) -> list:
@@ -400,16 +455,33 @@ class _Assembler:
 
 
 def parse_fast(text: str) -> Module:
-    """Scanner + shape cache; raises Unsure where the full grammar must decide."""
+    """Scanner + shape cache; raises Unsure where the full grammar must decide.
+
+    A chunk whose digit layout is known (SHAPES.exact) goes straight to its builder;
+    a builder that makes no scope marker has its nodes appended in one call. In a
+    section, a run of one-number data lines is built line by line by their one shape's
+    builder (scanner.DATA_RUN)."""
     asm = _Assembler()
-    patterns = scanner.PATTERNS
-    markers = _Assembler.MARKERS
-    build = SHAPES.build
-    module_context = scanner.MODULE
+    module_context, section_context = scanner.MODULE, scanner.SECTION
+    data_run = scanner.DATA_RUN.match
     pos, end = 0, len(text)
+    w0 = w1 = 0                     # the digit layout of text[w0:w1] is `window`
+    window = ""
+    context = None
     while pos < end:
-        context = asm.context
-        m = patterns[context].match(text, pos)
+        if context is not asm.context:          # the scope changed: re-read what depends on it
+            context = asm.context
+            match = scanner.PATTERNS[context].match
+            layouts = SHAPES.exact[context]
+            extend = asm.items.extend
+        if context is section_context:
+            run = data_run(text, pos)
+            if run is not None:
+                stop = _data_run(run, extend)
+                if stop != pos:
+                    pos = stop
+                    continue
+        m = match(text, pos)
         if m is None:
             raise Unsure
         stop = m.end()
@@ -417,21 +489,60 @@ def parse_fast(text: str) -> Module:
             raise Unsure
         if stop == end and context == module_context and not m.group("body").endswith((";", "{")):
             return _finish(asm, text, pos, m)
+        chunk = text[pos:stop]
+        if stop > w1:               # a window at a time, not the whole text's layout at once
+            w0, w1 = pos, max(stop, pos + LAYOUT_WINDOW)
+            window = text[w0:w1].translate(EXACT_KEY)
+        entry = layouts.get(window[pos - w0:stop - w0])
         try:
-            items = build(context, text[pos:stop])
-        except StatementError as e:
+            if entry is not None and entry[2]:
+                try:
+                    extend(entry[0](entry[1](chunk)))
+                    pos = stop
+                    continue
+                except ShapeMismatch:
+                    items = _parse_chunk(context, chunk)
+            else:
+                items = SHAPES.build(context, chunk)
+        except StatementError as e:     # located in the whole text
             e.offset = pos
             raise
         except NestingTooDeep as e:
             e.pos += pos
             raise
-        for item in items:
-            if item.__class__ in markers:
-                asm.add(item)
-            else:
-                asm.items.append(item)
+        _add_all(asm, items)
+        extend = asm.items.extend
         pos = stop
     return asm.module("")
+
+
+def _data_run(run: re.Match, extend) -> int:
+    """Build the lines of a DATA_RUN match; where the next chunk starts. Stops before a
+    line its builder refuses (`08`), and builds nothing while the shape has no builder:
+    the statement loop takes that line (and, the first time, makes the builder)."""
+    builder = SHAPES.builders.get(DATA_RUN_KEY)
+    pos = run.start()
+    if builder is None or builder is _parse_chunk:
+        return pos
+    width = run.group(1)
+    sep = "\n.b" + width + " "
+    step = len(sep)
+    for value in run.group().split(sep)[1:]:
+        try:
+            extend(builder((width, value)))
+        except ShapeMismatch:
+            return pos
+        pos += step + len(value)
+    return pos
+
+
+def _add_all(asm: _Assembler, items) -> None:
+    markers = _Assembler.MARKERS
+    for item in items:
+        if item.__class__ in markers:
+            asm.add(item)
+        else:
+            asm.items.append(item)
 
 
 def _finish(asm: _Assembler, text: str, pos: int, m: re.Match) -> Module:

@@ -44,3 +44,11 @@ _DATA = r"\.[A-Za-z0-9_]++(?:[ \t]*+(?:[^\s,/{}]++|,|/(?![/*])))*+"
 SECTION_CHUNK = re.compile(rf"{TRIVIA}(?P<body>\}}|{_LABEL}|{_DATA})")
 
 PATTERNS = {MODULE: MODULE_CHUNK, BODY: BODY_CHUNK, SECTION: SECTION_CHUNK}
+
+# A run of one-number data lines of one width, each on a line of its own (`\n.b8 144`):
+# two thirds of the statements of a `-G` file's debug sections. Each line is exactly
+# one SECTION_CHUNK (trivia `\n`, the data up to the line end), and all of them have
+# one shape (the width and the number are its holes): parser.parse_fast builds a run
+# with that shape's builder, without a scanner match per line.
+DATA_RUN = re.compile(r"\n\.b([0-9]+) [0-9]+(?=\n)(?:\n\.b\1 [0-9]+(?=\n))*+")
+DATA_RUN_SAMPLE = "\n.b8 0"        # one line of a run: its shape is every line's

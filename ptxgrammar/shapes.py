@@ -73,7 +73,7 @@ class BuilderWriter:
         if len(self.lone) > LONE_INLINE:
             lines.append(f"    if _bad_ints(d, {tuple(self.lone)!r}): raise ShapeMismatch")
         else:
-            lines += [f'    if d[{i}][0] == "0" and _INT(d[{i}]) is None: raise ShapeMismatch' for i in self.lone]
+            lines += [f'    if "0" < d[{i}] < "1" and _INT(d[{i}]) is None: raise ShapeMismatch' for i in self.lone]
         lines += [f"    {c}" for c in self.checks]
         lines += [f"    {c}" for c in self.lines]
         lines.append(f"    return {body}")
@@ -141,7 +141,10 @@ class BuilderWriter:
         if BUILDER_GLOBALS.get(cls.__name__) is not cls:
             raise NotAShape(cls)              # a stored builder could not name it
         var = f"n{len(self.lines)}"
-        self.lines.append(f"{var} = {cls.__name__}({', '.join(parts)})")
+        # The slots are filled in place: calling the class runs its dataclass __init__,
+        # a Python frame of its own per node (a fifth of a warm parse).
+        stores = "".join(f"; {var}.{name} = {part}" for name, part in zip(_FIELDS[cls], parts))
+        self.lines.append(f"{var} = _new({cls.__name__}){stores}")
         return var
 
     def token_expr(self, tok: Token) -> str:
@@ -176,9 +179,9 @@ class BuilderWriter:
             var = f"t{len(self.checks)}"
             self.checks.append(f"{var} = {expr}")
             # A lone decimal run (`d` above, or `dU`) is a valid INT unless it starts
-            # with 0 (`08`): the regex runs only then.
+            # with 0 and has more digits (`08`): the regex runs only then ("0" < d < "1").
             lone = tok.type == "INT" and pieces[0].startswith("d[") and len(pieces) == 2 and tail == "U"
-            guard = f'{pieces[0]}[0] == "0" and ' if lone else ""
+            guard = f'"0" < {pieces[0]} < "1" and ' if lone else ""
             self.checks.append(f"if {guard}{pat}({var}) is None: raise ShapeMismatch")
             return f"_I[{var}]"
         return f"_I[{expr}]"
@@ -191,11 +194,12 @@ LONE_INLINE = 8
 
 
 def _bad_ints(d: list, holes: tuple) -> bool:
-    """Whether a whole-INT hole holds no INT (`08`): only a zero-led run needs the regex."""
+    """Whether a whole-INT hole holds no INT (`08`): only a zero-led run of two or more
+    digits needs the regex ("0" < s < "1")."""
     fullmatch = BUILDER_GLOBALS["_INT"]
     for i in holes:
         s = d[i]
-        if s[0] == "0" and fullmatch(s) is None:
+        if "0" < s < "1" and fullmatch(s) is None:
             return True
     return False
 
@@ -204,6 +208,7 @@ def _bad_ints(d: list, holes: tuple) -> bool:
 # the `_TERMINAL` fullmatch functions of the re-checked number terminals. Shared, so a
 # builder is just a code object: it can be stored on disk (shapecache.py) and revived.
 BUILDER_GLOBALS: dict[str, object] = {"ShapeMismatch": ShapeMismatch, "_bad_ints": _bad_ints, "_I": None,
+                                      "_new": object.__new__,
                                       **NODE_CLASSES, **MARKER_CLASSES}
 
 

@@ -19,6 +19,7 @@ scope (`locals`, `return`, ...), or a template that does not compile. Nothing ha
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 from .generator import HEADER
@@ -113,9 +114,8 @@ class _Planner:
         # in few of them, each planned once.
         # (findall + sub, not split: the split's ~one code string per literal would be the
         # loop's peak memory on a large module)
-        self.source, self.literals, self.lines = source, _MODULE_LITERAL.findall(source), None
-        values = _values(self.literals)
-        holed = _MODULE_LITERAL.sub(_HOLE, source).split("\n")
+        self.source, self.lines = source, None
+        values, self.literals, holed = _split(source)
         root: list = []
         stack = [(0, root)]         # (indent, statements) of the open blocks
         top = 0                     # the indent the next statement should have (-1: a new block's)
@@ -127,6 +127,7 @@ class _Planner:
         lines = enumerate(holed)
         next(lines)                 # the header
         for i, line in lines:
+            holed[i - 1] = None     # lines already planned are dropped as the plan grows (peak memory)
             try:
                 fn, used, holes, indent, kind = starts[line]
             except KeyError:
@@ -247,7 +248,7 @@ class _Planner:
             return fn, vals, _OPENS if compound else _PLAIN, j, k + sum([h.count(_HOLE) for h in holed[i:j]])
         fn, kind, picks, prefixed, holes = hit
         for m, prefix in prefixed:
-            values[k + m] = _prefixed(prefix, self.literals[k + m])
+            values[k + m] = _prefixed(prefix, self.literals.text(k + m))
         if picks is None:
             vals = values[k:k + holes]
         else:
@@ -384,7 +385,7 @@ class _Planner:
 
 
 def _takes_bad(stmts) -> bool:
-    """Whether a statement of the plan takes a string `_values` could not read."""
+    """Whether a statement of the plan takes a string `_split` could not read."""
     return any(any(v is _BAD for v in values) or (body is not None and _takes_bad(body))
                for _, values, body in stmts)
 
@@ -400,13 +401,58 @@ _STRINGS: dict = {}
 _SLOW = object()   # see `_Planner.line_plan`
 
 
-def _values(literals: list) -> list:
-    """The values of the literals `_MODULE_LITERAL` split out (each distinct one read once:
-    they repeat); _BAD for a string with an escape Python refuses (in a comment, say, or
-    after the prefix of a raw string, whose line is planned from its source): a plan that
-    takes one is refused."""
-    read = {x: int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x) for x in set(literals)}
-    return list(map(read.__getitem__, literals))
+def _split(source: str) -> tuple[list, "_Texts", list]:
+    """The values of the literals `_MODULE_LITERAL` finds in `source`, in order; their texts
+    where a block holds a prefixed string (it is read from its text); and the source's
+    lines with a hole for each.
+    Each distinct literal is read once and its text kept once (they repeat). Made a block
+    of lines at a time: a string per literal, or the whole holed text besides its lines,
+    was most of the loop's peak memory (a literal never spans lines, and a block starts
+    and ends where a line does, which the pattern's look-arounds cannot tell from a line
+    end). _BAD for a string with an escape Python refuses (in a comment, say, or after the
+    prefix of a raw string, whose line is planned from its source): a plan that takes one
+    is refused."""
+    read: dict = {}
+    same: dict = {}
+    values: list = []
+    texts = _Texts()
+    holed: list = []
+    pos, n = 0, len(source)
+    while True:
+        end = source.find("\n", pos + _VALUES_BLOCK)
+        end = n if end < 0 else end
+        block = source[pos:end]
+        literals = _MODULE_LITERAL.findall(block)
+        for x in set(literals).difference(read):
+            read[x] = int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x)
+            same[x] = x
+        if _MAY_PREFIX.search(block):
+            texts.add(len(values), list(map(same.__getitem__, literals)))
+        values += map(read.__getitem__, literals)
+        holed += _MODULE_LITERAL.sub(_HOLE, block).split("\n")
+        if end == n:
+            return values, texts, holed
+        pos = end + 1
+
+
+_VALUES_BLOCK = 1 << 16
+_MAY_PREFIX = re.compile(r"(?<!\w)[rRbBuUfF]{1,3}[\"']")   # a string prefix (as _PREFIX), before its quote
+
+
+class _Texts:
+    """The literals' texts of the blocks that may hold a prefixed string, by literal index."""
+
+    def __init__(self):
+        self.starts: list[int] = []
+        self.blocks: list[list] = []
+
+    def add(self, start: int, texts: list) -> None:
+        self.starts.append(start)
+        self.blocks.append(texts)
+
+    def text(self, index: int) -> str:
+        b = bisect.bisect_right(self.starts, index) - 1
+        return self.blocks[b][index - self.starts[b]]
 
 
 _BAD = object()

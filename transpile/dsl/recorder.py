@@ -406,13 +406,17 @@ def quiet_data(rec: "Recorder", directive: str, values: tuple):
     if hit is None:
         return None, key
     tv, prev, leaves = hit
-    stmt = SectionData(directive, tuple([IntLiteral(str(v), t) for v, t in zip(values, leaves)]), tv[0])
+    stmt = SectionData(directive, tuple([IntLiteral(_BYTE_TEXT[v] if v < 256 else str(v), t)
+                                         for v, t in zip(values, leaves)]), tv[0])
     rec.prev_lead = prev
     rec.items.append(stmt)
     return stmt, None
 
 
 _INT_ONLY = {int}
+# One spelling object per byte value for data rows: a debug section's ~100k values made a
+# string each (most of the loop's peak memory, as the section is recorded whole).
+_BYTE_TEXT = tuple(map(str, range(256)))
 
 
 def quiet_loc(rec: "Recorder", file, line, column, function_name, inlined_at, offset):

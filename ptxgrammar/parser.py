@@ -262,7 +262,7 @@ class ShapeCache:
         return builder
 
     def _read_store(self) -> dict:
-        stored: dict = {}
+        stored = shapecache.StoredShapes()      # falls back to the shipped store
         records, intact = shapecache.read_records(shapecache.store_path())
         self.damaged = not intact
         for patterns, shapes in records:

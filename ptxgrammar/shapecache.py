@@ -12,11 +12,23 @@ them names a new file.
 
 Records are appended, one write per parse that met new shapes, each framed with
 its length and CRC32 and zlib-compressed; reading stops at a torn or corrupt record. Set
-PTX2PY_SHAPE_CACHE to another folder, or to ``off`` to keep nothing on disk.
+PTX2PY_SHAPE_CACHE to another folder, or to ``off`` to keep nothing on disk (and use
+no stored builder at all, the shipped ones included).
+
+The package also ships a read-only store, ``shipped_shapes.bin``, with the builder of
+every statement shape of corpus/ptx (written by scripts/make_shape_store.py), so a
+first run on a machine need not build the grammar for common shapes. It is named by
+``shipped_key()`` (the grammar and every module a builder depends on) and is used
+only while that matches: a stale or damaged shipped store is ignored, silently and
+whole. It is read one shape at a time (an index of key hashes, each builder
+compressed on its own), so it costs memory only for the shapes a parse meets. Set
+PTX2PY_SHIPPED_SHAPES to ``off`` to ignore it, or to the path of another one.
 """
 
 from __future__ import annotations
 
+import array
+import bisect
 import functools
 import hashlib
 import marshal
@@ -28,22 +40,41 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).parent
 ENV = "PTX2PY_SHAPE_CACHE"
+SHIPPED_ENV = "PTX2PY_SHIPPED_SHAPES"
+SHIPPED = PACKAGE / "shipped_shapes.bin"
 OFF = ("", "0", "off", "none", "no")
 MAX_BYTES = 256 << 20          # a cache, not an archive: stop appending past this
 _FRAME = struct.Struct("<II")  # payload length, CRC32 of the payload
 
 
-@functools.lru_cache(maxsize=1)
-def code_key() -> str:
-    """Hash of the grammar, the package's code, Lark's version and the bytecode tag."""
+# Modules of the package that take no part in making or running a builder (the
+# emitter, error messages, the default spacing, this file): the shipped store's name
+# leaves them out, so editing them does not make it stale.
+NOT_IN_BUILDERS = frozenset({"__init__.py", "emitter.py", "errors.py", "style.py", "shapecache.py"})
+
+
+def _sources_key(skip=frozenset()) -> str:
     import lark
 
     h = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*")):
-        if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
-            h.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        name = path.relative_to(PACKAGE).as_posix()
+        if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts and name not in skip:
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(f"{lark.__version__}\0{sys.implementation.cache_tag}".encode())
     return h.hexdigest()[:24]
+
+
+@functools.lru_cache(maxsize=1)
+def code_key() -> str:
+    """Hash of the grammar, the package's code, Lark's version and the bytecode tag."""
+    return _sources_key()
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_key() -> str:
+    """code_key() without the modules that cannot change a builder (NOT_IN_BUILDERS)."""
+    return _sources_key(NOT_IN_BUILDERS)
 
 
 def encode(code):
@@ -131,3 +162,146 @@ def append_record(path: Path | None, record) -> bool:
     except OSError:
         return False
     return written == len(frame)
+
+
+# --- the shipped store --------------------------------------------------------------
+#
+# Layout: magic, header (_HEAD), zlib preset dictionary, patterns (the `_TERMINAL`
+# regexes the builders use), samples (one chunk of each shape, for the test that
+# rebuilds every shipped shape from the grammar), the sorted 64-bit key hashes, the
+# entries' offsets, then the entries: each marshal((key, builder code)) compressed on its
+# own against the preset dictionary (one shape costs one small decompress, ~16 us).
+
+_MAGIC = b"ptx2py shipped shapes 1\n"
+_HEAD = struct.Struct("<24sIIIII")   # shipped_key, shapes, dictionary, patterns, samples, CRC32 of the rest
+MISSING = object()
+
+
+def _key_hash(key: str) -> int:
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
+
+
+def write_shipped(path: Path, patterns: dict, entries: list) -> int:
+    """Write a shipped store of `entries` [(shape key, context, chunk, stored builder)];
+    returns its size in bytes."""
+    entries = sorted(entries, key=lambda e: (_key_hash(e[0]), e[0]))
+    raw = [marshal.dumps((key, blob)) for key, _, _, blob in entries]
+    zdict = b"".join(raw[::max(1, len(raw) // 256)])[-32768:]   # common code, spread over the store
+    data, offsets = bytearray(), array.array("I", [0])
+    for item in raw:
+        c = zlib.compressobj(9, zdict=zdict)
+        data += c.compress(item) + c.flush()
+        offsets.append(len(data))
+    pats = zlib.compress(marshal.dumps(patterns), 9)
+    samples = zlib.compress(marshal.dumps([(context, chunk) for _, context, chunk, _ in entries]), 9)
+    hashes = array.array("Q", [_key_hash(e[0]) for e in entries])
+    body = zdict + pats + samples + hashes.tobytes() + offsets.tobytes() + bytes(data)
+    head = _HEAD.pack(shipped_key().encode(), len(entries), len(zdict), len(pats), len(samples), zlib.crc32(body))
+    path.write_bytes(_MAGIC + head + body)
+    return len(_MAGIC) + len(head) + len(body)
+
+
+class Shipped:
+    """An open shipped store: builders by shape key, decompressed one at a time."""
+
+    def __init__(self, data: bytes):
+        view = memoryview(data)
+        if bytes(view[:len(_MAGIC)]) != _MAGIC:
+            raise ValueError("not a shipped shape store")
+        pos = len(_MAGIC)
+        key, n, zlen, plen, slen, crc = _HEAD.unpack_from(view, pos)
+        pos += _HEAD.size
+        self.key = key.decode("ascii", "replace")
+        if zlib.crc32(view[pos:]) != crc:
+            raise ValueError("damaged shipped shape store")
+        self.zdict = bytes(view[pos:pos + zlen])
+        pos += zlen
+        self.patterns = marshal.loads(zlib.decompress(view[pos:pos + plen]))
+        pos += plen
+        self._samples = view[pos:pos + slen]
+        pos += slen
+        self.hashes = array.array("Q")
+        self.hashes.frombytes(view[pos:pos + 8 * n])
+        pos += 8 * n
+        self.offsets = array.array("I")
+        self.offsets.frombytes(view[pos:pos + 4 * (n + 1)])
+        self.data = view[pos + 4 * (n + 1):]
+        if len(self.offsets) != n + 1 or self.offsets[-1] != len(self.data):
+            raise ValueError("damaged shipped shape store")
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def entry(self, i: int) -> tuple:
+        """(shape key, stored builder) of the i-th shape."""
+        d = zlib.decompressobj(zdict=self.zdict)
+        return marshal.loads(d.decompress(self.data[self.offsets[i]:self.offsets[i + 1]]))
+
+    def get(self, key: str):
+        """The stored builder of `key` (marshal bytes, or None: no builder), else MISSING.
+        The entry's own key is compared: a hash collision is a miss, never a wrong builder."""
+        h, hashes = _key_hash(key), self.hashes
+        i = bisect.bisect_left(hashes, h)
+        while i < len(hashes) and hashes[i] == h:
+            stored_key, blob = self.entry(i)
+            if stored_key == key:
+                return blob
+            i += 1
+        return MISSING
+
+    def samples(self) -> list:
+        """One (context, chunk) of each shape, in entry order."""
+        return marshal.loads(zlib.decompress(self._samples))
+
+
+def shipped_path() -> Path | None:
+    """The shipped store to use: $PTX2PY_SHIPPED_SHAPES, else the package's; None when
+    off (PTX2PY_SHAPE_CACHE=off turns it off too: no stored builder at all)."""
+    if cache_dir() is None:
+        return None
+    value = os.environ.get(SHIPPED_ENV)
+    if value is not None:
+        return None if value.strip().lower() in OFF else Path(value)
+    return SHIPPED
+
+
+def open_shipped(path: Path | None, key: str | None = None) -> Shipped | None:
+    """The shipped store at `path` if it is intact and made for `key` (default: this
+    code's shipped_key()), else None: a stale or damaged one is ignored, never an error."""
+    if path is None:
+        return None
+    try:
+        store = Shipped(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError, struct.error, zlib.error):
+        return None
+    return store if store.key == (key or shipped_key()) else None
+
+
+class StoredShapes(dict):
+    """Stored builders by shape key: the user's store (read whole, into the dict) over
+    the shipped store (opened on the first key the user's store lacks, then read one
+    shape at a time; a shape found there is kept in the dict)."""
+
+    __slots__ = ("shipped",)
+
+    def __init__(self):
+        super().__init__()
+        self.shipped: Shipped | None | bool = False        # False: not opened yet
+
+    def __contains__(self, key) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        shipped = self.shipped
+        if shipped is False:
+            shipped = self.shipped = open_shipped(shipped_path())
+            if shipped is not None:
+                from .shapes import add_pattern_sources
+
+                add_pattern_sources(shipped.patterns)
+        if shipped is None:
+            return False
+        blob = shipped.get(key)
+        if blob is MISSING:
+            return False
+        self[key] = blob
+        return True

@@ -25,8 +25,10 @@ def kernel(body: str) -> str:
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    """A store of our own, and a cold in-memory cache before and after."""
+    """A store of our own (the shipped one off: these tests learn shapes), and a cold
+    in-memory cache before and after."""
     monkeypatch.setenv(shapecache.ENV, str(tmp_path))
+    monkeypatch.setenv(shapecache.SHIPPED_ENV, "off")
     parser.SHAPES.forget(store=True)
     yield tmp_path
     parser.SHAPES.forget(store=True)

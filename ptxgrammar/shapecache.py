@@ -53,28 +53,33 @@ _FRAME = struct.Struct("<II")  # payload length, CRC32 of the payload
 NOT_IN_BUILDERS = frozenset({"__init__.py", "emitter.py", "errors.py", "style.py", "shapecache.py"})
 
 
-def _sources_key(skip=frozenset()) -> str:
+@functools.lru_cache(maxsize=1)
+def _keys() -> tuple[str, str]:
+    """(code_key, shipped_key), from one read of the sources."""
     import lark
 
-    h = hashlib.sha256()
+    every, builders = hashlib.sha256(), hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*")):
         name = path.relative_to(PACKAGE).as_posix()
-        if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts and name not in skip:
-            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    h.update(f"{lark.__version__}\0{sys.implementation.cache_tag}".encode())
-    return h.hexdigest()[:24]
+        if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
+            part = name.encode() + b"\0" + path.read_bytes() + b"\0"
+            every.update(part)
+            if name not in NOT_IN_BUILDERS:
+                builders.update(part)
+    tail = f"{lark.__version__}\0{sys.implementation.cache_tag}".encode()
+    every.update(tail)
+    builders.update(tail)
+    return every.hexdigest()[:24], builders.hexdigest()[:24]
 
 
-@functools.lru_cache(maxsize=1)
 def code_key() -> str:
     """Hash of the grammar, the package's code, Lark's version and the bytecode tag."""
-    return _sources_key()
+    return _keys()[0]
 
 
-@functools.lru_cache(maxsize=1)
 def shipped_key() -> str:
     """code_key() without the modules that cannot change a builder (NOT_IN_BUILDERS)."""
-    return _sources_key(NOT_IN_BUILDERS)
+    return _keys()[1]
 
 
 def encode(code):

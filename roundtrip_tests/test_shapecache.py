@@ -97,9 +97,9 @@ def test_the_store_is_named_by_the_grammar_and_the_code(tmp_path, monkeypatch):
         elif change == "builder code":
             (copy / "shapes.py").write_text((copy / "shapes.py").read_text() + "\n# a comment\n")
         monkeypatch.setattr(shapecache, "PACKAGE", copy)
-        shapecache.code_key.cache_clear()
+        shapecache._keys.cache_clear()
         keys[change] = shapecache.code_key()
-    shapecache.code_key.cache_clear()
+    shapecache._keys.cache_clear()
     monkeypatch.undo()
     assert shapecache.code_key() == keys["none"]       # the copy hashes like the package
     assert len(set(keys.values())) == 3

@@ -191,7 +191,7 @@ def append_record(path: Path | None, record) -> bool:
 # regexes the builders use), samples (one chunk of each shape, for the test that
 # rebuilds every shipped shape from the grammar), the sorted 64-bit key hashes, the
 # entries' offsets, then the entries: each marshal((key, builder code)) compressed on its
-# own against the preset dictionary (one shape costs one small decompress, ~16 us).
+# own against the preset dictionary (one shape costs one read and one small decompress).
 
 _MAGIC = b"ptx2py shipped shapes 1\n"
 _HEAD = struct.Struct("<24sIIIII")   # shipped_key, shapes, dictionary, patterns, samples, CRC32 of the rest
@@ -218,36 +218,48 @@ def write_shipped(path: Path, patterns: dict, entries: list) -> int:
     hashes = array.array("Q", [_key_hash(e[0]) for e in entries])
     body = zdict + pats + samples + hashes.tobytes() + offsets.tobytes() + bytes(data)
     head = _HEAD.pack(shipped_key().encode(), len(entries), len(zdict), len(pats), len(samples), zlib.crc32(body))
-    path.write_bytes(_MAGIC + head + body)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(_MAGIC + head + body)
+    os.replace(tmp, path)           # a process reading the old store keeps reading the old file
     return len(_MAGIC) + len(head) + len(body)
 
 
 class Shipped:
-    """An open shipped store: builders by shape key, decompressed one at a time."""
+    """An open shipped store: its index in memory, each builder read from the file and
+    decompressed when its shape is met (the store itself never sits in memory)."""
 
-    def __init__(self, data: bytes):
-        view = memoryview(data)
-        if bytes(view[:len(_MAGIC)]) != _MAGIC:
+    def __init__(self, path: Path):
+        self.file = open(path, "rb")                  # noqa: SIM115 - kept open while in use
+        try:
+            self._read_index()
+        except BaseException:
+            self.file.close()
+            raise
+
+    def _read_index(self) -> None:
+        f = self.file
+        if f.read(len(_MAGIC)) != _MAGIC:
             raise ValueError("not a shipped shape store")
-        pos = len(_MAGIC)
-        key, n, zlen, plen, slen, crc = _HEAD.unpack_from(view, pos)
-        pos += _HEAD.size
+        key, n, zlen, plen, slen, crc = _HEAD.unpack(f.read(_HEAD.size))
         self.key = key.decode("ascii", "replace")
-        if zlib.crc32(view[pos:]) != crc:
+        body = f.tell()
+        check = 0
+        for block in iter(lambda: f.read(1 << 18), b""):
+            check = zlib.crc32(block, check)
+        if check != crc:
             raise ValueError("damaged shipped shape store")
-        self.zdict = bytes(view[pos:pos + zlen])
-        pos += zlen
-        self.patterns = marshal.loads(zlib.decompress(view[pos:pos + plen]))
-        pos += plen
-        self._samples = view[pos:pos + slen]
-        pos += slen
+        f.seek(body)
+        self.zdict = f.read(zlen)
+        self.patterns = marshal.loads(zlib.decompress(f.read(plen)))
+        self._samples = (f.tell(), slen)
+        f.seek(slen, os.SEEK_CUR)
         self.hashes = array.array("Q")
-        self.hashes.frombytes(view[pos:pos + 8 * n])
-        pos += 8 * n
+        self.hashes.frombytes(f.read(8 * n))
         self.offsets = array.array("I")
-        self.offsets.frombytes(view[pos:pos + 4 * (n + 1)])
-        self.data = view[pos + 4 * (n + 1):]
-        if len(self.offsets) != n + 1 or self.offsets[-1] != len(self.data):
+        self.offsets.frombytes(f.read(4 * (n + 1)))
+        self.data = f.tell()
+        if len(self.hashes) != n or len(self.offsets) != n + 1 or \
+                self.data + self.offsets[-1] != os.fstat(f.fileno()).st_size:
             raise ValueError("damaged shipped shape store")
 
     def __len__(self) -> int:
@@ -255,16 +267,25 @@ class Shipped:
 
     def entry(self, i: int) -> tuple:
         """(shape key, stored builder) of the i-th shape."""
+        start, end = self.offsets[i], self.offsets[i + 1]
+        self.file.seek(self.data + start)
         d = zlib.decompressobj(zdict=self.zdict)
-        return marshal.loads(d.decompress(self.data[self.offsets[i]:self.offsets[i + 1]]))
+        raw = d.decompress(self.file.read(end - start))
+        if not d.eof:
+            raise ValueError("damaged shipped shape")
+        return marshal.loads(raw)
 
     def get(self, key: str):
         """The stored builder of `key` (marshal bytes, or None: no builder), else MISSING.
-        The entry's own key is compared: a hash collision is a miss, never a wrong builder."""
+        The entry's own key is compared: a hash collision is a miss, never a wrong builder;
+        so is an entry that cannot be read (the file changed under us)."""
         h, hashes = _key_hash(key), self.hashes
         i = bisect.bisect_left(hashes, h)
         while i < len(hashes) and hashes[i] == h:
-            stored_key, blob = self.entry(i)
+            try:
+                stored_key, blob = self.entry(i)
+            except (OSError, ValueError, EOFError, TypeError, zlib.error):
+                return MISSING
             if stored_key == key:
                 return blob
             i += 1
@@ -272,7 +293,16 @@ class Shipped:
 
     def samples(self) -> list:
         """One (context, chunk) of each shape, in entry order."""
-        return marshal.loads(zlib.decompress(self._samples))
+        at, size = self._samples
+        self.file.seek(at)
+        return marshal.loads(zlib.decompress(self.file.read(size)))
+
+    def close(self) -> None:
+        file = getattr(self, "file", None)
+        if file is not None:
+            file.close()
+
+    __del__ = close             # a cache dropped by forget() closes its file
 
 
 def shipped_path() -> Path | None:
@@ -292,10 +322,13 @@ def open_shipped(path: Path | None, key: str | None = None) -> Shipped | None:
     if path is None:
         return None
     try:
-        store = Shipped(path.read_bytes())
+        store = Shipped(path)
     except (OSError, ValueError, EOFError, TypeError, struct.error, zlib.error):
         return None
-    return store if store.key == (key or shipped_key()) else None
+    if store.key != (key or shipped_key()):
+        store.close()
+        return None
+    return store
 
 
 class StoredShapes(dict):

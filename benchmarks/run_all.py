@@ -377,9 +377,10 @@ def bench_rss(path: Path):
         for what, setup, work, ours in RSS_PROBES:
             setup = setup.format(p=p)
             try:
+                stored = {shapecache.ENV: store, shapecache.SHIPPED_ENV: "off"}    # the user's own store only
                 if ours:
-                    work_rss_mb(setup, work, {shapecache.ENV: store})      # fills the store, unmeasured
-                m = work_rss_mb(setup, work, {shapecache.ENV: store} if ours else None)
+                    work_rss_mb(setup, work, stored)      # fills the store, unmeasured
+                m = work_rss_mb(setup, work, stored if ours else None)
                 cold = work_rss_mb(setup, work, {shapecache.ENV: "off"}) if ours else None
             except subprocess.CalledProcessError as e:
                 rows.append({"what": what, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})

@@ -38,15 +38,17 @@ def grammar_calls(monkeypatch) -> list:
     return calls
 
 
+STALE = ("ptxgrammar/shipped_shapes.bin is stale or missing (the grammar or a module its builders "
+         "depend on changed): run python scripts/make_shape_store.py")
+
+
 def test_the_shipped_store_is_current():
-    assert shapecache.open_shipped(shapecache.SHIPPED) is not None, (
-        "ptxgrammar/shipped_shapes.bin is stale or missing (the grammar or a module its builders "
-        "depend on changed): run python scripts/make_shape_store.py")
+    assert shapecache.open_shipped(shapecache.SHIPPED) is not None, STALE
 
 
 def test_every_shipped_shape_is_what_the_grammar_builds():
     shipped = shapecache.open_shipped(shapecache.SHIPPED)
-    assert shipped is not None, "stale shipped store: run python scripts/make_shape_store.py"
+    assert shipped is not None, STALE
     samples = shipped.samples()
     assert len(samples) == len(shipped) > 1000
     for i, (context, chunk) in enumerate(samples):
@@ -62,6 +64,7 @@ def test_every_shipped_shape_is_what_the_grammar_builds():
 
 
 def test_a_file_of_shipped_shapes_parses_without_the_grammar(installed, monkeypatch):
+    assert shapecache.open_shipped(shapecache.SHIPPED) is not None, STALE
     text = ptxgrammar.read_ptx(SAMPLE)
     calls = grammar_calls(monkeypatch)
     tree = ptxgrammar.parse(text)

@@ -5,10 +5,11 @@
     python benchmarks/run_all.py --quick    # smoke test: 2 small files, 1 problem, 1 repeat
 
 1. parse+emit (ptxgrammar) against pyptx 0.1.1's parse, with the shape cache cold
-   (nothing stored on disk), cold with a store learned from the *other* corpus
-   files (the measured files held out), and warm;
+   (nothing stored on disk), cold as installed, cold with a store learned from the
+   *other* corpus files (the measured files held out), and warm;
 2. the whole PTX -> Python -> PTX loop against pyptx's ptx_to_python(sugar=False)
-   alone, and the --sugar loop against pyptx's sugar, cold and warm;
+   alone (cold, nothing stored; cold, as installed; warm), and the --sugar loop
+   against pyptx's sugar, cold and warm;
 3. kernel-IR compile against Triton, both to PTX and both to cubin (same ptxas);
 4. peak RSS / input size on the largest file, for parse and for the whole loop.
 
@@ -19,6 +20,22 @@ wall time); IR compile and Triton are wall time (Triton runs ptxas in a child).
 Ratios are peer time / ptx2py time, so > 1 means ptx2py is faster; geometric
 means are over the files the peer handles (its failures are listed, excluded).
 The work itself lives in bench_parse, bench_transpile and bench_compile_ir.
+
+The cold rows (ptxgrammar/shapecache.py has the stores): every one starts from an empty
+in-memory shape cache in this process (imports done, the grammar already built by the
+priming below, so neither is timed).
+- *cold, nothing stored*: no on-disk store and the shipped store off
+  (PTX2PY_SHAPE_CACHE=off): the grammar builds every shape, a first run with nothing
+  on disk at all.
+- *cold, as installed*: the user's store empty, the store shipped with the package on
+  (ptxgrammar/shipped_shapes.bin, learned from every corpus/ptx file by
+  scripts/make_shape_store.py, so it holds the measured files' shapes): a user's first
+  run after `pip install`. It is timed right after the nothing-stored run of the same
+  file, so both are past the first file's one-time costs of the PTX->Python side. If
+  the shipped store is stale (the grammar or a builder module changed since it was
+  written), the package ignores it, this row equals the one above, and the run says so.
+- *cold, stored* (parse only): the user's store learned from the other corpus files,
+  the shipped store off: a file whose shapes are mostly, not all, known.
 
 Time budget: a full run is about 7 CPU-minutes, so about 7 minutes on an idle 2-core
 machine (2026-12-01: 404 s user + 2 s system for the whole process tree, run_all's
@@ -60,8 +77,8 @@ from ptxgrammar import shapecache  # noqa: E402
 
 SECTIONS = ("parse", "loop", "sugar_loop", "ir", "rss")
 EMPTY = {
-    "parse": {"rows": [], "geomean": {"cold": None, "cold_stored": None, "warm": None}},
-    "loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
+    "parse": {"rows": [], "geomean": {"cold": None, "as_installed": None, "cold_stored": None, "warm": None}},
+    "loop": {"rows": [], "geomean": {"cold": None, "as_installed": None, "warm": None}},
     "sugar_loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
     "ir": {"rows": [], "summary": {"ptx2py_median_ms": None, "ratio_ptx_median": None, "ratio_cubin_median": None}},
     "rss": {"file": "-", "mb": 0.0, "rows": []},
@@ -112,7 +129,9 @@ class ShapeStores:
     def __init__(self, held_out: list[Path], prime_files: list[Path]):
         self.root = Path(tempfile.mkdtemp(prefix="ptx2py-bench-shapes-"))
         self.primed = self.root / "primed"
+        self.shipped_current = shapecache.open_shipped(shapecache.SHIPPED) is not None
         os.environ[shapecache.ENV] = str(self.primed)
+        os.environ[shapecache.SHIPPED_ENV] = "off"          # the primed store learns every shape
         grammar_parser.SHAPES.forget(store=False)
         start = CPU()
         for path in prime_files:
@@ -135,10 +154,18 @@ class ShapeStores:
         copy = self.root / tag
         shutil.copytree(self.primed, copy, dirs_exist_ok=True)
         os.environ[shapecache.ENV] = str(copy)
+        os.environ[shapecache.SHIPPED_ENV] = "off"
+        grammar_parser.SHAPES.forget(store=True)
+
+    def as_installed(self, tag: str) -> None:
+        """An empty user store of its own and the shipped store on: a first run after install."""
+        os.environ[shapecache.ENV] = str(self.root / f"installed-{tag}")
+        os.environ.pop(shapecache.SHIPPED_ENV, None)
         grammar_parser.SHAPES.forget(store=True)
 
     def close(self) -> None:
         os.environ[shapecache.ENV] = "off"
+        os.environ.pop(shapecache.SHIPPED_ENV, None)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -148,11 +175,14 @@ def bench_parse_files(files, repeat, stores: ShapeStores, peer_parse):
         text = ptxgrammar.read_ptx(path)
         stores.nothing_stored()
         cold, _ = cpu_timed(bench_parse.ptx2py_roundtrip, text)
+        stores.as_installed(f"parse{i}")
+        as_installed, _ = cpu_timed(bench_parse.ptx2py_roundtrip, text)
         stores.held_out_store(f"file{i}")
         cold_stored, _ = cpu_timed(bench_parse.ptx2py_roundtrip, text)
         warm, _ = median_cpu(bench_parse.ptx2py_roundtrip, text, repeat)
         peer, result = median_cpu(peer_parse, text, repeat)
-        rows.append(_ratio_row(path, text, peer, result, cold=cold, cold_stored=cold_stored, warm=warm))
+        rows.append(_ratio_row(path, text, peer, result, cold=cold, as_installed=as_installed,
+                               cold_stored=cold_stored, warm=warm))
         print(f"  parse {name_of(path)}: {rows[-1]['ratios']}", flush=True)
     stores.nothing_stored()
     return rows
@@ -179,22 +209,26 @@ def sugar_loop(text: str) -> str:
     return out
 
 
-def bench_loops(files, repeat, ours_fn, peer_fn, label):
+def bench_loops(files, repeat, ours_fn, peer_fn, label, stores: ShapeStores, installed: bool = False):
+    """Per file: cold with nothing stored, cold as installed (with `installed`), warm, the peer."""
     rows = []
-    for path in files:
+    for i, path in enumerate(files):
         text = ptxgrammar.read_ptx(path)
-        grammar_parser.SHAPES.forget(store=False)
-        os.environ[shapecache.ENV] = "off"
+        stores.nothing_stored()
         cold, result = cpu_timed(ours_fn, text)
         if isinstance(result, Exception):
             raise result               # ptx2py must not fail on its own corpus
+        ours = {"cold": cold}
+        if installed:
+            stores.as_installed(f"{label}{i}")
+            ours["as_installed"], _ = cpu_timed(ours_fn, text)   # its in-memory cache serves the warm runs
         warm_t, peer_t = [], []
         for _ in range(repeat):        # interleaved, so load changes hit both tools alike
             warm_t.append(cpu_timed(ours_fn, text)[0])
             t, peer_result = cpu_timed(peer_fn, text)
             peer_t.append(t)
         rows.append(_ratio_row(path, text, statistics.median(peer_t), peer_result,
-                               cold=cold, warm=statistics.median(warm_t)))
+                               **ours, warm=statistics.median(warm_t)))
         print(f"  {label} {name_of(path)}: {rows[-1]['ratios']}", flush=True)
     return rows
 
@@ -343,9 +377,10 @@ def bench_rss(path: Path):
         for what, setup, work, ours in RSS_PROBES:
             setup = setup.format(p=p)
             try:
+                stored = {shapecache.ENV: store, shapecache.SHIPPED_ENV: "off"}    # the user's own store only
                 if ours:
-                    work_rss_mb(setup, work, {shapecache.ENV: store})      # fills the store, unmeasured
-                m = work_rss_mb(setup, work, {shapecache.ENV: store} if ours else None)
+                    work_rss_mb(setup, work, stored)      # fills the store, unmeasured
+                m = work_rss_mb(setup, work, stored if ours else None)
                 cold = work_rss_mb(setup, work, {shapecache.ENV: "off"}) if ours else None
             except subprocess.CalledProcessError as e:
                 rows.append({"what": what, "peak_mb": None, "per_input": None, "failure": e.stderr[-200:]})
@@ -376,33 +411,41 @@ def markdown(results) -> str:
            f"at end {meta['load_end']}.", "",
            "Parse and loop times: CPU seconds of one process (`time.process_time`); IR compile: wall ms. "
            "Ratio = peer time / ptx2py time (> 1: ptx2py faster); geometric means over the files the peer "
-           "handles. *cold* = empty shape cache and nothing stored on disk; *cold, stored* = empty in-memory "
-           f"cache with the on-disk store learned from the other {meta['primed_files']} corpus files (the "
-           "measured files held out; reading the store is timed); *warm* = median of repeats.", "",
+           "handles. Every cold figure starts from an empty in-memory shape cache (imports done, grammar "
+           "built). *cold* = nothing stored on disk and the shipped store off: the grammar builds every shape; "
+           "*cold, as installed* = the user's store empty and the store shipped with the package on "
+           "(`ptxgrammar/shipped_shapes.bin`, learned from every corpus/ptx file, the measured ones included"
+           f"{'' if meta.get('shipped_store_current', True) else '; STALE in this run, so ignored: this column is nothing stored'}); "
+           "*cold, stored* = the on-disk store learned from the other "
+           f"{meta['primed_files']} corpus files (the measured files held out, the shipped store off; reading "
+           "the store is timed); *warm* = median of repeats.", "",
            "## Summary", "", "| figure | result | goal | met |", "|---|---:|---:|:-:|"]
     for row in s["table"]:
         out.append(f"| {row['figure']} | {row['result']} | {row['goal']} | {row['met']} |")
     out += ["", "## Parse+emit vs pyptx parse", "",
-            "| file | MB | ptx2py cold s | cold, stored s | warm s | pyptx s | × cold | × cold, stored | × warm |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| file | MB | ptx2py cold s | as installed s | cold, stored s | warm s | pyptx s | × cold | "
+            "× as installed | × cold, stored | × warm |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results["parse"]["rows"]:
         t, x = r["ptx2py_s"], r["ratios"]
-        out.append(f"| {r['file']} | {r['mb']:.2f} | {t['cold']:.3f} | {t['cold_stored']:.3f} | {t['warm']:.3f} | "
-                   f"{fmt(r['peer_s'], '.3f', 'fails')} | {fmt(x['cold'])} | {fmt(x['cold_stored'])} | "
-                   f"{fmt(x['warm'])} |")
+        out.append(f"| {r['file']} | {r['mb']:.2f} | {t['cold']:.3f} | {fmt(t.get('as_installed'), '.3f')} | "
+                   f"{t['cold_stored']:.3f} | {t['warm']:.3f} | {fmt(r['peer_s'], '.3f', 'fails')} | "
+                   f"{fmt(x['cold'])} | {fmt(x.get('as_installed'))} | {fmt(x['cold_stored'])} | {fmt(x['warm'])} |")
     g = results["parse"]["geomean"]
-    out.append(f"| **geometric mean** | | | | | | **{fmt(g['cold'])}** | **{fmt(g['cold_stored'])}** | "
-               f"**{fmt(g['warm'])}** |")
+    out.append(f"| **geometric mean** | | | | | | | **{fmt(g['cold'])}** | **{fmt(g.get('as_installed'))}** | "
+               f"**{fmt(g['cold_stored'])}** | **{fmt(g['warm'])}** |")
     for key, title in (("loop", "PTX→Python→PTX vs pyptx ptx_to_python(sugar=False)"),
                        ("sugar_loop", "--sugar PTX→Python→PTX vs pyptx ptx_to_python(sugar=True)")):
-        out += ["", f"## {title}", "", "| file | MB | ptx2py cold s | warm s | pyptx s | × cold | × warm |",
-                "|---|---:|---:|---:|---:|---:|---:|"]
+        out += ["", f"## {title}", "", "| file | MB | ptx2py cold s | as installed s | warm s | pyptx s | × cold | "
+                "× as installed | × warm |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in results[key]["rows"]:
             t, x = r["ptx2py_s"], r["ratios"]
-            out.append(f"| {r['file']} | {r['mb']:.2f} | {t['cold']:.3f} | {t['warm']:.3f} | "
-                       f"{fmt(r['peer_s'], '.3f', 'fails')} | {fmt(x['cold'])} | {fmt(x['warm'])} |")
+            out.append(f"| {r['file']} | {r['mb']:.2f} | {t['cold']:.3f} | {fmt(t.get('as_installed'), '.3f')} | "
+                       f"{t['warm']:.3f} | {fmt(r['peer_s'], '.3f', 'fails')} | {fmt(x['cold'])} | "
+                       f"{fmt(x.get('as_installed'))} | {fmt(x['warm'])} |")
         g = results[key]["geomean"]
-        out.append(f"| **geometric mean** | | | | | **{fmt(g['cold'])}** | **{fmt(g['warm'])}** |")
+        out.append(f"| **geometric mean** | | | | | | **{fmt(g['cold'])}** | **{fmt(g.get('as_installed'))}** | "
+                   f"**{fmt(g['warm'])}** |")
     for key in ("parse", "loop", "sugar_loop"):
         for r in results[key]["rows"]:
             if r["peer_failure"]:
@@ -474,9 +517,12 @@ def summary_table(results) -> list[dict]:
     return [
         row("parse+emit vs pyptx parse, warm (geomean)", p["warm"], GOALS["parse_warm"], ".2f"),
         row("parse+emit vs pyptx parse, cold, nothing stored", p["cold"], GOALS["parse_cold"], ".2f"),
+        row("parse+emit vs pyptx parse, cold, as installed", p.get("as_installed"), GOALS["parse_cold"], ".2f"),
         row("parse+emit vs pyptx parse, cold, store from held-out files", p["cold_stored"], GOALS["parse_cold"], ".2f"),
         row("PTX→Python→PTX vs pyptx ptx_to_python (warm)", lp["warm"], GOALS["loop"], ".2f"),
-        row("PTX→Python→PTX vs pyptx ptx_to_python (cold)", lp["cold"], GOALS["loop"], ".2f"),
+        row("PTX→Python→PTX vs pyptx ptx_to_python (cold, nothing stored)", lp["cold"], GOALS["loop"], ".2f"),
+        row("PTX→Python→PTX vs pyptx ptx_to_python (cold, as installed)", lp.get("as_installed"), GOALS["loop"],
+            ".2f"),
         row("--sugar loop vs pyptx sugar (warm)", sg["warm"], GOALS["sugar_loop"], ".2f"),
         row("IR compile median ms", irs["ptx2py_median_ms"], GOALS["ir_median_ms"], ".2f", at_least=False, unit=" ms"),
         row("IR compile vs Triton to PTX (median ratio)", irs["ratio_ptx_median"], GOALS["ir_to_ptx"], ".0f"),
@@ -543,24 +589,28 @@ def main(argv=None) -> int:
         print("priming the held-out shape store ...", flush=True)
         stores = ShapeStores(files, prime)
         results["meta"].update(primed_files=stores.prime_count, prime_cpu_s=stores.prime_seconds,
-                               primed_store_bytes=stores.primed_bytes)
+                               primed_store_bytes=stores.primed_bytes, shipped_store_current=stores.shipped_current)
+        if not stores.shipped_current:
+            print("WARNING: ptxgrammar/shipped_shapes.bin is stale or missing, so 'cold, as installed' is "
+                  "'nothing stored': run python scripts/make_shape_store.py", flush=True)
         try:
             if "parse" in todo:
                 print("parse+emit vs pyptx parse", flush=True)
                 rows = bench_parse_files(files, repeat, stores, pyptx_parse)
-                results["parse"] = {"rows": rows, "geomean": summarize(rows, ("cold", "cold_stored", "warm"))}
+                results["parse"] = {"rows": rows,
+                                    "geomean": summarize(rows, ("cold", "as_installed", "cold_stored", "warm"))}
                 save()
             if "loop" in todo:
                 print("PTX->Python->PTX vs pyptx ptx_to_python", flush=True)
                 rows = bench_loops(files, loop_repeat, bench_transpile.ptx2py_loop,
-                                   lambda t: pyptx_to_python(t, sugar=False), "loop")
-                results["loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
+                                   lambda t: pyptx_to_python(t, sugar=False), "loop", stores, installed=True)
+                results["loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "as_installed", "warm"))}
                 save()
             if "sugar_loop" in todo:
                 print("--sugar loop vs pyptx sugar", flush=True)
                 sugar_files = sorted(files, key=lambda p: p.stat().st_size)[:args.sugar_files or len(files)]
                 rows = bench_loops(sugar_files, loop_repeat, sugar_loop, lambda t: pyptx_to_python(t, sugar=True),
-                                   "sugar")
+                                   "sugar", stores)
                 results["sugar_loop"] = {"rows": rows, "geomean": summarize(rows, ("cold", "warm"))}
                 save()
         finally:

@@ -69,6 +69,7 @@ class GrammarParser:
             str(GRAMMAR), parser="lalr", lexer="contextual", start=start,
             postlex=self.post, transformer=TreeBuilder(prefix, value),
             keep_all_tokens=True, maybe_placeholders=False,
+            cache=shapecache.grammar_cache(f"{start}{spans}"),     # the LALR tables, kept on disk
         )
         self.terminal_patterns = {
             t.name: re.compile(t.pattern.to_regexp()) for t in self.lark.terminals
@@ -277,7 +278,7 @@ class ShapeCache:
             layouts.clear()
 
     def _read_store(self) -> dict:
-        stored: dict = {}
+        stored = shapecache.StoredShapes()      # falls back to the shipped store
         records, intact = shapecache.read_records(shapecache.store_path())
         self.damaged = not intact
         for patterns, shapes in records:
@@ -637,7 +638,7 @@ def read_file_bytes(path) -> bytes:
 def _trivia_pattern():
     """The grammar's %ignore'd terminals (whitespace, comments, line markers), repeated."""
     lark = _parser("full").lark
-    ignored = [t.pattern.to_regexp() for t in lark.terminals if t.name in lark.ignore_tokens]
+    ignored = [t.pattern.to_regexp() for t in lark.terminals if t.name in lark.lexer_conf.ignore]
     return re.compile("(?:" + "|".join(f"(?:{r})" for r in ignored) + r")*\Z")
 
 

@@ -31,8 +31,8 @@ def quick_run(tmp_path_factory):
 def test_every_section_has_a_row_per_file(quick_run):
     _, results = quick_run
     names = [str(p.relative_to(ROOT / "corpus" / "ptx")) for p in quick_files(2)]
-    for section, keys in (("parse", {"cold", "cold_stored", "warm"}), ("loop", {"cold", "warm"}),
-                          ("sugar_loop", {"cold", "warm"})):
+    for section, keys in (("parse", {"cold", "as_installed", "cold_stored", "warm"}),
+                          ("loop", {"cold", "as_installed", "warm"}), ("sugar_loop", {"cold", "warm"})):
         rows = results[section]["rows"]
         assert [r["file"] for r in rows] == names
         for r in rows:
@@ -50,6 +50,7 @@ def test_ir_compile_and_memory_rows(quick_run):
     assert whats == ["ptx2py parse+emit", "pyptx parse", "ptx2py PTX->Python->PTX", "pyptx ptx_to_python"]
     assert all(r["peak_mb"] > 0 for r in results["rss"]["rows"] if r["failure"] is None)
     assert results["meta"]["primed_files"] == 2
+    assert results["meta"]["shipped_store_current"] is True
 
 
 def test_markdown_and_plot_are_written(quick_run):

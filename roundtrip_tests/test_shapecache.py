@@ -25,8 +25,10 @@ def kernel(body: str) -> str:
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    """A store of our own, and a cold in-memory cache before and after."""
+    """A store of our own (the shipped one off: these tests learn shapes), and a cold
+    in-memory cache before and after."""
     monkeypatch.setenv(shapecache.ENV, str(tmp_path))
+    monkeypatch.setenv(shapecache.SHIPPED_ENV, "off")
     parser.SHAPES.forget(store=True)
     yield tmp_path
     parser.SHAPES.forget(store=True)
@@ -95,9 +97,29 @@ def test_the_store_is_named_by_the_grammar_and_the_code(tmp_path, monkeypatch):
         elif change == "builder code":
             (copy / "shapes.py").write_text((copy / "shapes.py").read_text() + "\n# a comment\n")
         monkeypatch.setattr(shapecache, "PACKAGE", copy)
-        shapecache.code_key.cache_clear()
+        shapecache._keys.cache_clear()
         keys[change] = shapecache.code_key()
-    shapecache.code_key.cache_clear()
+    shapecache._keys.cache_clear()
     monkeypatch.undo()
     assert shapecache.code_key() == keys["none"]       # the copy hashes like the package
     assert len(set(keys.values())) == 3
+
+
+def test_a_grammar_loaded_from_its_cache_parses_and_refuses_alike(store, monkeypatch):
+    text = ptxgrammar.read_ptx(SAMPLE)
+    bad = kernel("\tmov.f32 %f1, , %f2;\n")
+    results = []
+    for run in ("built", "loaded"):
+        monkeypatch.setattr(parser, "_parsers", {})       # as a fresh process: no grammar yet
+        parser._trivia_pattern.cache_clear()
+        parser.SHAPES.forget(store=False)                # every shape from the grammar
+        full = parser._parser("full")
+        assert (full.lark.source_path == "<deserialized>") == (run == "loaded")
+        with pytest.raises(ParseError) as refused:
+            parse_full(bad, "k.ptx")
+        results.append((parse_full(text), ptxgrammar.parse(text), str(refused.value),
+                        parser._only_trivia("  // c\n/* d */\n"), parser.grammar_terminals()))
+    assert len(list(store.glob("grammar-*.lark"))) >= 2       # the whole grammar and the chunk rules
+    assert results[0] == results[1]
+    assert results[0][0] == results[0][1] and results[0][3]
+    parser._trivia_pattern.cache_clear()

@@ -1,5 +1,5 @@
 """Layout out of the body: every `fmt=`, `indent=`, `lead=`, `close_indent=`, `close_lead=`
-keyword, blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
+keyword, the whitespace before a same-line comment (`inline=`, tagged by sugar/comment_keys.py), blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
 table after the body (`ptx.trivia({...})`, transpile/dsl/trivia_table.py), keyed by the PTX
 statement it belongs to (statements with the same entry share it under a tuple of their keys).
 The body keeps the program and its short comments.
@@ -42,6 +42,10 @@ def run(stmts, ctx):
             if kind == "tail":
                 entries.setdefault(key, {})["tail"] = value
                 continue
+            if kind == "inline":   # the body keeps the comment's text, the table its whitespace
+                entries.setdefault(key, {})["inline"] = value
+                e = Call(e.head, e.items[:1])
+                s = type(s)(e, s.depth, s.prefix, s.trailer)
             if kind == "line":
                 line = gen.leads[key][1][value]
                 if _to_table(line):
@@ -163,19 +167,27 @@ def _trim(template):
 
 def _entry(e: dict) -> Display:
     items = []
-    for field in ("indent", "lead", "tail", "lines", "after", "fmt"):
+    for field in ("indent", "lead", "tail", "inline", "lines", "after", "fmt"):
         if field not in e:
             continue
         v = e[field]
         if field == "fmt":
-            val = Display("{", "}", [f"{k}: {q(x)}" for k, x in v.items()])
+            val = Display("{", "}", [f"{k}: {_text(x)}" for k, x in v.items()])
         elif field in ("lines", "after"):
-            val = Display("[", "]", ["None" if x is None else Display("[", "]", [q(x[0])]) if x.__class__ is list
-                                     else q(x) for x in v])
+            val = Display("[", "]", ["None" if x is None else Display("[", "]", [_text(x[0])]) if x.__class__ is list
+                                     else _text(x) for x in v])
         else:
-            val = q(v)
+            val = _text(v)
         items.append(Pair(q(field), val))
     return Display("{", "}", items)
+
+
+SPACE_RUN = 8  # a run of this many spaces or more is written `" " * N` (no one counts 40 spaces)
+
+
+def _text(v: str) -> str:
+    """A whitespace value as Python: `" " * 40` for a long run of spaces, else the literal."""
+    return f'" " * {len(v)}' if len(v) >= SPACE_RUN and v == " " * len(v) else q(v)
 
 
 __all__ = ["run", "END"]

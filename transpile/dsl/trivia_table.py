@@ -21,6 +21,10 @@ An entry (every field optional):
                                           [indent]: that line, a comment, written at `indent`
     "after": [str, ...]                   whole lines after it (an `// end inline asm` marker)
     "tail": str                           other text after the previous statement on its line
+    "inline": str                         a comment right after it is on its line, after this
+                                          whitespace (the body's `ptx.comment(text)`)
+
+A whitespace value may be written `" " * 40` (the trailer is Python, run before the body).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from .errors import DSLError
 
 TRAILER = "# Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first."
 END = "$end"
-_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail"})
+_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail", "inline"})
 
 
 def fingerprint(stmt) -> str:
@@ -93,6 +97,14 @@ def merge_lines(template, body: list) -> list:
             out.append(mine)
     out.extend(body[k:])
     return out
+
+
+def same_line_pad(rec):
+    """The "inline" whitespace of the statement (or `}`) just recorded when nothing has come
+    since it but its "after" lines: a `ptx.comment(text)` then ends that statement's line."""
+    if rec.tail or len(rec.lines) != rec.n_after or rec.last_key is None:
+        return None
+    return rec.trivia.entry(rec.last_key).get("inline")
 
 
 def split_trailer(source: str):

@@ -1,5 +1,6 @@
 """Layout out of the body: every `fmt=`, `indent=`, `lead=`, `close_indent=`, `close_lead=`
-keyword, the whitespace before a same-line comment (`inline=`, tagged by sugar/comment_keys.py), blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
+keyword, the whitespace before a same-line comment (`inline=`, tagged by sugar/comment_keys.py) or
+inside one before a second `//`, blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
 table after the body (`ptx.trivia({...})`, transpile/dsl/trivia_table.py), keyed by the PTX
 statement it belongs to (statements with the same entry share it under a tuple of their keys).
 The body keeps the program and its short comments.
@@ -13,6 +14,8 @@ loop stands for finds its own entry, by its own tokens, when the loop runs.
 
 from __future__ import annotations
 
+import re
+
 from transpile.dsl.trivia_table import END
 from transpile.format import Pair
 from transpile.generator import q
@@ -22,6 +25,9 @@ from .ir import Call, Display, Kw, stmt, unq
 NAMES = ()
 LONG_COMMENT = 100  # a comment longer than this goes to the table (Triton's `// wait for regs: ...`)
 MARKERS = frozenset({"// begin inline asm", "// end inline asm"})
+# a comment holding a second one after padding (LLVM's `// %bb.14:<30 spaces>//   in Loop: ...`):
+# the body reads it with one space there, the table keeps the padding
+_INNER_PAD = re.compile(r"((?:(?!//).)*?\S)([ \t]{2,})(//.*)\Z", re.S)
 _KW_FIELD = {"indent": "indent", "lead": "lead", "close_indent": "indent", "close_lead": "lead"}
 
 
@@ -31,7 +37,7 @@ def run(stmts, ctx):
     if tags is None:
         return stmts
     entries: dict = {}
-    body_lines: dict = {}   # key -> {line index: indent} of comment lines kept in the body
+    body_lines: dict = {}   # key -> {line index: [indent] or [indent, inner pad]} of comments kept in the body
     moved: dict = {}        # key -> {line index: raw line}
     out = []
     for s in stmts:
@@ -52,9 +58,12 @@ def run(stmts, ctx):
                     moved.setdefault(key, {})[value] = line
                     continue
                 kw = [i for i in e.items if i.__class__ is Kw and i.name == "indent"]
-                if kw:   # a comment at its own indent: the body keeps the text, the table the indent
-                    body_lines.setdefault(key, {})[value] = unq(kw[0].value)
-                    e = Call(e.head, [i for i in e.items if i is not kw[0]])
+                m = _INNER_PAD.match(unq(e.items[0]) or "")
+                if kw or m:   # the body keeps the text, the table its indent (and inner padding)
+                    indent = unq(kw[0].value) if kw else gen.leads[key][2]
+                    body_lines.setdefault(key, {})[value] = [indent, m.group(2)] if m else [indent]
+                    text = e.items[0] if m is None else q(m.group(1) + " " + m.group(3))
+                    e = Call(e.head, [text] + [i for i in e.items[1:] if not kw or i is not kw[0]])
                     s = type(s)(e, s.depth, s.prefix, s.trailer)
         if e.__class__ is Call:
             kept = []
@@ -130,7 +139,7 @@ def _lines(gen, entries, moved, body_lines) -> None:
     for key, (tail, lines, indent) in gen.leads.items():
         gone = moved.get(key, {})
         kept = body_lines.get(key, {})
-        template = [gone[n] if n in gone else [kept[n]] if n in kept else _body_marker(line, indent)
+        template = [gone[n] if n in gone else kept[n] if n in kept else _body_marker(line, indent)
                     for n, line in enumerate(lines)]
         end = _after_end(lines, gone)
         if end and prev is not None:
@@ -174,7 +183,7 @@ def _entry(e: dict) -> Display:
         if field == "fmt":
             val = Display("{", "}", [f"{k}: {_text(x)}" for k, x in v.items()])
         elif field in ("lines", "after"):
-            val = Display("[", "]", ["None" if x is None else Display("[", "]", [_text(x[0])]) if x.__class__ is list
+            val = Display("[", "]", ["None" if x is None else Display("[", "]", [_text(y) for y in x]) if x.__class__ is list
                                      else _text(x) for x in v])
         else:
             val = _text(v)

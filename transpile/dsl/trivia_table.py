@@ -18,7 +18,8 @@ An entry (every field optional):
     "indent"/"lead": str                  the statement's own indent (or whole same-line lead)
     "lines": [str or None, ...]           the whole lines before it; None: the next line the body
                                           itself writes (a comment call, an inline-asm marker);
-                                          [indent]: that line, a comment, written at `indent`
+                                          [indent]: that line, a comment, written at `indent`;
+                                          [indent, pad]: and `pad` for the space before its inner `//`
     "after": [str, ...]                   whole lines after it (an `// end inline asm` marker)
     "tail": str                           other text after the previous statement on its line
     "inline": str                         a comment right after it is on its line, after this
@@ -93,10 +94,18 @@ def merge_lines(template, body: list) -> list:
             mine = body[k]
             k += 1
             if line is not None and mine.__class__ is tuple:  # a comment, at the table's indent
-                mine = line[0] + mine[0] + mine[1]
+                mine = line[0] + mine[0] + (_padded(mine[1], line[1]) if len(line) > 1 else mine[1])
             out.append(mine)
     out.extend(body[k:])
     return out
+
+
+def _padded(text: str, pad: str) -> str:
+    """The comment text with `pad` for the one space before its inner `//` (unchanged without one)."""
+    if pad.__class__ is not str or pad.strip(" \t"):
+        raise DSLError(f"ptx.trivia(): a comment's padding must be spaces and tabs, not {pad!r}")
+    i = text.find(" //")
+    return text if i < 0 else text[:i] + pad + text[i + 1:]
 
 
 def same_line_pad(rec):

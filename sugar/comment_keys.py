@@ -18,7 +18,7 @@ import re
 from .ir import inline_comment
 
 NAMES = ()
-_COMMENT_TAIL = re.compile(r"[ \t]*//[^\n]*")
+COMMENT_TAIL = re.compile(r"[ \t]*//[^\n]*")
 
 
 def run(stmts, ctx):
@@ -28,7 +28,7 @@ def run(stmts, ctx):
         return stmts
     leads, prev = [], None
     for key, lead in gen.leads.items():
-        if lead[0] and _COMMENT_TAIL.fullmatch(lead[0]):
+        if lead[0] and COMMENT_TAIL.fullmatch(lead[0]):
             leads.append((prev, lead[0]))
         prev = key
     calls = [(s.expr, c) for s in stmts if (c := inline_comment(s)) is not None]

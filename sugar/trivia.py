@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import re
 
-from transpile.dsl.trivia_table import END
+from collections import Counter
+
+from transpile.dsl.trivia_table import BRACES, END
 from transpile.format import Pair
 from transpile.generator import q
 
+from .comment_keys import COMMENT_TAIL
 from .ir import Call, Display, Kw, stmt, unq
 
 NAMES = ()
@@ -37,6 +40,11 @@ def run(stmts, ctx):
     if tags is None:
         return stmts
     entries: dict = {}
+    brace_pad, braces, own_line = _brace_default(gen.leads)
+    if brace_pad is not None:
+        entries[BRACES] = {"inline": brace_pad}
+        for k in own_line:
+            entries.setdefault(k, {})["inline"] = None
     body_lines: dict = {}   # key -> {line index: [indent] or [indent, inner pad]} of comments kept in the body
     moved: dict = {}        # key -> {line index: raw line}
     out = []
@@ -49,7 +57,8 @@ def run(stmts, ctx):
                 entries.setdefault(key, {})["tail"] = value
                 continue
             if kind == "inline":   # the body keeps the comment's text, the table its whitespace
-                entries.setdefault(key, {})["inline"] = value
+                if value != brace_pad or key not in braces:
+                    entries.setdefault(key, {})["inline"] = value
                 e = Call(e.head, e.items[:1])
                 s = type(s)(e, s.depth, s.prefix, s.trailer)
             if kind == "line":
@@ -116,6 +125,34 @@ def _shared(entries: dict) -> list:
 
 def _item(keys, e) -> Pair:
     return Pair(q(keys[0]) if len(keys) == 1 else Display("(", ")", [q(k) for k in keys]), e)
+
+
+def _brace_default(leads) -> tuple:
+    """(pad, nested brace keys, own-line keys): the padding of most same-line comments after a
+    `{` or `}` of a block inside another (nvcc's `{ // callseq 0, 0`, `} // callseq 0`) when
+    they outnumber the nested braces a comment follows on its own line (those then say
+    "inline": None), else (None, nested brace keys, [])."""
+    closers = {k[1:] for k in leads if k[:1] == "}"}
+    braces, open_ = set(), []
+    for key in leads:   # leads come in nesting order: an opener's key, its body's, its "}" key
+        if key[:1] == "}":
+            open_.pop()
+            if open_:
+                braces.add(key)
+        elif key in closers:
+            if open_:
+                braces.add(key)
+            open_.append(key)
+    pads, own, prev = Counter(), [], None
+    for key, (tail, lines, _) in leads.items():
+        if prev in braces:
+            if tail and COMMENT_TAIL.fullmatch(tail):
+                pads[tail[:tail.index("//")]] += 1
+            elif not tail and any(line.lstrip(" \t").startswith("//") for line in lines):
+                own.append(prev)
+        prev = key
+    pad, n = pads.most_common(1)[0] if pads else (None, 0)
+    return (pad, braces, own) if n > len(own) + 1 else (None, braces, [])
 
 
 def _nonempty_blocks(stmts):
@@ -186,7 +223,7 @@ def _entry(e: dict) -> Display:
             val = Display("[", "]", ["None" if x is None else Display("[", "]", [_text(y) for y in x]) if x.__class__ is list
                                      else _text(x) for x in v])
         else:
-            val = _text(v)
+            val = "None" if v is None else _text(v)
         items.append(Pair(q(field), val))
     return Display("{", "}", items)
 

@@ -22,8 +22,9 @@ An entry (every field optional):
                                           [indent, pad]: and `pad` for the space before its inner `//`
     "after": [str, ...]                   whole lines after it (an `// end inline asm` marker)
     "tail": str                           other text after the previous statement on its line
-    "inline": str                         a comment right after it is on its line, after this
-                                          whitespace (the body's `ptx.comment(text)`)
+    "inline": str or None                 a comment right after it is on its line, after this
+                                          whitespace (the body's `ptx.comment(text)`); None: not
+                                          (BRACES's "inline" is that of every nested `{` and `}` without one)
 
 A whitespace value may be written `" " * 40` (the trailer is Python, run before the body).
 """
@@ -37,6 +38,7 @@ from .errors import DSLError
 
 TRAILER = "# Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first."
 END = "$end"
+BRACES = "$braces"   # the entry of every nested `{` and `}` without an "inline" of its own
 _FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail", "inline"})
 
 
@@ -110,10 +112,19 @@ def _padded(text: str, pad: str) -> str:
 
 def same_line_pad(rec):
     """The "inline" whitespace of the statement (or `}`) just recorded when nothing has come
-    since it but its "after" lines: a `ptx.comment(text)` then ends that statement's line."""
-    if rec.tail or len(rec.lines) != rec.n_after or rec.last_key is None:
+    since it but its "after" lines: a `ptx.comment(text)` then ends that statement's line.
+    After a nested `{` or `}` (a block inside a function) without an "inline" of its own, the
+    BRACES entry's (nvcc's `{ // callseq 0, 0`, `} // callseq 0`)."""
+    key = rec.last_key
+    if rec.tail or len(rec.lines) != rec.n_after or key is None:
         return None
-    return rec.trivia.entry(rec.last_key).get("inline")
+    entry = rec.trivia.entry(key)
+    if "inline" in entry:
+        return entry["inline"]
+    opens = rec.open_keys   # a brace inside a function: its `{` opened below another one
+    if key[:1] == "}" and opens or len(opens) >= 2 and opens[-1] == key:
+        return rec.trivia.entry(BRACES).get("inline")
+    return None
 
 
 def split_trailer(source: str):

@@ -95,7 +95,7 @@ def run(stmts, ctx):
     _lines(gen, entries, moved, body_lines)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", _shared(entries))
-    return _nonempty_blocks(out)
+    return _empty_sections(_nonempty_blocks(out))
 
 
 ITEM_INDENT = 4  # `trivia = {` / the entries (transpile.generator.render)
@@ -162,6 +162,24 @@ def _nonempty_blocks(stmts):
         out.append(s)
         if s.trailer.endswith(":") and (i + 1 == len(stmts) or stmts[i + 1].depth <= s.depth):
             out.append(stmt("pass", s.depth + 1))
+    return out
+
+
+def _empty_sections(stmts):
+    """`with ptx.section(name):` holding only `pass` -> `ptx.empty_section(name)`: no line that
+    carries nothing (its braces' layout is in the table under the same keys)."""
+    out, k = [], 0
+    while k < len(stmts):
+        s = stmts[k]
+        e = s.expr
+        if (s.prefix == "with " and e.__class__ is Call and e.head == "ptx.section" and len(e.items) == 1
+                and e.items[0].__class__ is str and k + 1 < len(stmts) and stmts[k + 1].expr == "pass"
+                and (k + 2 == len(stmts) or stmts[k + 2].depth <= s.depth)):
+            out.append(stmt(Call("ptx.empty_section", [e.items[0]]), s.depth))
+            k += 2
+            continue
+        out.append(s)
+        k += 1
     return out
 
 

@@ -268,6 +268,11 @@ class PTX:
             return s, s
         return _Opened(make, kw)
 
+    def empty_section(self, name, **kw):
+        """`.section name { }` with nothing inside: `with ptx.section(name): pass` in one line."""
+        with self.section(name, **kw):
+            pass
+
     def block_open(self, fmt=None, indent=None, lead=None):
         """A `{` without a `with` (for blocks nested deeper than Python allows)."""
         b = Block(())

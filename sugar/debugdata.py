@@ -25,7 +25,8 @@ from transpile.generator import q
 from .ir import Call, Kw, byte_values, inline_comment, is_call, kwargs, layout_lines, stmt, taken_names
 
 NAMES = ("data_b8",)
-MIN_ROWS = 3
+MIN_ROWS = 3          # rows without notes
+MIN_ANNOTATED = 2     # rows with LLVM's notes: `data_b8("02 DWARF version number|00")` is one line, not two
 
 
 def _bytes(s):
@@ -152,8 +153,8 @@ def run(stmts, ctx):
                     break
                 notes.append(f"{len(rows) - 1}:{c[0]}")
                 j += 1
-        if len(rows) >= MIN_ROWS:
-            annotated = _annotated(rows, notes)
+        annotated = _annotated(rows, notes) if len(rows) >= MIN_ANNOTATED else None
+        if len(rows) >= MIN_ROWS or annotated:
             col_kw = [Kw("col", str(column))] if column != 40 and notes else []
             depth = stmts[k].depth
             if annotated:

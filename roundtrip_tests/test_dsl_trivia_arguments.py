@@ -47,3 +47,40 @@ def test_trivia_arguments_are_accepted(call):
 def test_a_block_comment_across_text_lines_round_trips():
     text = run('    ptx.text("/* a block")\n    ptx.text("   comment */")\n')
     assert "/* a block\n   comment */" in text
+
+
+_TABLE_MODULE = '''from transpile.dsl import *
+ptx.version("9.0")
+ptx.target("sm_90")
+ptx.address_size(64)
+with ptx.entry("k", params=[], visible=True):
+    ptx.bar.sync(0)
+    ptx.comment(" a // b")
+    ptx.ret()
+
+# Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first.
+ptx.trivia({KEY: ENTRY})
+'''
+
+
+def _with_entry(entry: str) -> str:
+    from ptxgrammar import parse
+    from ptxgrammar.tree import Instruction
+    from transpile.dsl.trivia_table import fingerprint
+
+    bar = next(x for x in parse(".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tbar.sync 0;\n\tret;\n}\n").walk()
+               if x.__class__ is Instruction and x.opcode.startswith("bar"))
+    return python_to_ptx(_TABLE_MODULE.replace("KEY", repr(fingerprint(bar))).replace("ENTRY", entry), "k.py")
+
+
+def test_an_inline_entry_puts_the_next_comment_on_the_statements_line():
+    out = _with_entry('{"inline": " " * 3}')
+    assert "bar.sync 0;   // a // b\n" in out
+    assert "bar.sync 0;\n\t// a // b\n" in _with_entry('{"inline": None}')   # None: its own line
+
+
+@pytest.mark.parametrize("entry", ['{"inline": " ret; "}', '{"inline": "x"}'])
+def test_an_inline_entry_that_is_not_whitespace_is_refused(entry):
+    with pytest.raises(DSLError) as info:
+        _with_entry(entry)
+    assert "trivia" in info.value.message

@@ -186,7 +186,7 @@ def test_the_body_holds_no_layout_and_no_loc_strings(sample):
         assert re.search(r"^ +for \w+ in ", body, re.M)
     assert trailer is not None and TRAILER in trailer
     assert not body.split("\n")[2].startswith("ptx.style(")
-    assert re.findall(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent)=", body) == []
+    assert re.findall(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent|inline)=", body) == []
     assert re.findall(r"""\b(?:at|loc)\(["']|\bat=["']""", body) == []
     long = [n for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Call) and ast.unparse(n.func) == "ptx.comment"
             and isinstance(n.args[0], ast.Constant) and len(n.args[0].value) > 100]

@@ -8,7 +8,7 @@ black, and prints the byte-identical and black-stable counts. `--floor` counts
 only the lines of instruction statements (calls with their continuation lines,
 `for`/`skip_if`/`loop` headers): the figure a sugar without any other line would reach.
 `--layout` counts, in the kernel bodies (before the layout trailer), the layout keywords
-(`fmt=`, `indent=`, `close_indent=`, `lead=`, ...) and `.loc` mini-language strings
+(`fmt=`, `indent=`, `close_indent=`, `lead=`, ..., and a comment's `inline=`) and `.loc` mini-language strings
 (`at("1:2:3@0")`, `loc("...")`, `at="..."`) left, files that open with `ptx.style(`, and
 inline asm spelled `inline_asm(...)` instead of `asm` (one spelling).
 `--loops` also counts the back edges raised as `with loop(...)` and checks every raised
@@ -118,7 +118,7 @@ def breakdown(src: str) -> dict:
     return out
 
 
-LAYOUT_WORDS = re.compile(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent)=")
+LAYOUT_WORDS = re.compile(r"\b(?:fmt|indent|lead|close_indent|close_lead|end_indent|inline)=")
 MINI_LANGUAGE = re.compile(r"""\b(?:at|loc)\(["']|\bat=["']""")
 LONG_ASM = re.compile(r"\binline_asm\(")
 

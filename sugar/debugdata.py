@@ -6,6 +6,12 @@ Each row's bytes are one space-separated hex group; LLVM's per-row comments
 (`// DW_TAG_...`, written at a fixed column) travel in `notes="row:text|..."`.
 Other rows (`.b32 .debug_abbrev`, `.b64 $L__tmp3`) stay one call each, their
 comment folded in: `ptx.data.b32(secref(".debug_abbrev"), note=" Offset Into Abbrev. Section")`.
+
+An annotated run too long for one line (black gives it three: `data_b8(`, the string, `)`) is
+cut at field boundaries (before a row with a note: an attribute and the bytes of its value)
+into calls of one line each, where that takes no more lines: a DIE's call-site attributes and
+the next DIE's first row read as two lines, not as one string between two brackets. A
+field-aligned cut before each new DIE (`Abbrev [N]`) is taken where it costs no extra line.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from transpile.dsl.structured import line_text, pad_to
 
 from transpile.generator import q
 
-from .ir import Call, Kw, byte_values, inline_comment, is_call, kwargs, stmt, taken_names
+from .ir import Call, Kw, byte_values, inline_comment, is_call, kwargs, layout_lines, stmt, taken_names
 
 NAMES = ("data_b8",)
-MIN_ROWS = 3
+MIN_ROWS = 3          # rows without notes
+MIN_ANNOTATED = 2     # rows with LLVM's notes: `data_b8("02 DWARF version number|00")` is one line, not two
 
 
 def _bytes(s):
@@ -47,7 +54,73 @@ def _annotated(rows, notes):
         by_row[int(k)] = text[1:]
     if not by_row or len(rows) < 2:
         return None
-    return "|".join(bytes(r).hex() + (" " + by_row[k] if k in by_row else "") for k, r in enumerate(rows))
+    return [bytes(r).hex() + (" " + by_row[k] if k in by_row else "") for k, r in enumerate(rows)]
+
+
+LINE = 88
+DIE = "Abbrev ["   # LLVM's note on the first row of a debugging information entry
+
+
+def _fields(texts: list) -> list:
+    """Row indexes grouped into fields: a row with a note and the rows without one after it."""
+    fields = []
+    for k, t in enumerate(texts):
+        if " " in t or not fields:
+            fields.append([k])
+        else:
+            fields[-1].append(k)
+    return fields
+
+
+def _pack(texts, fields, room, die_cuts: bool) -> list:
+    """Greedy runs of whole fields (a field too long alone: of rows) whose `|`-joined text fits
+    `room`; with `die_cuts`, a run also ends before each DIE's first row."""
+    width = lambda ks: sum(len(texts[k]) for k in ks) + len(ks) - 1  # noqa: E731
+    out, cur = [], []
+    for f in fields:
+        new_die = die_cuts and texts[f[0]].partition(" ")[2].startswith(DIE)
+        if cur and not new_die and width(cur + f) <= room:
+            cur += f
+            continue
+        if cur:
+            out.append(cur)
+        cur = []
+        for k in f if width(f) > room else [f]:
+            ks = k if k.__class__ is list else [k]
+            if cur and width(cur + ks) > room:
+                out.append(cur)
+                cur = []
+            cur += ks
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _piece(rows, texts, ks, col_kw) -> Call:
+    """One run of rows as a call: `data_b8("...")`, or a lone row as `ptx.data.b8(v, note=...)`."""
+    if len(ks) > 1:
+        return Call("data_b8", [q("|".join(texts[k] for k in ks))] + col_kw)
+    k = ks[0]
+    note = texts[k].partition(" ")[2]
+    extra = [Kw("note", q(" " + note))] + col_kw if note else []
+    return Call("ptx.data.b8", [str(b) for b in rows[k]] + extra)
+
+
+def _calls(rows, texts, col_kw, depth) -> list:
+    """The annotated run as one `data_b8` call, or cut into one-line calls (module docstring)."""
+    whole = Call("data_b8", [q("|".join(texts))] + col_kw)
+    lines = layout_lines(whole, depth)
+    if lines == 1:
+        return [whole]
+    room = LINE - 4 * depth - len(whole.flat()) + len("|".join(texts))
+    fields = _fields(texts)
+    best = None
+    for die_cuts in (True, False):
+        calls = [_piece(rows, texts, ks, col_kw) for ks in _pack(texts, fields, room, die_cuts)]
+        if len(calls) <= lines and all(layout_lines(c, depth) == 1 for c in calls) and (
+                best is None or len(calls) < len(best)):
+            best = calls
+    return best or [whole]
 
 
 def run(stmts, ctx):
@@ -80,17 +153,17 @@ def run(stmts, ctx):
                     break
                 notes.append(f"{len(rows) - 1}:{c[0]}")
                 j += 1
-        if len(rows) >= MIN_ROWS:
-            annotated = _annotated(rows, notes)
-            hexrows = " ".join(bytes(r).hex() for r in rows)
-            items = [q(annotated) if annotated else '"' + hexrows + '"']
-            if notes and not annotated:
-                items.append(Kw("notes", q("|".join(notes))))
-            if column != 40 and notes:
-                items.append(Kw("col", str(column)))
-            if len(items) == 1 and not annotated:
-                items.append(Kw("notes", '""'))
-            out.append(stmt(Call("data_b8", items), stmts[k].depth))
+        annotated = _annotated(rows, notes) if len(rows) >= MIN_ANNOTATED else None
+        if len(rows) >= MIN_ROWS or annotated:
+            col_kw = [Kw("col", str(column))] if column != 40 and notes else []
+            depth = stmts[k].depth
+            if annotated:
+                out.extend(stmt(c, depth) for c in _calls(rows, annotated, col_kw, depth))
+                k = j
+                continue
+            items = ['"' + " ".join(bytes(r).hex() for r in rows) + '"']
+            items.append(Kw("notes", q("|".join(notes))) if notes else Kw("notes", '""'))
+            out.append(stmt(Call("data_b8", items + col_kw), depth))
             k = j
             continue
         c = _note(stmts[k + 1] if k + 1 < n else None)

@@ -1,5 +1,6 @@
 """Layout out of the body: every `fmt=`, `indent=`, `lead=`, `close_indent=`, `close_lead=`
-keyword, blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
+keyword, the whitespace before a same-line comment (`inline=`, tagged by sugar/comment_keys.py) or
+inside one before a second `//`, blank line, inline-asm marker, long comment and `ptx.tail` text moves into the trivia
 table after the body (`ptx.trivia({...})`, transpile/dsl/trivia_table.py), keyed by the PTX
 statement it belongs to (statements with the same entry share it under a tuple of their keys).
 The body keeps the program and its short comments.
@@ -13,15 +14,23 @@ loop stands for finds its own entry, by its own tokens, when the loop runs.
 
 from __future__ import annotations
 
-from transpile.dsl.trivia_table import END
+import re
+
+from collections import Counter
+
+from transpile.dsl.trivia_table import BRACES, END
 from transpile.format import Pair
 from transpile.generator import q
 
+from .comment_keys import COMMENT_TAIL
 from .ir import Call, Display, Kw, stmt, unq
 
 NAMES = ()
 LONG_COMMENT = 100  # a comment longer than this goes to the table (Triton's `// wait for regs: ...`)
 MARKERS = frozenset({"// begin inline asm", "// end inline asm"})
+# a comment holding a second one after padding (LLVM's `// %bb.14:<30 spaces>//   in Loop: ...`):
+# the body reads it with one space there, the table keeps the padding
+_INNER_PAD = re.compile(r"((?:(?!//).)*?\S)([ \t]{2,})(//.*)\Z", re.S)
 _KW_FIELD = {"indent": "indent", "lead": "lead", "close_indent": "indent", "close_lead": "lead"}
 
 
@@ -31,7 +40,12 @@ def run(stmts, ctx):
     if tags is None:
         return stmts
     entries: dict = {}
-    body_lines: dict = {}   # key -> {line index: indent} of comment lines kept in the body
+    brace_pad, braces, own_line = _brace_default(gen.leads)
+    if brace_pad is not None:
+        entries[BRACES] = {"inline": brace_pad}
+        for k in own_line:
+            entries.setdefault(k, {})["inline"] = None
+    body_lines: dict = {}   # key -> {line index: [indent] or [indent, inner pad]} of comments kept in the body
     moved: dict = {}        # key -> {line index: raw line}
     out = []
     for s in stmts:
@@ -42,15 +56,23 @@ def run(stmts, ctx):
             if kind == "tail":
                 entries.setdefault(key, {})["tail"] = value
                 continue
+            if kind == "inline":   # the body keeps the comment's text, the table its whitespace
+                if value != brace_pad or key not in braces:
+                    entries.setdefault(key, {})["inline"] = value
+                e = Call(e.head, e.items[:1])
+                s = type(s)(e, s.depth, s.prefix, s.trailer)
             if kind == "line":
                 line = gen.leads[key][1][value]
                 if _to_table(line):
                     moved.setdefault(key, {})[value] = line
                     continue
                 kw = [i for i in e.items if i.__class__ is Kw and i.name == "indent"]
-                if kw:   # a comment at its own indent: the body keeps the text, the table the indent
-                    body_lines.setdefault(key, {})[value] = unq(kw[0].value)
-                    e = Call(e.head, [i for i in e.items if i is not kw[0]])
+                m = _INNER_PAD.match(unq(e.items[0]) or "")
+                if kw or m:   # the body keeps the text, the table its indent (and inner padding)
+                    indent = unq(kw[0].value) if kw else gen.leads[key][2]
+                    body_lines.setdefault(key, {})[value] = [indent, m.group(2)] if m else [indent]
+                    text = e.items[0] if m is None else q(m.group(1) + " " + m.group(3))
+                    e = Call(e.head, [text] + [i for i in e.items[1:] if not kw or i is not kw[0]])
                     s = type(s)(e, s.depth, s.prefix, s.trailer)
         if e.__class__ is Call:
             kept = []
@@ -73,7 +95,7 @@ def run(stmts, ctx):
     _lines(gen, entries, moved, body_lines)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", _shared(entries))
-    return _nonempty_blocks(out)
+    return _empty_sections(_nonempty_blocks(out))
 
 
 ITEM_INDENT = 4  # `trivia = {` / the entries (transpile.generator.render)
@@ -105,6 +127,34 @@ def _item(keys, e) -> Pair:
     return Pair(q(keys[0]) if len(keys) == 1 else Display("(", ")", [q(k) for k in keys]), e)
 
 
+def _brace_default(leads) -> tuple:
+    """(pad, nested brace keys, own-line keys): the padding of most same-line comments after a
+    `{` or `}` of a block inside another (nvcc's `{ // callseq 0, 0`, `} // callseq 0`) when
+    they outnumber the nested braces a comment follows on its own line (those then say
+    "inline": None), else (None, nested brace keys, [])."""
+    closers = {k[1:] for k in leads if k[:1] == "}"}
+    braces, open_ = set(), []
+    for key in leads:   # leads come in nesting order: an opener's key, its body's, its "}" key
+        if key[:1] == "}":
+            open_.pop()
+            if open_:
+                braces.add(key)
+        elif key in closers:
+            if open_:
+                braces.add(key)
+            open_.append(key)
+    pads, own, prev = Counter(), [], None
+    for key, (tail, lines, _) in leads.items():
+        if prev in braces:
+            if tail and COMMENT_TAIL.fullmatch(tail):
+                pads[tail[:tail.index("//")]] += 1
+            elif not tail and any(line.lstrip(" \t").startswith("//") for line in lines):
+                own.append(prev)
+        prev = key
+    pad, n = pads.most_common(1)[0] if pads else (None, 0)
+    return (pad, braces, own) if n > len(own) + 1 else (None, braces, [])
+
+
 def _nonempty_blocks(stmts):
     """A block whose every line moved to the table keeps a `pass`: Python needs a body."""
     out = []
@@ -112,6 +162,24 @@ def _nonempty_blocks(stmts):
         out.append(s)
         if s.trailer.endswith(":") and (i + 1 == len(stmts) or stmts[i + 1].depth <= s.depth):
             out.append(stmt("pass", s.depth + 1))
+    return out
+
+
+def _empty_sections(stmts):
+    """`with ptx.section(name):` holding only `pass` -> `ptx.empty_section(name)`: no line that
+    carries nothing (its braces' layout is in the table under the same keys)."""
+    out, k = [], 0
+    while k < len(stmts):
+        s = stmts[k]
+        e = s.expr
+        if (s.prefix == "with " and e.__class__ is Call and e.head == "ptx.section" and len(e.items) == 1
+                and e.items[0].__class__ is str and k + 1 < len(stmts) and stmts[k + 1].expr == "pass"
+                and (k + 2 == len(stmts) or stmts[k + 2].depth <= s.depth)):
+            out.append(stmt(Call("ptx.empty_section", [e.items[0]]), s.depth))
+            k += 2
+            continue
+        out.append(s)
+        k += 1
     return out
 
 
@@ -126,7 +194,7 @@ def _lines(gen, entries, moved, body_lines) -> None:
     for key, (tail, lines, indent) in gen.leads.items():
         gone = moved.get(key, {})
         kept = body_lines.get(key, {})
-        template = [gone[n] if n in gone else [kept[n]] if n in kept else _body_marker(line, indent)
+        template = [gone[n] if n in gone else kept[n] if n in kept else _body_marker(line, indent)
                     for n, line in enumerate(lines)]
         end = _after_end(lines, gone)
         if end and prev is not None:
@@ -163,19 +231,27 @@ def _trim(template):
 
 def _entry(e: dict) -> Display:
     items = []
-    for field in ("indent", "lead", "tail", "lines", "after", "fmt"):
+    for field in ("indent", "lead", "tail", "inline", "lines", "after", "fmt"):
         if field not in e:
             continue
         v = e[field]
         if field == "fmt":
-            val = Display("{", "}", [f"{k}: {q(x)}" for k, x in v.items()])
+            val = Display("{", "}", [f"{k}: {_text(x)}" for k, x in v.items()])
         elif field in ("lines", "after"):
-            val = Display("[", "]", ["None" if x is None else Display("[", "]", [q(x[0])]) if x.__class__ is list
-                                     else q(x) for x in v])
+            val = Display("[", "]", ["None" if x is None else Display("[", "]", [_text(y) for y in x]) if x.__class__ is list
+                                     else _text(x) for x in v])
         else:
-            val = q(v)
+            val = "None" if v is None else _text(v)
         items.append(Pair(q(field), val))
     return Display("{", "}", items)
+
+
+SPACE_RUN = 8  # a run of this many spaces or more is written `" " * N` (no one counts 40 spaces)
+
+
+def _text(v: str) -> str:
+    """A whitespace value as Python: `" " * 40` for a long run of spaces, else the literal."""
+    return f'" " * {len(v)}' if len(v) >= SPACE_RUN and v == " " * len(v) else q(v)
 
 
 __all__ = ["run", "END"]

@@ -29,6 +29,7 @@ from .errors import DSLError
 from .locs import loc_directive, spelled as _s
 from .notes import note_after
 from .trivia_check import check_comment_text, check_trivia
+from .trivia_table import same_line_pad
 from .ops import LINKAGE, insn, opcode
 from .operands import to_node
 
@@ -137,6 +138,8 @@ class PTX:
         if inline is not None:
             check_trivia(inline, "inline")
         rec = recorder.current()
+        if inline is None and indent is None and rec.trivia is not None:
+            inline = same_line_pad(rec)   # the table puts it on the line it ends
         if inline is not None:
             rec.tail += inline + "//" + text
         elif indent is None:
@@ -264,6 +267,11 @@ class PTX:
             s = Section(name, ())
             return s, s
         return _Opened(make, kw)
+
+    def empty_section(self, name, **kw):
+        """`.section name { }` with nothing inside: `with ptx.section(name): pass` in one line."""
+        with self.section(name, **kw):
+            pass
 
     def block_open(self, fmt=None, indent=None, lead=None):
         """A `{` without a `with` (for blocks nested deeper than Python allows)."""

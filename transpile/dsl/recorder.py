@@ -260,6 +260,7 @@ class Recorder:
         entry = None
         if self.trivia is not None:
             entry = self.table_entry(None if opener is None else "}" + opener)
+            self.last_key = None if opener is None else "}" + opener  # a comment after it ends its line
             if indent is None and lead is None:
                 indent, lead = entry.get("indent"), entry.get("lead")
         for value, what in ((lead, "close_lead"), (indent, "close_indent")):

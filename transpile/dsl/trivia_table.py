@@ -18,9 +18,15 @@ An entry (every field optional):
     "indent"/"lead": str                  the statement's own indent (or whole same-line lead)
     "lines": [str or None, ...]           the whole lines before it; None: the next line the body
                                           itself writes (a comment call, an inline-asm marker);
-                                          [indent]: that line, a comment, written at `indent`
+                                          [indent]: that line, a comment, written at `indent`;
+                                          [indent, pad]: and `pad` for the space before its inner `//`
     "after": [str, ...]                   whole lines after it (an `// end inline asm` marker)
     "tail": str                           other text after the previous statement on its line
+    "inline": str or None                 a comment right after it is on its line, after this
+                                          whitespace (the body's `ptx.comment(text)`); None: not
+                                          (BRACES's "inline" is that of every nested `{` and `}` without one)
+
+A whitespace value may be written `" " * 40` (the trailer is Python, run before the body).
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from .errors import DSLError
 
 TRAILER = "# Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first."
 END = "$end"
-_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail"})
+BRACES = "$braces"   # the entry of every nested `{` and `}` without an "inline" of its own
+_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail", "inline"})
 
 
 def fingerprint(stmt) -> str:
@@ -89,10 +96,35 @@ def merge_lines(template, body: list) -> list:
             mine = body[k]
             k += 1
             if line is not None and mine.__class__ is tuple:  # a comment, at the table's indent
-                mine = line[0] + mine[0] + mine[1]
+                mine = line[0] + mine[0] + (_padded(mine[1], line[1]) if len(line) > 1 else mine[1])
             out.append(mine)
     out.extend(body[k:])
     return out
+
+
+def _padded(text: str, pad: str) -> str:
+    """The comment text with `pad` for the one space before its inner `//` (unchanged without one)."""
+    if pad.__class__ is not str or pad.strip(" \t"):
+        raise DSLError(f"ptx.trivia(): a comment's padding must be spaces and tabs, not {pad!r}")
+    i = text.find(" //")
+    return text if i < 0 else text[:i] + pad + text[i + 1:]
+
+
+def same_line_pad(rec):
+    """The "inline" whitespace of the statement (or `}`) just recorded when nothing has come
+    since it but its "after" lines: a `ptx.comment(text)` then ends that statement's line.
+    After a nested `{` or `}` (a block inside a function) without an "inline" of its own, the
+    BRACES entry's (nvcc's `{ // callseq 0, 0`, `} // callseq 0`)."""
+    key = rec.last_key
+    if rec.tail or len(rec.lines) != rec.n_after or key is None:
+        return None
+    entry = rec.trivia.entry(key)
+    if "inline" in entry:
+        return entry["inline"]
+    opens = rec.open_keys   # a brace inside a function: its `{` opened below another one
+    if key[:1] == "}" and opens or len(opens) >= 2 and opens[-1] == key:
+        return rec.trivia.entry(BRACES).get("inline")
+    return None
 
 
 def split_trailer(source: str):

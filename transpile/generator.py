@@ -91,6 +91,7 @@ class Generator:
         self.decls = 0
         self.taken: set = set()   # the Python names of the registers in scopes (unique)
         self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
+        self.outer: list = []     # the enclosing scopes' name caches (see pop_scope)
         self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
         self.statements = 0
         self.explicit = 0
@@ -145,9 +146,17 @@ class Generator:
                 return
         self.emit(Call(head, items))
 
-    def pop_scope(self) -> None:
-        self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+    def push_scope(self) -> None:
+        self.outer.append(self.cur)
+        self.scopes.append({})
         self.scope_changed()
+
+    def pop_scope(self) -> None:
+        """Back to the enclosing scope; its name cache is still right (the names declared
+        inside went into the popped scope only), so lookups after a block that declared
+        registers do not all miss."""
+        self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+        self.cur = self.outer.pop()
 
     def scope_changed(self) -> None:
         """The name cache for the new (scope depth, declarations so far) state."""
@@ -254,8 +263,7 @@ class Generator:
         """`with call:` around the container's items (or block_open/close when deep)."""
         if self.pydepth >= _MAX_WITH_DEPTH and call.head == "ptx.block":
             self.emit(Call("ptx.block_open", extra))
-            self.scopes.append({})
-            self.scope_changed()
+            self.push_scope()
             opener = self.key
             self.items(container.items, depth + 1)
             self.pop_scope()
@@ -272,8 +280,7 @@ class Generator:
         slot = len(out) - 1
         call.items.extend(extra)
         self.pydepth += 1
-        self.scopes.append({})
-        self.scope_changed()
+        self.push_scope()
         start = len(out)
         self.items(container.items, depth + 1)
         close_kw = self._close_kw(container, depth, opener)

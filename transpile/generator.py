@@ -33,6 +33,11 @@ _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
 _MAX_WITH_DEPTH = 15
 
+# The fast paths: a statement of the usual form written as one line directly, its text as
+# the general path (its expression IR through `format.layout`) writes it. False: the general
+# path only (roundtrip_tests/test_transpile_fast_paths.py checks that both agree).
+FAST = True
+
 
 def q(s: str) -> str:
     """A Python string literal the way black writes it."""
@@ -93,6 +98,7 @@ class Generator:
         self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
         self.outer: list = []     # the enclosing scopes' name caches (see pop_scope)
         self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
+        self.chains: dict = {}  # (space, attribute words) -> a register declaration's `reg.b32` head
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
@@ -132,17 +138,14 @@ class Generator:
         self.out.append(PyStmt(expr, self.pydepth, prefix, trailer, explicit))
 
     def call(self, head: str, items: list) -> None:
-        """`emit(Call(head, items))`; laid out as `format.layout` would, directly, when the
-        call is one line of plain atoms (most statements) and no pass reads the IR."""
-        lines = self.lines
-        if lines is not None:
-            try:
-                flat = ", ".join(items)
-            except TypeError:   # an item is an expression IR
-                flat = _flat_items(items)
-            line = _INDENTS[self.pydepth] + head + "(" + flat + ")"
-            if len(line) <= LINE:
-                lines.append(line)
+        """`emit(Call(head, items))`; laid out as `format.layout` would, directly, when no pass
+        reads the IR (`atoms_call`; every layout when every item is an atom)."""
+        if self.lines is not None and FAST:
+            try:   # (the join in atoms_call raises TypeError, before writing, at an IR item)
+                done = self.atoms_call(head, items, True)
+            except TypeError:
+                done = self.atoms_call(head, [i if i.__class__ is str else i.flat() for i in items])
+            if done:
                 return
         self.emit(Call(head, items))
 
@@ -165,23 +168,28 @@ class Generator:
     def items(self, items, depth):
         """Generate each statement of `items` (the loop is the hot path: written inline)."""
         placements, methods = self.placements, self.methods
+        tagless = self.tags is None and self.keys is None
         stmt = None
+        n = 0
         try:
             for stmt in items:
-                lead, fmt = next(placements)
-                if self.keys is not None:
-                    self.key = self.keys.key(stmt)
-                if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
-                    extra = self.lead(lead, self.key)
-                else:   # the usual statement: nothing before it, its lead as predicted
+                lead, fmt, plain = next(placements)
+                n += 1
+                if plain and tagless:   # the usual statement: nothing before it, its lead as predicted
                     extra = []
-                if fmt:
-                    kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
-                    self.tag(kw, self.key, "fmt", dict(fmt))
-                    extra.append(kw)
-                self.statements += 1
-                if extra:
-                    self.explicit += 1
+                else:
+                    if self.keys is not None:
+                        self.key = self.keys.key(stmt)
+                    if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
+                        extra = self.lead(lead, self.key)
+                    else:
+                        extra = []
+                    if fmt:
+                        kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
+                        self.tag(kw, self.key, "fmt", dict(fmt))
+                        extra.append(kw)
+                    if extra:
+                        self.explicit += 1
                 method = methods.get(stmt.__class__)
                 if method is None:   # the class's function, not a bound method: no reference cycle
                     method = methods[stmt.__class__] = getattr(type(self), "s_" + stmt.__class__.__name__)
@@ -190,6 +198,8 @@ class Generator:
             if e.node is None:    # the innermost statement: where the error is reported
                 e.node = stmt
             raise
+        finally:
+            self.statements += n
 
     def statement(self, stmt, depth):
         self.items((stmt,), depth)
@@ -300,6 +310,8 @@ class Generator:
     # --- statements --------------------------------------------------------------------
 
     def s_Instruction(self, s, depth, extra):
+        if FAST and not extra and self.lines is not None and self.insn_line(s):
+            return
         ops = []
         cur = self.cur
         plain = True   # every item a str (an atom)
@@ -347,6 +359,96 @@ class Generator:
         else:
             mods = Display("(", ")", [q(m) for m in s.modifiers])
             self.emit(Call("ptx.insn", [q(s.opcode), mods, *ops]))
+
+    def insn_line(self, s) -> bool:
+        """The fast path: write an instruction's call as the general path below would (from
+        the flat text of each operand's expression); False when it is left to that path --
+        its head not known yet or not an attribute chain, or a layout of more than one line
+        of arguments."""
+        head = self.heads.get((s.opcode, s.modifiers))
+        if head is None:
+            return False
+        cur = self.cur
+        texts = []
+        for o in s.operands:
+            c = o.__class__
+            if (c is Register or c is Symbol) and o.component is None:
+                e = cur.get(o.name)
+                if e is None:
+                    e = cur[o.name] = self._name_expr(o.name, None)
+                if e.__class__ is not str:
+                    e = e.flat()
+            elif c is IntLiteral:
+                e = _LITS.get(o.text) or lit(o.text)
+            elif c is Address and o.suffix is None and len(o.items) == 1:
+                e = self.addr_text(o.items[0])
+                if e is None:
+                    e = self.operand(o).flat()
+            else:
+                e = self.operand(o)
+                if e.__class__ is not str:
+                    e = e.flat()
+            texts.append(e)
+        g = s.guard
+        if g is not None:
+            p = cur.get(g.predicate)
+            if p is None:
+                p = cur[g.predicate] = self._name_expr(g.predicate, None)
+            if g.negated:
+                p = "~" + p if p.__class__ is str else "neg(" + p.flat() + ")"
+            elif p.__class__ is not str:
+                p = p.flat()
+            texts.append("pred=" + p)
+        return self.atoms_call(head, texts)
+
+    def atoms_call(self, head: str, texts: list, atoms: bool = False) -> bool:
+        """`format.layout` of `Call(head, items)` at this depth, written from the items' flat
+        `texts`: the call on one line, or split after `head(` with the arguments on one line.
+        With `atoms` (every item is that text itself: layout never splits inside one) every
+        layout is written; else False (nothing written) where layout would look inside one."""
+        indent = _INDENTS[self.pydepth]
+        args = ", ".join(texts)
+        line = indent + head + "(" + args + ")"
+        if len(line) <= LINE or not texts:
+            self.lines.append(line)
+            return True
+        inner = indent + "    "
+        if len(inner) + len(args) <= LINE:
+            self.lines += (indent + head + "(", inner + args, indent + ")")
+            return True
+        if not atoms:
+            return False
+        if len(texts) == 1:
+            self.lines += (indent + head + "(", inner + args, indent + ")")
+        else:
+            self.lines.append(indent + head + "(")
+            self.lines += [inner + t + "," for t in texts]
+            self.lines.append(indent + ")")
+        return True
+
+    def addr_text(self, i):
+        """`[%rd1]` -> `[rd[1]]`, `[%rd1+8]` -> `[rd[1] + 8]` (as `operand` and `addr_item`
+        write them) for a plain name and a plain int offset; None for anything else."""
+        c = i.__class__
+        if c is BinaryExpr:
+            left, right = i.left, i.right
+            c = left.__class__
+            if not ((i.op == "+" or i.op == "-") and (c is Register or c is Symbol) and left.component is None
+                    and right.__class__ is IntLiteral):
+                return None
+            t = right.text
+            if not (t.isdigit() and (t == "0" or t[0] != "0")):
+                return None
+            e = self.cur.get(left.name)
+            if e is None:
+                e = self.cur[left.name] = self._name_expr(left.name, None)
+            return "[" + e + " " + i.op + " " + t + "]" if e.__class__ is str else None
+        if (c is Register or c is Symbol) and i.component is None:
+            e = self.cur.get(i.name)
+            if e is None:
+                e = self.cur[i.name] = self._name_expr(i.name, None)
+            return "[" + (e if e.__class__ is str else e.flat()) + "]"
+        return None
 
     def s_Label(self, s, depth, extra):
         self.call("ptx.label", [q(s.name), *extra])
@@ -501,7 +603,12 @@ class Generator:
         space = "reg" if s.space == ".reg" else "var." + to_python(s.space)
         if not reversible(s.space):
             raise _Unsupported(s.space)
-        chain = self.attr_chain(space, s.attrs)
+        if simple_reg:   # (attributes of words only: a chain per distinct spelling)
+            chain = self.chains.get((space, s.attrs))
+            if chain is None:
+                chain = self.chains[(space, s.attrs)] = self.attr_chain(space, s.attrs)
+        else:
+            chain = self.attr_chain(space, s.attrs)
         a = []
         if simple_reg:
             targets = []
@@ -522,7 +629,13 @@ class Generator:
                 self.decls += 1  # name_expr's cache keys on the declarations so far
             taken.difference_update(gone)
             self.scope_changed()
-            self.emit(Call(chain, a + extra), prefix=", ".join(targets) + " = ")
+            prefix = ", ".join(targets) + " = "
+            if self.lines is not None and not extra and FAST:   # `emit`'s one-line layout, written out
+                line = _INDENTS[self.pydepth] + prefix + chain + "(" + ", ".join(a) + ")"
+                if len(line) <= LINE:
+                    self.lines.append(line)
+                    return
+            self.emit(Call(chain, a + extra), prefix=prefix)
             return
         kw = [Kw(l[1:], "True") for l in s.linkage]
         if any(l[1:] not in LINKAGE for l in s.linkage):

@@ -36,7 +36,7 @@ import sys
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 
-from ptxgrammar.tree import Block, Function, Module, Section
+from ptxgrammar.tree import Block, Declarator, Function, Module, Section
 
 PUNCT = frozenset(",;{}()[]<>=+-|@!:?*/%&^~")
 TIGHT_BEFORE = frozenset({",", ";", ")", "]", ":", "|", "<", ">", "[", "(", "}"})
@@ -474,17 +474,19 @@ class _ShapeCounter:
             # statement of that key computes (`count`) and the others reuse.
             fk = None
             try:
-                if cls is Instruction:   # most statements: written out
+                if not QUICK:
+                    pass
+                elif cls is Instruction:   # most statements: written out
                     g = item.guard
                     k = [depth, asm, prev, item.opcode, item.modifiers, item.trivia,
-                         None if g is None else (g.negated, cc[g.predicate])]
+                         None if g is None else (g.negated, cc.get(g.predicate) or token_class(g.predicate))]
                     _quick_operands(item.operands, k, cc)
                     fk = tuple(k)
                 else:
                     quick = _QUICK.get(cls)
                     if quick is not None:
                         fk = quick(item, depth, asm, prev, cc)
-            except KeyError:   # a spelling not classified yet: `count` classifies it
+            except _NotQuick:   # a statement of a rare form: counted the long way
                 fk = None
             hit = None if fk is None else fast.get(fk)
             if hit is None:
@@ -821,8 +823,8 @@ _INT_MARK = _LEAF_MARK[IntLiteral]
 # A quick key holds a statement's token classes and its nodes' trivia tuples unflattened
 # (the parser shares equal ones), so most statements cost one short tuple and one lookup.
 # It must fix everything `count` derives: two statements with one quick key have the same
-# shape signature and the same trivia. `cc[...]` raises KeyError for an unclassified
-# spelling; visit then counts the statement the long way.
+# shape signature and the same trivia. A token class is `cc.get(x) or token_class(x)`
+# (names are often new: registers, labels). `_NotQuick`: a form without a quick key.
 
 def _quick_operands(ops, k: list, cc) -> None:
     """Three entries per operand: its class, its token class (a leaf) or its shape and
@@ -830,9 +832,9 @@ def _quick_operands(ops, k: list, cc) -> None:
     for o in ops:
         oc = o.__class__
         if oc is IntLiteral:
-            k += (oc, cc[o.text], o.trivia)
+            k += (oc, cc.get(o.text) or token_class(o.text), o.trivia)
         elif (oc is Register or oc is SpecialRegister or oc is Symbol) and o.component is None:
-            k += (oc, cc[o.name], o.trivia)
+            k += (oc, cc.get(o.name) or token_class(o.name), o.trivia)
         else:
             sig: list = []
             tv: list = []
@@ -847,19 +849,39 @@ def _quick_data(item, depth, asm, prev, cc):
 
 
 def _quick_label(item, depth, asm, prev, cc):
-    return (depth, asm, prev, Label, item.trivia, cc[item.name])
+    return (depth, asm, prev, Label, item.trivia, cc.get(item.name) or token_class(item.name))
 
 
 def _quick_loc(item, depth, asm, prev, cc):
     fn = item.function_name
+    k = (depth, asm, prev, Loc, item.trivia, _tc(item.file), _tc(item.line), _tc(item.column))
     if fn is None:
-        return (depth, asm, prev, Loc, item.trivia, cc[item.file], cc[item.line], cc[item.column])
+        return k
     off = item.function_offset
-    return (depth, asm, prev, Loc, item.trivia, cc[item.file], cc[item.line], cc[item.column],
-            cc[fn], None if off is None else cc[off], *[cc[x] for x in item.inlined_at])
+    return (*k, _tc(fn), None if off is None else _tc(off), *[_tc(x) for x in item.inlined_at])
+
+
+def _quick_decl(item, depth, asm, prev, cc):
+    """`.reg .b32 %r<5>;` and other declarations of plain names (no array, no initializer)."""
+    attrs = item.attrs
+    k = [depth, asm, prev, VarDecl, item.linkage, item.space, attrs, item.trivia]
+    for a in attrs:
+        if a.__class__ is not str:
+            raise _NotQuick
+    for d in item.declarators:
+        if d.dims or d.init is not None or d.__class__ is not Declarator:
+            raise _NotQuick
+        c = d.count
+        k += (cc.get(d.name) or token_class(d.name), None if c is None else cc.get(c) or token_class(c), d.trivia)
+    return tuple(k)
+
+
+class _NotQuick(Exception):
+    pass
 
 
 _QUICK: dict = {}   # statement class -> its quick key (Instruction's is written out in visit)
+QUICK = True   # False: every statement counted the long way (test_transpile_fast_paths.py compares)
 
 
 def shape_nodes(node, sig: list, nodes: list) -> None:
@@ -999,4 +1021,4 @@ def apply_plan(nodes: list, plan: list, values: list) -> None:
         _TRIVIA.clear()
 
 
-_QUICK.update({SectionData: _quick_data, Label: _quick_label, Loc: _quick_loc})
+_QUICK.update({SectionData: _quick_data, Label: _quick_label, Loc: _quick_loc, VarDecl: _quick_decl})

@@ -190,6 +190,9 @@ class Generator:
                         extra.append(kw)
                     if extra:
                         self.explicit += 1
+                if plain and tagless and stmt.__class__ is Instruction and FAST and self.lines is not None \
+                        and self.insn_line(stmt):
+                    continue   # (s_Instruction's fast path, called from here: most statements)
                 method = methods.get(stmt.__class__)
                 if method is None:   # the class's function, not a bound method: no reference cycle
                     method = methods[stmt.__class__] = getattr(type(self), "s_" + stmt.__class__.__name__)
@@ -399,6 +402,10 @@ class Generator:
             elif p.__class__ is not str:
                 p = p.flat()
             texts.append("pred=" + p)
+        line = _INDENTS[self.pydepth] + head + "(" + ", ".join(texts) + ")"
+        if len(line) <= LINE:   # (atoms_call's first case, inline: most instructions)
+            self.lines.append(line)
+            return True
         return self.atoms_call(head, texts)
 
     def atoms_call(self, head: str, texts: list, atoms: bool = False) -> bool:
@@ -681,6 +688,13 @@ class Generator:
         numbered = _SPLIT.get(name, 0)
         if numbered == 0:
             numbered = _numbered(name)
+        if component is None and numbered is not None and numbered[2] is not None:
+            # the usual miss (`%r5`, its family declared in the innermost scope): the loop's first step
+            scope = self.scopes[-1]
+            if name not in scope:
+                hit = scope.get(numbered[0])
+                if hit is not None and hit[1] is not None and numbered[2] < hit[1]:
+                    return hit[0] + "[" + numbered[1] + "]"
         suffix = "" if component is None else "." + component[1:]
         for scope in reversed(self.scopes):
             hit = scope.get(name)

@@ -480,7 +480,14 @@ class _ShapeCounter:
                     g = item.guard
                     k = [depth, asm, prev, item.opcode, item.modifiers, item.trivia,
                          None if g is None else (g.negated, cc.get(g.predicate) or token_class(g.predicate))]
-                    _quick_operands(item.operands, k, cc)
+                    for o in item.operands:   # `_quick_operands`, inline
+                        oc = o.__class__
+                        if (oc is Register or oc is Symbol) and o.component is None:
+                            k += (oc, cc.get(o.name) or token_class(o.name), o.trivia)
+                        elif oc is IntLiteral:
+                            k += (oc, cc.get(o.text) or token_class(o.text), o.trivia)
+                        else:
+                            _quick_operands((o,), k, cc)
                     fk = tuple(k)
                 else:
                     quick = _QUICK.get(cls)

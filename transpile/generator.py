@@ -40,11 +40,18 @@ FAST = True
 
 
 def q(s: str) -> str:
-    """A Python string literal the way black writes it."""
-    r = repr(s)
-    if r[0] == "'" and '"' not in s:
-        return '"' + r[1:-1] + '"'
+    """A Python string literal the way black writes it (names repeat: each written once)."""
+    r = _Q.get(s)
+    if r is None:
+        r = repr(s)
+        if r[0] == "'" and '"' not in s:
+            r = '"' + r[1:-1] + '"'
+        if len(_Q) < 100_000:
+            _Q[s] = r
     return r
+
+
+_Q: dict = {}
 
 
 def lit(text: str) -> str:
@@ -190,9 +197,10 @@ class Generator:
                         extra.append(kw)
                     if extra:
                         self.explicit += 1
-                if plain and tagless and stmt.__class__ is Instruction and FAST and self.lines is not None \
-                        and self.insn_line(stmt):
-                    continue   # (s_Instruction's fast path, called from here: most statements)
+                if plain and tagless and stmt.__class__ is Instruction and FAST and self.lines is not None:
+                    if not self.insn_line(stmt):   # (s_Instruction, from here: most statements)
+                        self.instruction(stmt, extra)
+                    continue
                 method = methods.get(stmt.__class__)
                 if method is None:   # the class's function, not a bound method: no reference cycle
                     method = methods[stmt.__class__] = getattr(type(self), "s_" + stmt.__class__.__name__)
@@ -315,6 +323,10 @@ class Generator:
     def s_Instruction(self, s, depth, extra):
         if FAST and not extra and self.lines is not None and self.insn_line(s):
             return
+        self.instruction(s, extra)
+
+    def instruction(self, s, extra):
+        """The general path: the call's expression IR, laid out by `emit`."""
         ops = []
         cur = self.cur
         plain = True   # every item a str (an atom)
@@ -470,7 +482,7 @@ class Generator:
         self.emit(Call("ptx.address_size", [word(s.size), *extra]))
 
     def s_File(self, s, depth, extra):
-        self.emit(Call("ptx.file", [word(s.index), q(s.path[1:-1]), *[word(e) for e in s.extra], *extra]))
+        self.call("ptx.file", [word(s.index), q(s.path[1:-1]), *[word(e) for e in s.extra], *extra])
 
     def s_Loc(self, s, depth, extra):
         if extra or self.tags is not None:   # passes may edit the IR they get: a fresh call
@@ -499,13 +511,13 @@ class Generator:
         return Call("ptx.loc", a + extra)
 
     def s_Pragma(self, s, depth, extra):
-        self.emit(Call("ptx.pragma", [*[q(x[1:-1]) for x in s.strings], *extra]))
+        self.call("ptx.pragma", [*[q(x[1:-1]) for x in s.strings], *extra])
 
     def s_Alias(self, s, depth, extra):
         self.emit(Call("ptx.alias", [q(s.name), q(s.target), *extra]))
 
     def s_LabelList(self, s, depth, extra):
-        self.emit(Call("ptx." + s.directive[1:], [*[q(x) for x in s.labels], *extra]))
+        self.call("ptx." + s.directive[1:], [*[q(x) for x in s.labels], *extra])
 
     def s_CallPrototype(self, s, depth, extra):
         a = [q(s.name)]
@@ -603,19 +615,24 @@ class Generator:
 
     def s_VarDecl(self, s, depth, extra):
         decls = s.declarators
-        simple_reg = (s.space == ".reg" and not s.linkage and all(
+        attrs = s.attrs
+        words = True   # every attribute a dot-word (no `.align`, `.attribute(...)`)
+        for x in attrs:
+            if x.__class__ is not str:
+                words = False
+                break
+        simple_reg = words and s.space == ".reg" and not s.linkage and all(
             d.__class__ is Declarator and not d.dims and d.init is None
             and (d.count is None or lit(d.count) == d.count) for d in decls)
-            and all(a.__class__ is str for a in s.attrs))
         space = "reg" if s.space == ".reg" else "var." + to_python(s.space)
         if not reversible(s.space):
             raise _Unsupported(s.space)
-        if simple_reg:   # (attributes of words only: a chain per distinct spelling)
-            chain = self.chains.get((space, s.attrs))
+        if words:   # a chain per distinct spelling (declarations repeat)
+            chain = self.chains.get((space, attrs))
             if chain is None:
-                chain = self.chains[(space, s.attrs)] = self.attr_chain(space, s.attrs)
+                chain = self.chains[(space, attrs)] = self.attr_chain(space, attrs)
         else:
-            chain = self.attr_chain(space, s.attrs)
+            chain = self.attr_chain(space, attrs)
         a = []
         if simple_reg:
             targets = []
@@ -666,11 +683,12 @@ class Generator:
                 if d.init is not None:
                     b.append(Kw("init", self.init(d.init)))
                 a.append(Call("d", b))
-        self.emit(Call(chain, a + kw + extra))
+        self.call(chain, a + kw + extra)
 
     def init(self, n):
-        if n.__class__ is InitList:
-            return Display("[", "]", [self.init(i) for i in n.items])
+        if n.__class__ is InitList:   # (integers inline, as `operand` writes them: data tables)
+            return Display("[", "]", [(_LITS.get(i.text) or lit(i.text)) if i.__class__ is IntLiteral
+                                      else self.init(i) for i in n.items])
         return self.operand(n)
 
     # --- operands -------------------------------------------------------------------------

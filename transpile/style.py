@@ -883,6 +883,10 @@ def _quick_decl(item, depth, asm, prev, cc):
     return tuple(k)
 
 
+def _quick_block(item, depth, asm, prev, cc):
+    return (depth, asm, prev, Block, item.trivia[0])   # (its `}` is counted apart: `nested`)
+
+
 class _NotQuick(Exception):
     pass
 
@@ -1028,4 +1032,5 @@ def apply_plan(nodes: list, plan: list, values: list) -> None:
         _TRIVIA.clear()
 
 
-_QUICK.update({SectionData: _quick_data, Label: _quick_label, Loc: _quick_loc, VarDecl: _quick_decl})
+_QUICK.update({SectionData: _quick_data, Label: _quick_label, Loc: _quick_loc, VarDecl: _quick_decl,
+               Block: _quick_block})

@@ -104,14 +104,18 @@ class Generator:
         self.taken: set = set()   # the Python names of the registers in scopes (unique)
         self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
         self.outer: list = []     # the enclosing scopes' name caches (see pop_scope)
-        self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
-        self.chains: dict = {}  # (space, attribute words) -> a register declaration's `reg.b32` head
+        # spellings -> text, the same for every module (kept between modules, see _PURE)
+        self.heads: dict = _PURE["heads"]    # (opcode, modifiers) -> `ptx.x.y` head or None
+        self.chains: dict = _PURE["chains"]  # (space, attribute words) -> a declaration's `reg.b32` head
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
         self.methods: dict = {}  # statement class -> its s_ method
         self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
-        self.data: dict = {}     # (directive, integer) -> the call of one-integer section data
+        self.data: dict = _PURE["data"]      # (directive, integer) -> the call of one-integer section data
+        if sum(map(len, _PURE.values())) > 200_000:
+            for d in _PURE.values():
+                d.clear()
         self.line_texts: dict = {}   # (line, indent) -> its call's text (laid out directly)
 
     # --- driver ----------------------------------------------------------------------
@@ -399,6 +403,14 @@ class Generator:
                 e = self.addr_text(o.items[0])
                 if e is None:
                     e = self.operand(o).flat()
+            elif (c is ParenList or c is Vector) and o.items:   # `args(...)` of a call, `(r[1], r[2])`
+                e = self.leaf_texts(o.items)
+                if e is None:
+                    e = self.operand(o).flat()
+                elif c is ParenList:
+                    e = "args(" + e + ")"
+                else:
+                    e = "(" + e + (",)" if len(o.items) == 1 else ")")
             else:
                 e = self.operand(o)
                 if e.__class__ is not str:
@@ -444,6 +456,24 @@ class Generator:
             self.lines += [inner + t + "," for t in texts]
             self.lines.append(indent + ")")
         return True
+
+    def leaf_texts(self, items):
+        """The flat texts of plain names and integers, joined by ", " (as `operand` writes
+        each); None when an item is anything else."""
+        cur = self.cur
+        texts = []
+        for o in items:
+            c = o.__class__
+            if (c is Register or c is Symbol) and o.component is None:
+                e = cur.get(o.name)
+                if e is None:
+                    e = cur[o.name] = self._name_expr(o.name, None)
+                texts.append(e if e.__class__ is str else e.flat())
+            elif c is IntLiteral:
+                texts.append(_LITS.get(o.text) or lit(o.text))
+            else:
+                return None
+        return ", ".join(texts)
 
     def addr_text(self, i):
         """`[%rd1]` -> `[rd[1]]`, `[%rd1+8]` -> `[rd[1] + 8]` (as `operand` and `addr_item`
@@ -812,6 +842,7 @@ class Generator:
 
 
 _SPLIT: dict = {}
+_PURE: dict = {"heads": {}, "chains": {}, "data": {}}   # Generator's caches of pure functions of spellings
 _LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
 
 

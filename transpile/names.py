@@ -48,6 +48,7 @@ def from_python(ident: str, dot: bool = True) -> str:
     return "." + w if dot else w
 
 
+@lru_cache(maxsize=65536)
 def reversible(word: str, dot: bool = True) -> bool:
     """True when `word` survives PTX -> identifier -> PTX and is an identifier."""
     ident = to_python(word)

@@ -435,8 +435,9 @@ class Generator:
     def atoms_call(self, head: str, texts: list, atoms: bool = False) -> bool:
         """`format.layout` of `Call(head, items)` at this depth, written from the items' flat
         `texts`: the call on one line, or split after `head(` with the arguments on one line.
-        With `atoms` (every item is that text itself: layout never splits inside one) every
-        layout is written; else False (nothing written) where layout would look inside one."""
+        or one item a line. With `atoms` (every item is that text itself: layout never splits
+        inside one) every layout is written; else False (nothing written) where layout would
+        split an item."""
         indent = _INDENTS[self.pydepth]
         args = ", ".join(texts)
         line = indent + head + "(" + args + ")"
@@ -447,8 +448,8 @@ class Generator:
         if len(inner) + len(args) <= LINE:
             self.lines += (indent + head + "(", inner + args, indent + ")")
             return True
-        if not atoms:
-            return False
+        if not atoms and (len(texts) == 1 or any(len(inner) + len(t) + 1 > LINE for t in texts)):
+            return False   # (layout would split an item: written by it)
         if len(texts) == 1:
             self.lines += (indent + head + "(", inner + args, indent + ")")
         else:
@@ -491,7 +492,9 @@ class Generator:
             e = self.cur.get(left.name)
             if e is None:
                 e = self.cur[left.name] = self._name_expr(left.name, None)
-            return "[" + e + " " + i.op + " " + t + "]" if e.__class__ is str else None
+            if e.__class__ is str:
+                return "[" + e + " " + i.op + " " + t + "]"
+            return "[expr(" + e.flat() + ", " + q(i.op) + ", " + t + ")]"   # (addr_item: `operand(i)`)
         if (c is Register or c is Symbol) and i.component is None:
             e = self.cur.get(i.name)
             if e is None:
@@ -732,27 +735,32 @@ class Generator:
             return Call(hit.head, list(hit.items))
         return hit
 
-    def _name_expr(self, name, component):
+    def _name_expr(self, name, component, level=None):
+        """A name's expression as scopes[:level + 1] resolve it (default: all of them): the
+        declaration in scopes[level], else what the enclosing scopes give, from their state's
+        cache (a block's lookups do not walk the function's scope again)."""
+        if level is None:
+            level = len(self.scopes) - 1
         numbered = _SPLIT.get(name, 0)
         if numbered == 0:
             numbered = _numbered(name)
-        if component is None and numbered is not None and numbered[2] is not None:
-            # the usual miss (`%r5`, its family declared in the innermost scope): the loop's first step
-            scope = self.scopes[-1]
-            if name not in scope:
-                hit = scope.get(numbered[0])
-                if hit is not None and hit[1] is not None and numbered[2] < hit[1]:
-                    return hit[0] + "[" + numbered[1] + "]"
         suffix = "" if component is None else "." + component[1:]
-        for scope in reversed(self.scopes):
-            hit = scope.get(name)
-            if hit is not None and hit[1] is None:
-                return hit[0] + suffix
-            if numbered is not None:
-                hit = scope.get(numbered[0])
-                n = numbered[2]
-                if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
-                    return hit[0] + "[" + numbered[1] + "]" + suffix
+        scope = self.scopes[level]
+        hit = scope.get(name)
+        if hit is not None and hit[1] is None:
+            return hit[0] + suffix
+        if numbered is not None:
+            hit = scope.get(numbered[0])
+            n = numbered[2]
+            if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
+                return hit[0] + "[" + numbered[1] + "]" + suffix
+        if level:
+            cache = self.outer[level - 1]   # the names of the state scopes[:level] (unchanged since)
+            key = name if component is None else (name, component)
+            hit = cache.get(key)
+            if hit is None:
+                hit = cache[key] = self._name_expr(name, component, level - 1)
+            return hit
         comp = [] if component is None else [q(component)]
         if name[:1] == "%":
             return Call("regn", [q(name), *comp])

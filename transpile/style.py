@@ -473,28 +473,27 @@ class _ShapeCounter:
             # and so the record, the L value and the next statement's state, which the first
             # statement of that key computes (`count`) and the others reuse.
             fk = None
-            try:
-                if not QUICK:
-                    pass
-                elif cls is Instruction:   # most statements: written out
-                    g = item.guard
-                    k = [depth, asm, prev, item.opcode, item.modifiers, item.trivia,
-                         None if g is None else (g.negated, cc.get(g.predicate) or token_class(g.predicate))]
-                    for o in item.operands:   # `_quick_operands`, inline
-                        oc = o.__class__
-                        if (oc is Register or oc is Symbol) and o.component is None:
-                            k += (oc, cc.get(o.name) or token_class(o.name), o.trivia)
-                        elif oc is IntLiteral:
-                            k += (oc, cc.get(o.text) or token_class(o.text), o.trivia)
-                        else:
-                            _quick_operands((o,), k, cc)
-                    fk = tuple(k)
-                else:
-                    quick = _QUICK.get(cls)
-                    if quick is not None:
-                        fk = quick(item, depth, asm, prev, cc)
-            except _NotQuick:   # a statement of a rare form: counted the long way
-                fk = None
+            if QUICK:
+                try:
+                    if cls is Instruction:   # most statements: written out
+                        g = item.guard
+                        k = [depth, asm, prev, item.opcode, item.modifiers, item.trivia,
+                             None if g is None else (g.negated, cc.get(g.predicate) or token_class(g.predicate))]
+                        for o in item.operands:   # `_quick_operands`, inline
+                            oc = o.__class__
+                            if (oc is Register or oc is Symbol) and o.component is None:
+                                k += (oc, cc.get(o.name) or token_class(o.name), o.trivia)
+                            elif oc is IntLiteral:
+                                k += (oc, cc.get(o.text) or token_class(o.text), o.trivia)
+                            else:
+                                _quick_operands((o,), k, cc)
+                        fk = tuple(k)
+                    else:
+                        quick = _QUICK.get(cls)
+                        if quick is not None:
+                            fk = quick(item, depth, asm, prev, cc)
+                except _NotQuick:   # a statement of a rare form: counted the long way
+                    fk = None
             hit = None if fk is None else fast.get(fk)
             if hit is None:
                 rec, asm, prev, t0 = self.count(item, depth, asm, prev)

@@ -99,8 +99,11 @@ def layout(item, indent: str, prefix: str, trailer: str, out: list) -> None:
     elif not display and len(inner) + len(s) - len(head) - 2 <= LINE:
         out.append(inner + s[len(head) + 1:-1])   # the arguments: the flat call less `head(` and `)`
     else:
-        for i in items:
-            layout(i, inner, "", ",", out)
+        for i in items:   # (an atom is one line: written here, not by a call per item)
+            if i.__class__ is str:
+                out.append(inner + i + ",")
+            else:
+                layout(i, inner, "", ",", out)
     out.append(indent + close + trailer)
 
 

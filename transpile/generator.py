@@ -33,13 +33,25 @@ _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\Z", re.S)
 _MAX_WITH_DEPTH = 15
 
+# The fast paths: a statement of the usual form written as one line directly, its text as
+# the general path (its expression IR through `format.layout`) writes it. False: the general
+# path only (roundtrip_tests/test_transpile_fast_paths.py checks that both agree).
+FAST = True
+
 
 def q(s: str) -> str:
-    """A Python string literal the way black writes it."""
-    r = repr(s)
-    if r[0] == "'" and '"' not in s:
-        return '"' + r[1:-1] + '"'
+    """A Python string literal the way black writes it (names repeat: each written once)."""
+    r = _Q.get(s)
+    if r is None:
+        r = repr(s)
+        if r[0] == "'" and '"' not in s:
+            r = '"' + r[1:-1] + '"'
+        if len(_Q) < 100_000:
+            _Q[s] = r
     return r
+
+
+_Q: dict = {}
 
 
 def lit(text: str) -> str:
@@ -91,13 +103,19 @@ class Generator:
         self.decls = 0
         self.taken: set = set()   # the Python names of the registers in scopes (unique)
         self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
-        self.heads: dict = {}  # (opcode, modifiers) -> `ptx.x.y` head or None
+        self.outer: list = []     # the enclosing scopes' name caches (see pop_scope)
+        # spellings -> text, the same for every module (kept between modules, see _PURE)
+        self.heads: dict = _PURE["heads"]    # (opcode, modifiers) -> `ptx.x.y` head or None
+        self.chains: dict = _PURE["chains"]  # (space, attribute words) -> a declaration's `reg.b32` head
         self.statements = 0
         self.explicit = 0
         self.pydepth = 0
         self.methods: dict = {}  # statement class -> its s_ method
         self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
-        self.data: dict = {}     # (directive, integer) -> the call of one-integer section data
+        self.data: dict = _PURE["data"]      # (directive, integer) -> the call of one-integer section data
+        if sum(map(len, _PURE.values())) > 200_000:
+            for d in _PURE.values():
+                d.clear()
         self.line_texts: dict = {}   # (line, indent) -> its call's text (laid out directly)
 
     # --- driver ----------------------------------------------------------------------
@@ -131,23 +149,28 @@ class Generator:
         self.out.append(PyStmt(expr, self.pydepth, prefix, trailer, explicit))
 
     def call(self, head: str, items: list) -> None:
-        """`emit(Call(head, items))`; laid out as `format.layout` would, directly, when the
-        call is one line of plain atoms (most statements) and no pass reads the IR."""
-        lines = self.lines
-        if lines is not None:
-            try:
-                flat = ", ".join(items)
-            except TypeError:   # an item is an expression IR
-                flat = _flat_items(items)
-            line = _INDENTS[self.pydepth] + head + "(" + flat + ")"
-            if len(line) <= LINE:
-                lines.append(line)
+        """`emit(Call(head, items))`; laid out as `format.layout` would, directly, when no pass
+        reads the IR (`atoms_call`; every layout when every item is an atom)."""
+        if self.lines is not None and FAST:
+            try:   # (the join in atoms_call raises TypeError, before writing, at an IR item)
+                done = self.atoms_call(head, items, True)
+            except TypeError:
+                done = self.atoms_call(head, [i if i.__class__ is str else i.flat() for i in items])
+            if done:
                 return
         self.emit(Call(head, items))
 
-    def pop_scope(self) -> None:
-        self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+    def push_scope(self) -> None:
+        self.outer.append(self.cur)
+        self.scopes.append({})
         self.scope_changed()
+
+    def pop_scope(self) -> None:
+        """Back to the enclosing scope; its name cache is still right (the names declared
+        inside went into the popped scope only), so lookups after a block that declared
+        registers do not all miss."""
+        self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+        self.cur = self.outer.pop()
 
     def scope_changed(self) -> None:
         """The name cache for the new (scope depth, declarations so far) state."""
@@ -156,23 +179,32 @@ class Generator:
     def items(self, items, depth):
         """Generate each statement of `items` (the loop is the hot path: written inline)."""
         placements, methods = self.placements, self.methods
+        tagless = self.tags is None and self.keys is None
         stmt = None
+        n = 0
         try:
             for stmt in items:
-                lead, fmt = next(placements)
-                if self.keys is not None:
-                    self.key = self.keys.key(stmt)
-                if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
-                    extra = self.lead(lead, self.key)
-                else:   # the usual statement: nothing before it, its lead as predicted
+                lead, fmt, plain = next(placements)
+                n += 1
+                if plain and tagless:   # the usual statement: nothing before it, its lead as predicted
                     extra = []
-                if fmt:
-                    kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
-                    self.tag(kw, self.key, "fmt", dict(fmt))
-                    extra.append(kw)
-                self.statements += 1
-                if extra:
-                    self.explicit += 1
+                else:
+                    if self.keys is not None:
+                        self.key = self.keys.key(stmt)
+                    if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
+                        extra = self.lead(lead, self.key)
+                    else:
+                        extra = []
+                    if fmt:
+                        kw = Kw("fmt", Display("{", "}", [f"{k}: {q(v)}" for k, v in fmt]))
+                        self.tag(kw, self.key, "fmt", dict(fmt))
+                        extra.append(kw)
+                    if extra:
+                        self.explicit += 1
+                if plain and tagless and stmt.__class__ is Instruction and FAST and self.lines is not None:
+                    if not self.insn_line(stmt):   # (s_Instruction, from here: most statements)
+                        self.instruction(stmt, extra)
+                    continue
                 method = methods.get(stmt.__class__)
                 if method is None:   # the class's function, not a bound method: no reference cycle
                     method = methods[stmt.__class__] = getattr(type(self), "s_" + stmt.__class__.__name__)
@@ -181,6 +213,8 @@ class Generator:
             if e.node is None:    # the innermost statement: where the error is reported
                 e.node = stmt
             raise
+        finally:
+            self.statements += n
 
     def statement(self, stmt, depth):
         self.items((stmt,), depth)
@@ -254,8 +288,7 @@ class Generator:
         """`with call:` around the container's items (or block_open/close when deep)."""
         if self.pydepth >= _MAX_WITH_DEPTH and call.head == "ptx.block":
             self.emit(Call("ptx.block_open", extra))
-            self.scopes.append({})
-            self.scope_changed()
+            self.push_scope()
             opener = self.key
             self.items(container.items, depth + 1)
             self.pop_scope()
@@ -272,8 +305,7 @@ class Generator:
         slot = len(out) - 1
         call.items.extend(extra)
         self.pydepth += 1
-        self.scopes.append({})
-        self.scope_changed()
+        self.push_scope()
         start = len(out)
         self.items(container.items, depth + 1)
         close_kw = self._close_kw(container, depth, opener)
@@ -293,6 +325,12 @@ class Generator:
     # --- statements --------------------------------------------------------------------
 
     def s_Instruction(self, s, depth, extra):
+        if FAST and not extra and self.lines is not None and self.insn_line(s):
+            return
+        self.instruction(s, extra)
+
+    def instruction(self, s, extra):
+        """The general path: the call's expression IR, laid out by `emit`."""
         ops = []
         cur = self.cur
         plain = True   # every item a str (an atom)
@@ -341,6 +379,129 @@ class Generator:
             mods = Display("(", ")", [q(m) for m in s.modifiers])
             self.emit(Call("ptx.insn", [q(s.opcode), mods, *ops]))
 
+    def insn_line(self, s) -> bool:
+        """The fast path: write an instruction's call as the general path below would (from
+        the flat text of each operand's expression); False when it is left to that path --
+        its head not known yet or not an attribute chain, or a layout of more than one line
+        of arguments."""
+        head = self.heads.get((s.opcode, s.modifiers))
+        if head is None:
+            return False
+        cur = self.cur
+        texts = []
+        for o in s.operands:
+            c = o.__class__
+            if (c is Register or c is Symbol) and o.component is None:
+                e = cur.get(o.name)
+                if e is None:
+                    e = cur[o.name] = self._name_expr(o.name, None)
+                if e.__class__ is not str:
+                    e = e.flat()
+            elif c is IntLiteral:
+                e = _LITS.get(o.text) or lit(o.text)
+            elif c is Address and o.suffix is None and len(o.items) == 1:
+                e = self.addr_text(o.items[0])
+                if e is None:
+                    e = self.operand(o).flat()
+            elif (c is ParenList or c is Vector) and o.items:   # `args(...)` of a call, `(r[1], r[2])`
+                e = self.leaf_texts(o.items)
+                if e is None:
+                    e = self.operand(o).flat()
+                elif c is ParenList:
+                    e = "args(" + e + ")"
+                else:
+                    e = "(" + e + (",)" if len(o.items) == 1 else ")")
+            else:
+                e = self.operand(o)
+                if e.__class__ is not str:
+                    e = e.flat()
+            texts.append(e)
+        g = s.guard
+        if g is not None:
+            p = cur.get(g.predicate)
+            if p is None:
+                p = cur[g.predicate] = self._name_expr(g.predicate, None)
+            if g.negated:
+                p = "~" + p if p.__class__ is str else "neg(" + p.flat() + ")"
+            elif p.__class__ is not str:
+                p = p.flat()
+            texts.append("pred=" + p)
+        line = _INDENTS[self.pydepth] + head + "(" + ", ".join(texts) + ")"
+        if len(line) <= LINE:   # (atoms_call's first case, inline: most instructions)
+            self.lines.append(line)
+            return True
+        return self.atoms_call(head, texts)
+
+    def atoms_call(self, head: str, texts: list, atoms: bool = False) -> bool:
+        """`format.layout` of `Call(head, items)` at this depth, written from the items' flat
+        `texts`: the call on one line, or split after `head(` with the arguments on one line.
+        or one item a line. With `atoms` (every item is that text itself: layout never splits
+        inside one) every layout is written; else False (nothing written) where layout would
+        split an item."""
+        indent = _INDENTS[self.pydepth]
+        args = ", ".join(texts)
+        line = indent + head + "(" + args + ")"
+        if len(line) <= LINE or not texts:
+            self.lines.append(line)
+            return True
+        inner = indent + "    "
+        if len(inner) + len(args) <= LINE:
+            self.lines += (indent + head + "(", inner + args, indent + ")")
+            return True
+        if not atoms and (len(texts) == 1 or any(len(inner) + len(t) + 1 > LINE for t in texts)):
+            return False   # (layout would split an item: written by it)
+        if len(texts) == 1:
+            self.lines += (indent + head + "(", inner + args, indent + ")")
+        else:
+            self.lines.append(indent + head + "(")
+            self.lines += [inner + t + "," for t in texts]
+            self.lines.append(indent + ")")
+        return True
+
+    def leaf_texts(self, items):
+        """The flat texts of plain names and integers, joined by ", " (as `operand` writes
+        each); None when an item is anything else."""
+        cur = self.cur
+        texts = []
+        for o in items:
+            c = o.__class__
+            if (c is Register or c is Symbol) and o.component is None:
+                e = cur.get(o.name)
+                if e is None:
+                    e = cur[o.name] = self._name_expr(o.name, None)
+                texts.append(e if e.__class__ is str else e.flat())
+            elif c is IntLiteral:
+                texts.append(_LITS.get(o.text) or lit(o.text))
+            else:
+                return None
+        return ", ".join(texts)
+
+    def addr_text(self, i):
+        """`[%rd1]` -> `[rd[1]]`, `[%rd1+8]` -> `[rd[1] + 8]` (as `operand` and `addr_item`
+        write them) for a plain name and a plain int offset; None for anything else."""
+        c = i.__class__
+        if c is BinaryExpr:
+            left, right = i.left, i.right
+            c = left.__class__
+            if not ((i.op == "+" or i.op == "-") and (c is Register or c is Symbol) and left.component is None
+                    and right.__class__ is IntLiteral):
+                return None
+            t = right.text
+            if not (t.isdigit() and (t == "0" or t[0] != "0")):
+                return None
+            e = self.cur.get(left.name)
+            if e is None:
+                e = self.cur[left.name] = self._name_expr(left.name, None)
+            if e.__class__ is str:
+                return "[" + e + " " + i.op + " " + t + "]"
+            return "[expr(" + e.flat() + ", " + q(i.op) + ", " + t + ")]"   # (addr_item: `operand(i)`)
+        if (c is Register or c is Symbol) and i.component is None:
+            e = self.cur.get(i.name)
+            if e is None:
+                e = self.cur[i.name] = self._name_expr(i.name, None)
+            return "[" + (e if e.__class__ is str else e.flat()) + "]"
+        return None
+
     def s_Label(self, s, depth, extra):
         self.call("ptx.label", [q(s.name), *extra])
 
@@ -354,7 +515,7 @@ class Generator:
         self.emit(Call("ptx.address_size", [word(s.size), *extra]))
 
     def s_File(self, s, depth, extra):
-        self.emit(Call("ptx.file", [word(s.index), q(s.path[1:-1]), *[word(e) for e in s.extra], *extra]))
+        self.call("ptx.file", [word(s.index), q(s.path[1:-1]), *[word(e) for e in s.extra], *extra])
 
     def s_Loc(self, s, depth, extra):
         if extra or self.tags is not None:   # passes may edit the IR they get: a fresh call
@@ -383,13 +544,13 @@ class Generator:
         return Call("ptx.loc", a + extra)
 
     def s_Pragma(self, s, depth, extra):
-        self.emit(Call("ptx.pragma", [*[q(x[1:-1]) for x in s.strings], *extra]))
+        self.call("ptx.pragma", [*[q(x[1:-1]) for x in s.strings], *extra])
 
     def s_Alias(self, s, depth, extra):
         self.emit(Call("ptx.alias", [q(s.name), q(s.target), *extra]))
 
     def s_LabelList(self, s, depth, extra):
-        self.emit(Call("ptx." + s.directive[1:], [*[q(x) for x in s.labels], *extra]))
+        self.call("ptx." + s.directive[1:], [*[q(x) for x in s.labels], *extra])
 
     def s_CallPrototype(self, s, depth, extra):
         a = [q(s.name)]
@@ -487,14 +648,24 @@ class Generator:
 
     def s_VarDecl(self, s, depth, extra):
         decls = s.declarators
-        simple_reg = (s.space == ".reg" and not s.linkage and all(
+        attrs = s.attrs
+        words = True   # every attribute a dot-word (no `.align`, `.attribute(...)`)
+        for x in attrs:
+            if x.__class__ is not str:
+                words = False
+                break
+        simple_reg = words and s.space == ".reg" and not s.linkage and all(
             d.__class__ is Declarator and not d.dims and d.init is None
             and (d.count is None or lit(d.count) == d.count) for d in decls)
-            and all(a.__class__ is str for a in s.attrs))
         space = "reg" if s.space == ".reg" else "var." + to_python(s.space)
         if not reversible(s.space):
             raise _Unsupported(s.space)
-        chain = self.attr_chain(space, s.attrs)
+        if words:   # a chain per distinct spelling (declarations repeat)
+            chain = self.chains.get((space, attrs))
+            if chain is None:
+                chain = self.chains[(space, attrs)] = self.attr_chain(space, attrs)
+        else:
+            chain = self.attr_chain(space, attrs)
         a = []
         if simple_reg:
             targets = []
@@ -515,7 +686,13 @@ class Generator:
                 self.decls += 1  # name_expr's cache keys on the declarations so far
             taken.difference_update(gone)
             self.scope_changed()
-            self.emit(Call(chain, a + extra), prefix=", ".join(targets) + " = ")
+            prefix = ", ".join(targets) + " = "
+            if self.lines is not None and not extra and FAST:   # `emit`'s one-line layout, written out
+                line = _INDENTS[self.pydepth] + prefix + chain + "(" + ", ".join(a) + ")"
+                if len(line) <= LINE:
+                    self.lines.append(line)
+                    return
+            self.emit(Call(chain, a + extra), prefix=prefix)
             return
         kw = [Kw(l[1:], "True") for l in s.linkage]
         if any(l[1:] not in LINKAGE for l in s.linkage):
@@ -539,11 +716,12 @@ class Generator:
                 if d.init is not None:
                     b.append(Kw("init", self.init(d.init)))
                 a.append(Call("d", b))
-        self.emit(Call(chain, a + kw + extra))
+        self.call(chain, a + kw + extra)
 
     def init(self, n):
-        if n.__class__ is InitList:
-            return Display("[", "]", [self.init(i) for i in n.items])
+        if n.__class__ is InitList:   # (integers inline, as `operand` writes them: data tables)
+            return Display("[", "]", [(_LITS.get(i.text) or lit(i.text)) if i.__class__ is IntLiteral
+                                      else self.init(i) for i in n.items])
         return self.operand(n)
 
     # --- operands -------------------------------------------------------------------------
@@ -557,20 +735,32 @@ class Generator:
             return Call(hit.head, list(hit.items))
         return hit
 
-    def _name_expr(self, name, component):
+    def _name_expr(self, name, component, level=None):
+        """A name's expression as scopes[:level + 1] resolve it (default: all of them): the
+        declaration in scopes[level], else what the enclosing scopes give, from their state's
+        cache (a block's lookups do not walk the function's scope again)."""
+        if level is None:
+            level = len(self.scopes) - 1
         numbered = _SPLIT.get(name, 0)
         if numbered == 0:
             numbered = _numbered(name)
         suffix = "" if component is None else "." + component[1:]
-        for scope in reversed(self.scopes):
-            hit = scope.get(name)
-            if hit is not None and hit[1] is None:
-                return hit[0] + suffix
-            if numbered is not None:
-                hit = scope.get(numbered[0])
-                n = numbered[2]
-                if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
-                    return hit[0] + "[" + numbered[1] + "]" + suffix
+        scope = self.scopes[level]
+        hit = scope.get(name)
+        if hit is not None and hit[1] is None:
+            return hit[0] + suffix
+        if numbered is not None:
+            hit = scope.get(numbered[0])
+            n = numbered[2]
+            if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
+                return hit[0] + "[" + numbered[1] + "]" + suffix
+        if level:
+            cache = self.outer[level - 1]   # the names of the state scopes[:level] (unchanged since)
+            key = name if component is None else (name, component)
+            hit = cache.get(key)
+            if hit is None:
+                hit = cache[key] = self._name_expr(name, component, level - 1)
+            return hit
         comp = [] if component is None else [q(component)]
         if name[:1] == "%":
             return Call("regn", [q(name), *comp])
@@ -660,6 +850,7 @@ class Generator:
 
 
 _SPLIT: dict = {}
+_PURE: dict = {"heads": {}, "chains": {}, "data": {}}   # Generator's caches of pure functions of spellings
 _LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
 
 

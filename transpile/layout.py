@@ -38,6 +38,7 @@ class Lead(NamedTuple):
 class Placement(NamedTuple):
     lead: Lead
     fmt: tuple  # ((token index, trivia), ...) for the tokens the Style does not predict
+    plain: bool = False   # nothing to write but the statement: no lines before it, no keyword, no fmt
 
 
 def place(module: Module, style: Style, memo: list | None = None):
@@ -62,26 +63,37 @@ class _Placer:
         self.leads: dict = {}  # (leading trivia, predicted L value) -> (Lead, L value)
 
     def items(self, items, depth: int):
-        statement = self.statement if self.records is None else self.recorded
-        for item in items:
-            yield statement(item, depth)
-            inner = inner_container(item) if item.__class__ in CONTAINER_CLASSES else None
-            if inner is not None:
-                yield from self.items(inner.items, depth + 1)
-                yield self.close(inner, depth)
+        """Each statement's placement, a container's items after it and then its `}`: one
+        generator over a stack of open containers (a chain of nested generators costs a
+        frame per level on every statement)."""
+        records = self.records
+        stack = [(iter(items), depth, None)]
+        while stack:
+            it, depth, container = stack[-1]
+            for item in it:
+                if records is None:
+                    yield self.statement(item, depth)
+                else:   # `recorded`, inline: most statements share a placement already made
+                    rec = next(records)   # [trivia, count, {leading trivia: Placement}, shape]
+                    t0 = next(records)
+                    placed = rec[2].get(t0)
+                    self.asm = rec[3][1][0]
+                    yield self.recorded(item, depth, rec, t0) if placed is None else placed
+                if item.__class__ in CONTAINER_CLASSES:
+                    inner = inner_container(item)
+                    if inner is not None:
+                        stack.append((iter(inner.items), depth + 1, inner))
+                        break
+            else:
+                stack.pop()
+                if container is not None:
+                    yield self.close(container, depth - 1)
 
-    def recorded(self, stmt, depth: int) -> Placement:
-        """A statement's placement from infer_style's record (the statements of one shape,
-        trivia and leading trivia share it)."""
-        rec = next(self.records)   # [trivia, count, {leading trivia: Placement}, shape]
-        t0 = next(self.records)
-        sig = rec[3]
-        self.asm = sig[1][0]
+    def recorded(self, stmt, depth: int, rec: list, t0: str) -> Placement:
+        """A statement's placement from infer_style's record `rec` (the statements of one
+        shape, trivia and leading trivia `t0` share it)."""
         # (the file's first statement, placed apart, has a shape of its own: no previous one)
-        shared = rec[2]
-        placed = shared.get(t0)
-        if placed is None:
-            placed = shared[t0] = self.placed(stmt, depth, sig, rec[0], t0)[0]
+        placed = rec[2][t0] = self.placed(stmt, depth, rec[3], rec[0], t0)[0]
         return placed
 
     def statement(self, stmt, depth: int) -> Placement:
@@ -118,7 +130,8 @@ class _Placer:
             fmt = ()
         else:
             fmt = tuple([(k, tv[k]) for k in range(1, len(tv)) if tv[k] != preds[k]])
-        return Placement(lead, fmt), lvalue
+        plain = not fmt and not lead.tail and not lead.lines and lead.keyword is None
+        return Placement(lead, fmt, plain), lvalue
 
     def close(self, container, depth: int) -> Placement:
         text = container.trivia[-1]

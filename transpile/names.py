@@ -48,6 +48,7 @@ def from_python(ident: str, dot: bool = True) -> str:
     return "." + w if dot else w
 
 
+@lru_cache(maxsize=65536)
 def reversible(word: str, dot: bool = True) -> bool:
     """True when `word` survives PTX -> identifier -> PTX and is an identifier."""
     ident = to_python(word)
@@ -56,16 +57,30 @@ def reversible(word: str, dot: bool = True) -> bool:
 
 def py_var(base: str, taken) -> str:
     """A Python variable name for a register family: `%rd` -> `rd`, `%f` -> `f`."""
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in base.lstrip("%"))
-    if not name or name[0].isdigit():
-        name = "r_" + name
-    if name in _KEYWORDS or name in RESERVED:
-        name += "_"
+    name = _PY_VAR.get(base)
+    if name is None:
+        name = _py_var_base(base)
+        if len(_PY_VAR) < 100_000:
+            _PY_VAR[base] = name
+    if name not in taken:
+        return name
     candidate, n = name, 1
     while candidate in taken:
         n += 1
         candidate = f"{name}_{n}"
     return candidate
+
+
+def _py_var_base(base: str) -> str:
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in base.lstrip("%"))
+    if not name or name[0].isdigit():
+        name = "r_" + name
+    if name in _KEYWORDS or name in RESERVED:
+        name += "_"
+    return name
+
+
+_PY_VAR: dict = {}   # register family -> its name before any numbering (families repeat)
 
 
 # Names the generated module imports from transpile.dsl; register variables avoid them.

@@ -36,7 +36,7 @@ import sys
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 
-from ptxgrammar.tree import Block, Function, Module, Section
+from ptxgrammar.tree import Block, Declarator, Function, Module, Section
 
 PUNCT = frozenset(",;{}()[]<>=+-|@!:?*/%&^~")
 TIGHT_BEFORE = frozenset({",", ";", ")", "]", ":", "|", "<", ">", "[", "(", "}"})
@@ -446,6 +446,7 @@ class _ShapeCounter:
         self.asm = False
         self.prev = ""      # the previous statement's prev_tag
         self.leads: dict = {}   # leading trivia -> its L value (they repeat: "\n\t" ...)
+        self.fast: dict = {}    # quick key -> (record, asm state after, prev_tag after): see visit
 
     def lead_indent(self, text: str) -> str:
         if not self.at_start:
@@ -463,44 +464,86 @@ class _ShapeCounter:
         return v
 
     def visit(self, items, depth: int) -> None:
-        shapes, memo, leads, shapers = self.shapes, self.memo, self.leads, _SHAPERS
+        memo, fast, cc = self.memo, self.fast, _CC
         asm, prev = self.asm, self.prev   # as locals in the loop, written back around nesting
         for item in items:
-            tv = []
-            sig = [depth, (asm, prev)]
-            shapers.get(item.__class__, _generic_shape)(item, sig, tv)   # shape_trivia
-            t0 = tv[0]
-            if "inline asm" in t0:
-                asm = asm_context(t0, asm)
-                sig[1] = (asm, prev)
-            ind = leads.get(t0)   # (empty at the start of the file)
-            if ind is None:
-                ind = self.lead_indent(t0)
-            prev = prev_tag(item, asm, ind.lstrip("\n"))
-            sig = tuple(sig)
-            tv[0] = ind
-            key = tuple(tv)
-            entry = shapes.get(sig)
-            if entry is None:
-                rec = [key, 1, {}, sig]
-                shapes[sig] = [item, {key: rec}, sig]
+            cls = item.__class__
+            # The statement's *quick key*: the state before it, its tokens' classes and its
+            # nodes' trivia tuples as they are (not flattened). It fixes the shape, the trivia
+            # and so the record, the L value and the next statement's state, which the first
+            # statement of that key computes (`count`) and the others reuse.
+            fk = None
+            if QUICK:
+                try:
+                    if cls is Instruction:   # most statements: written out
+                        g = item.guard
+                        k = [depth, asm, prev, item.opcode, item.modifiers, item.trivia,
+                             None if g is None else (g.negated, cc.get(g.predicate) or token_class(g.predicate))]
+                        for o in item.operands:   # `_quick_operands`, inline
+                            oc = o.__class__
+                            if (oc is Register or oc is Symbol) and o.component is None:
+                                k += (oc, cc.get(o.name) or token_class(o.name), o.trivia)
+                            elif oc is IntLiteral:
+                                k += (oc, cc.get(o.text) or token_class(o.text), o.trivia)
+                            else:
+                                _quick_operands((o,), k, cc)
+                        fk = tuple(k)
+                    else:
+                        quick = _QUICK.get(cls)
+                        if quick is not None:
+                            fk = quick(item, depth, asm, prev, cc)
+                except _NotQuick:   # a statement of a rare form: counted the long way
+                    fk = None
+            hit = None if fk is None else fast.get(fk)
+            if hit is None:
+                rec, asm, prev, t0 = self.count(item, depth, asm, prev)
+                if fk is not None:
+                    fast[fk] = (rec, asm, prev)
             else:
-                seen = entry[1]
-                rec = seen.get(key)
-                if rec is None:   # (the shape's first copy: statements share it)
-                    rec = seen[key] = [key, 1, {}, entry[2]]
-                else:
-                    rec[1] += 1
+                rec, asm, prev = hit
+                rec[1] += 1
+                t0 = item.trivia[0]   # (a statement with a quick key owns its first token)
             if memo is not None:
                 memo.append(rec)
                 memo.append(t0)
-            if item.__class__ in CONTAINER_CLASSES:
+            if cls in CONTAINER_CLASSES:
                 inner = inner_container(item)
                 if inner is not None:
                     self.asm, self.prev = asm, prev
                     self.nested(inner, depth)
                     asm, prev = self.asm, self.prev
         self.asm, self.prev = asm, prev
+
+    def count(self, item, depth: int, asm: bool, prev: str):
+        """Count one statement the long way: (its record, the asm state and prev_tag after it,
+        its leading trivia)."""
+        tv = []
+        sig = [depth, (asm, prev)]
+        _SHAPERS.get(item.__class__, _generic_shape)(item, sig, tv)   # shape_trivia
+        t0 = tv[0]
+        if "inline asm" in t0:
+            asm = asm_context(t0, asm)
+            sig[1] = (asm, prev)
+        ind = self.leads.get(t0)   # (empty at the start of the file)
+        if ind is None:
+            ind = self.lead_indent(t0)
+        prev = prev_tag(item, asm, ind.lstrip("\n"))
+        sig = tuple(sig)
+        tv[0] = ind
+        key = tuple(tv)
+        shapes = self.shapes
+        entry = shapes.get(sig)
+        if entry is None:
+            rec = [key, 1, {}, sig]
+            shapes[sig] = [item, {key: rec}, sig]
+        else:
+            seen = entry[1]
+            rec = seen.get(key)
+            if rec is None:   # (the shape's first copy: statements share it)
+                rec = seen[key] = [key, 1, {}, entry[2]]
+            else:
+                rec[1] += 1
+        return rec, asm, prev, t0
 
     def nested(self, close, depth: int) -> None:
         self.visit(close.items, depth + 1)
@@ -558,7 +601,7 @@ def detect_newline(module: Module) -> str:
 # walker over ``_parts()`` for the rest.
 
 from ptxgrammar.tree import (  # noqa: E402
-    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Loc, Register, SectionData,
+    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, SectionData,
     SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 
@@ -781,6 +824,76 @@ def _operands(ops, t, h, sig, tv) -> None:
 _INT_MARK = _LEAF_MARK[IntLiteral]
 
 
+# --- quick keys (`_ShapeCounter.visit`) --------------------------------------------------
+#
+# A quick key holds a statement's token classes and its nodes' trivia tuples unflattened
+# (the parser shares equal ones), so most statements cost one short tuple and one lookup.
+# It must fix everything `count` derives: two statements with one quick key have the same
+# shape signature and the same trivia. A token class is `cc.get(x) or token_class(x)`
+# (names are often new: registers, labels). `_NotQuick`: a form without a quick key.
+
+def _quick_operands(ops, k: list, cc) -> None:
+    """Three entries per operand: its class, its token class (a leaf) or its shape and
+    trivia (any other operand, as the shape walkers write them), its trivia."""
+    for o in ops:
+        oc = o.__class__
+        if oc is IntLiteral:
+            k += (oc, cc.get(o.text) or token_class(o.text), o.trivia)
+        elif (oc is Register or oc is SpecialRegister or oc is Symbol) and o.component is None:
+            k += (oc, cc.get(o.name) or token_class(o.name), o.trivia)
+        else:
+            sig: list = []
+            tv: list = []
+            _SHAPERS.get(oc, _generic_shape)(o, sig, tv)
+            k += (oc, tuple(sig), tuple(tv))
+
+
+def _quick_data(item, depth, asm, prev, cc):
+    k = [depth, asm, prev, SectionData, item.directive, item.trivia]
+    _quick_operands(item.values, k, cc)
+    return tuple(k)
+
+
+def _quick_label(item, depth, asm, prev, cc):
+    return (depth, asm, prev, Label, item.trivia, cc.get(item.name) or token_class(item.name))
+
+
+def _quick_loc(item, depth, asm, prev, cc):
+    fn = item.function_name
+    k = (depth, asm, prev, Loc, item.trivia, _tc(item.file), _tc(item.line), _tc(item.column))
+    if fn is None:
+        return k
+    off = item.function_offset
+    return (*k, _tc(fn), None if off is None else _tc(off), *[_tc(x) for x in item.inlined_at])
+
+
+def _quick_decl(item, depth, asm, prev, cc):
+    """`.reg .b32 %r<5>;` and other declarations of plain names (no array, no initializer)."""
+    attrs = item.attrs
+    k = [depth, asm, prev, VarDecl, item.linkage, item.space, attrs, item.trivia]
+    for a in attrs:
+        if a.__class__ is not str:
+            raise _NotQuick
+    for d in item.declarators:
+        if d.dims or d.init is not None or d.__class__ is not Declarator:
+            raise _NotQuick
+        c = d.count
+        k += (cc.get(d.name) or token_class(d.name), None if c is None else cc.get(c) or token_class(c), d.trivia)
+    return tuple(k)
+
+
+def _quick_block(item, depth, asm, prev, cc):
+    return (depth, asm, prev, Block, item.trivia[0])   # (its `}` is counted apart: `nested`)
+
+
+class _NotQuick(Exception):
+    pass
+
+
+_QUICK: dict = {}   # statement class -> its quick key (Instruction's is written out in visit)
+QUICK = True   # False: every statement counted the long way (test_transpile_fast_paths.py compares)
+
+
 def shape_nodes(node, sig: list, nodes: list) -> None:
     """The shape signature of a (hand-built) node, as `shape_trivia` writes it, without
     reading trivia; also lists the nodes visited (the order `trivia_plan` follows)."""
@@ -916,3 +1029,7 @@ def apply_plan(nodes: list, plan: list, values: list) -> None:
             n.trivia = same(t, t)
     if len(_TRIVIA) > 65536:
         _TRIVIA.clear()
+
+
+_QUICK.update({SectionData: _quick_data, Label: _quick_label, Loc: _quick_loc, VarDecl: _quick_decl,
+               Block: _quick_block})

@@ -24,7 +24,7 @@ from ptxgrammar.tree import (
 
 from ..names import from_python
 from ..style import Style
-from . import recorder
+from . import quiet, recorder
 from .errors import DSLError
 from .locs import loc_directive, spelled as _s
 from .notes import note_after
@@ -70,14 +70,14 @@ class _Data:
             """One data row; `note=" text"` writes `// text` after it at column `col`."""
             rec = recorder.current()
             key = None
-            if fmt is None and indent is None and lead is None:
-                stmt, key = recorder.quiet_data(rec, directive, values)
+            if fmt is None and lead is None:
+                stmt, key = quiet.data(rec, directive, values, indent)
                 if stmt is not None:
                     return stmt if note is None else _noted(stmt, col, note)
             nodes = tuple([to_node(v) for v in values])
             stmt = rec.record(SectionData(directive, nodes), fmt, indent, lead)
             if key is not None:
-                rec.key_cache[key] = recorder.quiet_trivia(stmt)
+                quiet.remember(rec, key, stmt)
             if note is not None:
                 note_after(stmt, col, note)
             return stmt
@@ -196,7 +196,16 @@ class PTX:
         return self._rec(Alias(name, target), fmt, indent, lead)
 
     def label(self, name: str, fmt=None, indent=None, lead=None):
-        return self._rec(Label(name), fmt, indent, lead)
+        rec = recorder.current()
+        key = None
+        if fmt is None and lead is None:
+            stmt, key = quiet.label(rec, name, indent)
+            if stmt is not None:
+                return stmt
+        stmt = rec.record(Label(name), fmt, indent, lead)
+        if key is not None:
+            quiet.remember(rec, key, stmt)
+        return stmt
 
     def calltargets(self, *labels, fmt=None, indent=None, lead=None):
         return self._rec(LabelList(".calltargets", labels), fmt, indent, lead)

@@ -63,7 +63,7 @@ class Name(Value):
     def __init__(self, name: str, component: str | None = None, kind=None):
         self.name = name
         self.component = component
-        self.shape = None   # its part of an instruction's shape (see recorder.quiet_key)
+        self.shape = None   # its part of a statement's shape (see quiet._name_shape)
         if kind is None:
             if name[:1] != "%":
                 kind = Symbol
@@ -76,22 +76,37 @@ class Name(Value):
     def _node(self):
         return self.kind(self.name, self.component)
 
-    def __getattr__(self, attr):
-        if attr in COMPONENTS and self.component is None:
-            return Name(self.name, "." + attr, self.kind)
-        raise AttributeError(attr)
-
     def __repr__(self):
         return f"<{self.name}{self.component or ''}>"
+
+
+def _component(attr: str):
+    """`v[1].x`: the component `attr` of a name that has none yet (a property, not a
+    `__getattr__`: attribute reads of names stay plain slot reads)."""
+    def get(self):
+        if self.component is None:
+            return Name(self.name, "." + attr, self.kind)
+        raise AttributeError(attr)
+    return property(get)
+
+
+for _c in COMPONENTS:
+    setattr(Name, _c, _component(_c))
+del _c
 
 
 class RegFile:
     """`.reg .b32 %r<N>`: `r[i]` is `%r{i}` for 0 <= i < N."""
 
-    __slots__ = ("base", "count", "cache")
+    __slots__ = ("base", "count", "cache", "pool")
 
     def __init__(self, base: str, count: int):
         self.base, self.count, self.cache = base, count, {}
+        self.pool = _POOL.get(base)
+        if self.pool is None:
+            if len(_POOL) >= 4096:
+                _POOL.clear()
+            self.pool = _POOL[base] = {}
 
     def __getitem__(self, i):
         try:
@@ -106,11 +121,19 @@ class RegFile:
             raise DSLError(f"register index for {self.base}<{self.count}> must be an int, not {type(i).__name__}")
         if not 0 <= i < self.count:
             raise DSLError(f"register {self.base}{i} is out of range: declared {self.base}<{self.count}>")
-        v = self.cache[i] = Name(f"{self.base}{i}")
+        v = self.pool.get(i)
+        if v is None:
+            v = self.pool[i] = Name(f"{self.base}{i}")
+        self.cache[i] = v
         return v
 
     def __repr__(self):
         return f"<{self.base}<{self.count}>>"
+
+
+# The names of each register family, by base: every function declares `%r<N>` again, and
+# its registers are the same values (a name is immutable but for its cached shape).
+_POOL: dict = {}
 
 
 class SpecialRegisters:
@@ -287,14 +310,19 @@ def secref(name: str, op: str | None = None, offset=None) -> Value:
 _INT_TEXT: dict[int, str] = {}   # one spelling object per value: a debug section has ~100k ints
 
 
+def int_text(v: int) -> str:
+    """The spelling of an int >= 0 (one string object per value)."""
+    text = _INT_TEXT.get(v)
+    if text is None:
+        if len(_INT_TEXT) > 65536:
+            _INT_TEXT.clear()
+        text = _INT_TEXT[v] = str(v)
+    return text
+
+
 def _int_node(v: int):
     if v >= 0:
-        text = _INT_TEXT.get(v)
-        if text is None:
-            if len(_INT_TEXT) > 65536:
-                _INT_TEXT.clear()
-            text = _INT_TEXT[v] = str(v)
-        return IntLiteral(text)
+        return IntLiteral(int_text(v))
     return UnaryExpr("-", IntLiteral(str(-v)))
 
 

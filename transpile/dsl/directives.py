@@ -68,7 +68,7 @@ class _Data:
 
         def data(*values, note=None, col=40, fmt=None, indent=None, lead=None):
             """One data row; `note=" text"` writes `// text` after it at column `col`."""
-            rec = recorder.current()
+            rec = recorder._current[0] or recorder.current()
             key = None
             if fmt is None and lead is None:
                 stmt, key = quiet.data(rec, directive, values, indent)
@@ -82,6 +82,18 @@ class _Data:
                 note_after(stmt, col, note)
             return stmt
 
+        def rows(value_lists):
+            """`data(*values)` for each of `value_lists`, in order (the run of rows of a
+            section that `transpile.fastrun` finds: the quiet ones without a call each)."""
+            rec = recorder._current[0] or recorder.current()
+            i, n = 0, len(value_lists)
+            while i < n:
+                i = quiet.data_rows(rec, directive, value_lists, i)
+                if i < n:
+                    data(*value_lists[i])
+                    i += 1
+
+        data.rows = rows
         setattr(self, ident, data)
         return data
 

@@ -98,37 +98,49 @@ del _c
 class RegFile:
     """`.reg .b32 %r<N>`: `r[i]` is `%r{i}` for 0 <= i < N."""
 
-    __slots__ = ("base", "count", "cache", "pool")
+    __slots__ = ("base", "count", "cache")
 
     def __init__(self, base: str, count: int):
-        self.base, self.count, self.cache = base, count, {}
-        self.pool = _POOL.get(base)
-        if self.pool is None:
-            if len(_POOL) >= 4096:
-                _POOL.clear()
-            self.pool = _POOL[base] = {}
+        self.base, self.count = base, count
+        self.cache = _Registers(base, count)
 
     def __getitem__(self, i):
         try:
             return self.cache[i]
-        except KeyError:
-            pass
         except TypeError:  # a slice (unhashable before 3.12): r[0:4] is the vector (r[0], r[1], r[2], r[3])
             return tuple([self[j] for j in range(*i.indices(1 << 62))]) if i.__class__ is slice else self.cache[i]
+
+    def __repr__(self):
+        return f"<{self.base}<{self.count}>>"
+
+
+class _Registers(dict):
+    """A family's registers met so far; a miss makes the next one (no KeyError raised:
+    every function meets each of its registers a first time)."""
+
+    __slots__ = ("base", "count")
+
+    def __init__(self, base: str, count: int):
+        super().__init__()
+        self.base, self.count = base, count
+
+    def __missing__(self, i):
         if i.__class__ is slice:
             return tuple([self[j] for j in range(*i.indices(1 << 62))])
         if i.__class__ is not int:
             raise DSLError(f"register index for {self.base}<{self.count}> must be an int, not {type(i).__name__}")
         if not 0 <= i < self.count:
             raise DSLError(f"register {self.base}{i} is out of range: declared {self.base}<{self.count}>")
-        v = self.pool.get(i)
+        pool = _POOL.get(self.base)
+        if pool is None:
+            if len(_POOL) >= 4096:
+                _POOL.clear()
+            pool = _POOL[self.base] = {}
+        v = pool.get(i)
         if v is None:
-            v = self.pool[i] = Name(f"{self.base}{i}")
-        self.cache[i] = v
+            v = pool[i] = Name(f"{self.base}{i}")
+        self[i] = v
         return v
-
-    def __repr__(self):
-        return f"<{self.base}<{self.count}>>"
 
 
 # The names of each register family, by base: every function declares `%r<N>` again, and

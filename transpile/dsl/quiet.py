@@ -21,7 +21,7 @@ from ptxgrammar.tree import (
 )
 
 from ..style import asm_context, prev_tag, token_class
-from .operands import Expr, Name, Neg, SinkValue, int_text
+from .operands import _INT_TEXT, Expr, Name, Neg, SinkValue, int_text
 from .trivia_check import check_trivia
 
 _INT, _NEG, _SINK = "int", "-int", "_"
@@ -258,9 +258,9 @@ def data(rec, directive: str, values: tuple, indent=None):
     led = indent is not None or rec.lines or rec.tail or rec.at_start
     asm = _led_asm(rec, indent) if led else rec.asm
     v = values[0]
-    if (v.__class__ is int and v >= 0 and len(values) == 1) or (set(map(type, values)) == _INT_ONLY and min(values) >= 0):
-        # rows of ints >= 0 (most of a debug section): one key per length
-        key = (SectionData, directive, len(values), len(rec.stack), asm, rec.prev_lead)
+    one = len(values) == 1 and v.__class__ is int and v >= 0   # most rows of a debug section
+    if one or (set(map(type, values)) == _INT_ONLY and min(values) >= 0):
+        key = (SectionData, directive, len(values), len(rec.stack), asm, rec.prev_lead)   # ints >= 0: by length
     else:
         shapes: list = []
         if not _shapes(shapes, values):
@@ -270,7 +270,10 @@ def data(rec, directive: str, values: tuple, indent=None):
     if hit is None:
         return None, (key, led)
     leaves = hit[2]
-    nodes = _leaf_nodes(values, leaves) if leaves is not None else _built_nodes(values, hit[0])
+    if one:
+        nodes = (IntLiteral(_INT_TEXT.get(v) or int_text(v), leaves[0]),)
+    else:
+        nodes = _leaf_nodes(values, leaves) if leaves is not None else _built_nodes(values, hit[0])
     if led or not hit[6]:
         stmt = SectionData(directive, nodes, _lead(rec, asm, indent, hit, None if led else key))
     else:
@@ -281,6 +284,36 @@ def data(rec, directive: str, values: tuple, indent=None):
 
 
 _INT_ONLY = {int}
+
+
+def data_rows(rec, directive: str, rows, i: int) -> int:
+    """Record rows[i:] (each a tuple of values) as `data` does, while they are quiet; the
+    index of the first row not recorded. A row of one int >= 0 that leaves the recorder
+    as it found it (a run of them in a section) fixes the key of the next such row, so
+    those are built without a key each."""
+    n = len(rows)
+    while i < n:
+        stmt, _ = data(rec, directive, rows[i])
+        if stmt is None:
+            return i
+        i += 1
+        prev = rec.prev_lead
+        if len(stmt.values) != 1 or stmt.values[0].__class__ is not IntLiteral:
+            continue
+        hit = rec.key_cache.get((SectionData, directive, 1, len(rec.stack), rec.asm, prev))
+        if hit is None or not hit[6] or hit[1] != prev:
+            continue
+        trivia, leaf, text, items = hit[0][0], hit[2][0], _INT_TEXT.get, rec.items
+        while i < n:
+            values = rows[i]
+            if len(values) != 1:
+                break
+            v = values[0]
+            if v.__class__ is not int or v < 0:
+                break
+            items.append(SectionData(directive, (IntLiteral(text(v) or int_text(v), leaf),), trivia))
+            i += 1
+    return i
 
 
 def label(rec, name, indent=None):

@@ -98,54 +98,58 @@ del _c
 class RegFile:
     """`.reg .b32 %r<N>`: `r[i]` is `%r{i}` for 0 <= i < N."""
 
-    __slots__ = ("base", "count", "cache")
+    __slots__ = ("base", "count", "names")
 
     def __init__(self, base: str, count: int):
         self.base, self.count = base, count
-        self.cache = _Registers(base, count)
+        names = _POOL.get(base)
+        if names is None:
+            if len(_POOL) >= 4096:
+                _POOL.clear()
+            names = _POOL[base] = _Names(base)
+        self.names = names
 
     def __getitem__(self, i):
         try:
-            return self.cache[i]
-        except TypeError:  # a slice (unhashable before 3.12): r[0:4] is the vector (r[0], r[1], r[2], r[3])
-            return tuple([self[j] for j in range(*i.indices(1 << 62))]) if i.__class__ is slice else self.cache[i]
+            v = self.names[i]
+        except TypeError:  # a slice (unhashable before 3.12)
+            return self.other(i)
+        if v is not None and i.__class__ is int and i < self.count:
+            return v
+        return self.other(i)
+
+    def other(self, i):
+        """`r[i]` for anything but an int in range: r[0:4] is the vector (r[0], r[1], r[2],
+        r[3]); the rest is an error."""
+        if i.__class__ is slice:
+            return tuple([self[j] for j in range(*i.indices(1 << 62))])
+        if i.__class__ is not int:
+            raise DSLError(f"register index for {self.base}<{self.count}> must be an int, not {type(i).__name__}")
+        raise DSLError(f"register {self.base}{i} is out of range: declared {self.base}<{self.count}>")
 
     def __repr__(self):
         return f"<{self.base}<{self.count}>>"
 
 
-class _Registers(dict):
-    """A family's registers met so far; a miss makes the next one (no KeyError raised:
-    every function meets each of its registers a first time)."""
+class _Names(dict):
+    """The registers `base0`, `base1`, ... made so far, shared by every family of that base
+    (every function declares `%r<N>` again; a name is immutable but for its cached shape).
+    A miss makes the name of an int >= 0 (no KeyError raised), else gives None."""
 
-    __slots__ = ("base", "count")
+    __slots__ = ("base",)
 
-    def __init__(self, base: str, count: int):
+    def __init__(self, base: str):
         super().__init__()
-        self.base, self.count = base, count
+        self.base = base
 
     def __missing__(self, i):
-        if i.__class__ is slice:
-            return tuple([self[j] for j in range(*i.indices(1 << 62))])
-        if i.__class__ is not int:
-            raise DSLError(f"register index for {self.base}<{self.count}> must be an int, not {type(i).__name__}")
-        if not 0 <= i < self.count:
-            raise DSLError(f"register {self.base}{i} is out of range: declared {self.base}<{self.count}>")
-        pool = _POOL.get(self.base)
-        if pool is None:
-            if len(_POOL) >= 4096:
-                _POOL.clear()
-            pool = _POOL[self.base] = {}
-        v = pool.get(i)
-        if v is None:
-            v = pool[i] = Name(f"{self.base}{i}")
-        self[i] = v
+        if i.__class__ is not int or i < 0:
+            return None
+        v = self[i] = Name(f"{self.base}{i}")
         return v
 
 
-# The names of each register family, by base: every function declares `%r<N>` again, and
-# its registers are the same values (a name is immutable but for its cached shape).
-_POOL: dict = {}
+_POOL: dict = {}   # base -> its _Names
 
 
 class SpecialRegisters:
@@ -303,9 +307,21 @@ def addr(items, suffix: str | None = None) -> Value:
     return Node(lambda: Address(tuple(to_node(i) for i in items), suffix))
 
 
+class Args(Value):
+    """A call's parenthesised list (its items are keyed by the quiet path, see `quiet`)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        self.items = items
+
+    def _node(self):
+        return ParenList(tuple([to_node(i) for i in self.items]))
+
+
 def args(*items) -> Value:
     """A call's parenthesised list: `args(retval0)`, `args()`."""
-    return Node(lambda: ParenList(tuple(to_node(i) for i in items)))
+    return Args(items)
 
 
 def field(name: str, value) -> Value:

@@ -16,12 +16,12 @@ off the quiet path).
 from __future__ import annotations
 
 from ptxgrammar.tree import (
-    Address, Align, BinaryExpr, Declarator, Guard, InitList, Instruction, IntLiteral, Label, Loc, Register,
-    SectionData, Sink, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
+    Address, Align, BinaryExpr, Declarator, Guard, InitList, Instruction, IntLiteral, Label, Loc, ParenList,
+    Register, SectionData, Sink, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )
 
 from ..style import asm_context, prev_tag, token_class
-from .operands import _INT_TEXT, Expr, Name, Neg, SinkValue, int_text
+from .operands import _INT_TEXT, Args, Expr, Name, Neg, SinkValue, int_text
 from .trivia_check import check_trivia
 
 _INT, _NEG, _SINK = "int", "-int", "_"
@@ -64,6 +64,9 @@ def _value_key(v):
         return None if left is None or right is None else (Expr, v.op, left, right)
     if cls is SinkValue:
         return _SINK
+    if cls is Args:
+        keys = [_value_key(x) for x in v.items]
+        return None if None in keys else (Args, *keys)
     return None
 
 
@@ -102,7 +105,7 @@ def _lead(rec, asm: bool, indent, hit, key) -> tuple:
     rec.prev_lead = hit[4] + rec.prev_lead
     trivia = (lead, *hit[5])
     if key is not None:
-        rec.key_cache[key] = ((trivia, *hit[0][1:]), rec.prev_lead, *hit[2:6], True)
+        rec.key_cache[key] = ((trivia, *hit[0][1:]), rec.prev_lead, *hit[2:6], True, hit[7])
     return trivia
 
 
@@ -117,14 +120,19 @@ def keep(stmt, rec, led: bool) -> tuple:
     builders here make them, the L value the next statement sees, the operands' trivia
     when every operand is a name or an int >= 0 (else None), the predicted L value, the
     statement's `prev_tag` before its L value, its own trivia after the lead, whether the
-    first two hold for a statement with nothing pending: not when `stmt` was led)."""
+    first two hold for a statement with nothing pending: not when `stmt` was led), the
+    builder of its operand nodes: (values, the operands' trivia or the whole tuple) -> nodes)."""
     out = [stmt.trivia]
     operands = _CHILDREN[stmt.__class__](stmt)
     for o in operands:
         _node_trivia(o, out)
-    leaves = all(o.__class__ in _LEAVES for o in operands)
-    return (tuple(out), rec.prev_lead, tuple(out[1:]) if leaves else None, rec.lval,
-            prev_tag(stmt, rec.asm, ""), stmt.trivia[1:], not led)
+    if all(o.__class__ in _LEAVES for o in operands):
+        leaves = tuple(out[1:])
+        build = _LEAF_BUILDERS[len(leaves)] if len(leaves) < len(_LEAF_BUILDERS) else _leaf_nodes
+    else:
+        leaves, build = None, _built_nodes
+    return (tuple(out), rec.prev_lead, leaves, rec.lval, prev_tag(stmt, rec.asm, ""), stmt.trivia[1:], not led,
+            build)
 
 
 _LEAVES = frozenset({Register, SpecialRegister, Symbol, IntLiteral})
@@ -144,7 +152,7 @@ def _node_trivia(node, out: list) -> None:
     cls = node.__class__
     if cls is UnaryExpr:
         _node_trivia(node.operand, out)
-    elif cls is Vector or cls is Address:
+    elif cls is Vector or cls is Address or cls is ParenList:
         for x in node.items:
             _node_trivia(x, out)
     elif cls is BinaryExpr:
@@ -212,10 +220,12 @@ def _build(v, tv: tuple, i: int):
         right, i = _build(v.right, tv, i)
         return BinaryExpr(left, v.op, right, t), i
     items = []
-    for x in v:
+    for x in (v.items if cls is Args else v):
         node, i = _build(x, tv, i)
         items.append(node)
-    return (Vector(tuple(items), t) if cls is tuple else Address(tuple(items), None, t)), i
+    if cls is tuple:
+        return Vector(tuple(items), t), i
+    return (Address(tuple(items), None, t) if cls is list else ParenList(tuple(items), t)), i
 
 
 # --- statements ---------------------------------------------------------------------
@@ -234,14 +244,22 @@ def instruction(rec, op, operands: tuple, pred, indent=None):
             return None, None
         guard = Guard(g.name, pred is not g)
         key.append((pred is not g, g.shape or _name_shape(g)))
-    if not _shapes(key, operands):
-        return None, None
+    for o in operands:       # (`_shapes`, inline: the hot loop)
+        cls = o.__class__
+        if cls is Name:
+            key.append(o.shape or _name_shape(o))
+        elif cls is int:
+            key.append(_INT if o >= 0 else _NEG)
+        else:
+            k = _value_key(o)
+            if k is None:
+                return None, None
+            key.append(k)
     key = tuple(key)
     hit = rec.key_cache.get(key)
     if hit is None:
         return None, (key, led)
-    leaves = hit[2]
-    nodes = _leaf_nodes(operands, leaves) if leaves is not None else _built_nodes(operands, hit[0])
+    nodes = hit[7](operands, hit[2] or hit[0])
     if led or not hit[6]:
         stmt = Instruction(guard, op._opcode, op._modifiers, nodes, _lead(rec, asm, indent, hit, None if led else key))
     else:
@@ -273,7 +291,7 @@ def data(rec, directive: str, values: tuple, indent=None):
     if one:
         nodes = (IntLiteral(_INT_TEXT.get(v) or int_text(v), leaves[0]),)
     else:
-        nodes = _leaf_nodes(values, leaves) if leaves is not None else _built_nodes(values, hit[0])
+        nodes = hit[7](values, leaves or hit[0])
     if led or not hit[6]:
         stmt = SectionData(directive, nodes, _lead(rec, asm, indent, hit, None if led else key))
     else:

@@ -73,16 +73,17 @@ class Recorder:
 
     def lead(self, indent: str) -> str:
         nl = self.style.newline
-        if self.lines:
-            lines = [l if l.__class__ is str else indent + "//" + l[1] for l in self.lines]
+        lines = self.lines
+        if lines:
             self.lines = []
+            body = nl.join([l if l.__class__ is str else indent + "//" + l[1] for l in lines]) + nl
         else:
-            lines = ()
+            body = ""
         if self.at_start:
             self.at_start = False
-            text = "".join([l + nl for l in lines]) + indent
+            text = body + indent
         else:
-            text = self.tail + "".join([nl + l for l in lines]) + nl + indent
+            text = self.tail + (nl + body if body else nl) + indent
         self.tail = ""
         return text
 
@@ -105,7 +106,11 @@ class Recorder:
 
     def pending_text(self) -> str:
         """The pending tail and comment lines, for finding inline-asm markers."""
-        return "\n".join([self.tail, *[l if l.__class__ is str else l[1] for l in self.lines]])
+        lines = self.lines
+        if len(lines) == 1 and not self.tail:   # (the usual: one comment line)
+            line = lines[0]
+            return "\n" + (line if line.__class__ is str else line[1])
+        return "\n".join([self.tail, *[l if l.__class__ is str else l[1] for l in lines]])
 
     def add_line(self, line) -> None:
         self.lines.append(line)

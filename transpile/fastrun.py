@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
-from itertools import accumulate, count, repeat
+from itertools import accumulate, count, groupby, repeat
 from operator import add as _plus, itemgetter
 
 from .generator import HEADER
@@ -98,7 +98,8 @@ def run_module(stmts: list, after) -> None:
         after()
 
 
-_PLAIN, _OPENS, _BLANK, _SPREAD, _OUTSIDE = range(5)   # the kinds of a statement's first line
+_PLAIN, _ROW, _OPENS, _BLANK, _SPREAD, _OUTSIDE = range(6)   # the kinds of a statement's first line
+# (_ROW: a plain statement of a data row's template, see `_batch`)
 
 
 class _Planner:
@@ -135,7 +136,9 @@ class _Planner:
         stack = [(0, root)]         # (indent, statements) of the open blocks
         top = 0                     # the indent the next statement should have (-1: a new block's)
         body = root                 # the statements of the innermost open block
-        blank, opens, spread = _BLANK, _OPENS, _SPREAD
+        blank, opens, spread, row = _BLANK, _OPENS, _SPREAD, _ROW
+        with_rows: dict = {}        # the bodies holding data rows
+        last = None                 # the last of them
         add = root.append
         numbered = enumerate(lines)
         next(numbered)              # the header
@@ -169,12 +172,14 @@ class _Planner:
                 body, top, add = opened, -1, opened.append
             else:
                 add(stmt)
+                if kind == row and body is not last:
+                    last = with_rows[id(body)] = body
         if top < 0:
             raise _Refuse
         if _BAD in values and _takes_bad(root):
             raise _Refuse
-        if self.rows:
-            _batch(root, self.rows)
+        for stmts in with_rows.values():
+            _batch(stmts, self.rows)
         return root
 
     def start(self, line: str):
@@ -195,7 +200,8 @@ class _Planner:
                 return None, 0, holes, indent, _SPREAD
             template = self.named(cut, used)
             compound = template.endswith(":")
-            return self.function(template, used, compound), used, holes, indent, _OPENS if compound else _PLAIN
+            fn = self.function(template, used, compound)
+            return fn, used, holes, indent, _OPENS if compound else _ROW if fn in self.rows else _PLAIN
         except _Refuse:
             return None, 0, 0, indent, _OUTSIDE
 
@@ -350,7 +356,7 @@ class _Planner:
         fn = self.functions.get(template)   # the template fixes both the count and `compound`
         if fn is None:
             fn = self.functions[template] = self.build(template, nvalues, compound)
-            row = _ROW.fullmatch(template)
+            row = _ROW_TEMPLATE.fullmatch(template)
             if row:
                 self.rows[fn] = _rows(fn, row.group(1), self.namespace)
         return fn
@@ -411,7 +417,7 @@ class _Planner:
 
 
 # A data row `ptx.data.b8(5)`: a section holds runs of thousands of them (`-G` debug data).
-_ROW = re.compile(r"ptx\.data\.([A-Za-z_][A-Za-z0-9_]*)\(__ptx_p0\)")
+_ROW_TEMPLATE = re.compile(r"ptx\.data\.([A-Za-z_][A-Za-z0-9_]*)\(__ptx_p0\)")
 
 
 def _rows(fn, ident: str, namespace: dict):
@@ -433,24 +439,15 @@ def _rows(fn, ident: str, namespace: dict):
 
 def _batch(stmts: list, rows: dict) -> None:
     """Runs of consecutive statements of one data row template become one statement of its
-    `_rows` function (bodies included)."""
+    `_rows` function."""
     out: list = []
-    i, n = 0, len(stmts)
-    while i < n:
-        stmt = stmts[i]
-        fn = stmt[0]
+    for fn, run in groupby(stmts, itemgetter(0)):
         many = rows.get(fn)
-        j = i + 1
-        if many is not None:
-            while j < n and stmts[j][0] is fn:
-                j += 1
-        if j - i > 1:
-            out.append((many, [s[1] for s in stmts[i:j]], None))
-        else:
-            if stmt[2] is not None:
-                _batch(stmt[2], rows)
-            out.append(stmt)
-        i = j
+        if many is None:
+            out += run
+            continue
+        run = list(run)
+        out.append(run[0] if len(run) == 1 else (many, list(map(itemgetter(1), run)), None))
     stmts[:] = out
 
 

@@ -335,7 +335,8 @@ def secref(name: str, op: str | None = None, offset=None) -> Value:
     return Node(lambda: SectionRef(name, op, off))
 
 
-_INT_TEXT: dict[int, str] = {}   # one spelling object per value: a debug section has ~100k ints
+# one spelling object per value: a debug section has ~100k ints (bytes, most of them)
+_INT_TEXT: dict[int, str] = {v: str(v) for v in range(256)}
 
 
 def int_text(v: int) -> str:

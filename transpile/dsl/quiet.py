@@ -193,6 +193,14 @@ def _leaf_nodes(values, tv) -> tuple:
                   for v, t in zip(values, tv)])
 
 
+def _int_nodes(values, tv) -> tuple:
+    """The nodes of ints >= 0 (a row of data: `ptx.data.b8(*b"name")`), without a loop here."""
+    texts = list(map(_INT_TEXT.get, values))
+    if None in texts:
+        texts = list(map(int_text, values))
+    return tuple(map(IntLiteral, texts, tv))
+
+
 def _built_nodes(values, tv) -> tuple:
     nodes = []
     i = 1
@@ -290,6 +298,8 @@ def data(rec, directive: str, values: tuple, indent=None):
     leaves = hit[2]
     if one:
         nodes = (IntLiteral(_INT_TEXT.get(v) or int_text(v), leaves[0]),)
+    elif key[2].__class__ is int:
+        nodes = _int_nodes(values, leaves)
     else:
         nodes = hit[7](values, leaves or hit[0])
     if led or not hit[6]:

@@ -252,17 +252,8 @@ def instruction(rec, op, operands: tuple, pred, indent=None):
             return None, None
         guard = Guard(g.name, pred is not g)
         key.append((pred is not g, g.shape or _name_shape(g)))
-    for o in operands:       # (`_shapes`, inline: the hot loop)
-        cls = o.__class__
-        if cls is Name:
-            key.append(o.shape or _name_shape(o))
-        elif cls is int:
-            key.append(_INT if o >= 0 else _NEG)
-        else:
-            k = _value_key(o)
-            if k is None:
-                return None, None
-            key.append(k)
+    if not _shapes(key, operands):
+        return None, None
     key = tuple(key)
     hit = rec.key_cache.get(key)
     if hit is None:

@@ -57,6 +57,8 @@ def _value_key(v):
     if cls is int:
         return _INT if v >= 0 else _NEG
     if cls is tuple or cls is list:
+        if len(v) == 1 and v[0].__class__ is Name:   # `[rd[1]]`: the usual address
+            return (cls, v[0].shape or _name_shape(v[0]))
         keys = [_value_key(x) for x in v]
         return None if None in keys else (cls, *keys)
     if cls is Expr:

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from transpile import DSLError, python_to_ptx
+from transpile import DSLError, fastrun, python_to_ptx
+from transpile.generator import HEADER
 
 HEAD = 'from transpile.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
 
@@ -91,3 +92,95 @@ def test_each_run_checks_the_style_it_is_given():
     for _ in range(2):
         with pytest.raises(DSLError):
             python_to_ptx(source, "k.py")
+
+
+# a generated module's first line: `python_to_ptx` plans such a module (`transpile.fastrun`)
+PLANNED = HEADER + HEAD[HEAD.index("\n"):]
+
+# Statements whose lead the quiet path assembles (after comment lines, a tail, with
+# indent=), labels, data rows of names, runs of one-int rows (run as one batch by
+# `transpile.fastrun`) and call argument lists.
+LED = '''
+with ptx.entry("k", params=[], visible=True):
+    r = reg.b32("%r", 8)
+    for i in range(3):
+        ptx.comment(" begin inline asm")
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.comment(" end inline asm")
+        ptx.loc(1, 10 + i, 5)
+        ptx.label("$L__BB0_1")
+        ptx.label("$L__BB0_2", indent="")
+        ptx.add.s32(r[i], r[i + 1], 7, indent="  ")
+        ptx.tail("  ")
+        ptx.add.s32(r[i], r[i + 1], 7)
+        ptx.blank()
+        ptx.label("$L__BB0_3")
+        ptx.call.uni(sym("f"), args(sym("param0"), r[1]))
+        ptx.call.uni(sym("f"), args())
+    ptx.ret()
+with ptx.section(".debug_info"):
+    for i in range(2):
+        ptx.data.b64(sym("$L__func_begin0"))
+        ptx.data.b8(1)
+        ptx.data.b8(2)
+        ptx.data.b8(2)
+        ptx.data.b32(7)
+        ptx.data.b8(3)
+        ptx.data.b8(*b"name")
+'''
+# the same rows written out (no `for`): a run of rows is one batch of the plan
+ROWS = '''
+with ptx.section(".debug_info"):
+    ptx.data.b8(1)
+    ptx.data.b8(1)
+    ptx.data.b8(2)
+    ptx.data.b8(3)
+    ptx.comment(" a note")
+    ptx.data.b8(4)
+    ptx.data.b8(5, indent="  ")
+    ptx.data.b8(6)
+    ptx.data.b8(-1)
+    ptx.data.b8(7)
+'''
+
+
+def with_fmt_led(body: str) -> str:
+    calls = r"(ptx\.(?:add|loc|label|call|data)[\w.]*)\((.*)\)$"
+    return "\n".join(line[:m.start()] + f"{m.group(1)}({m.group(2)}, fmt={{}})"
+                     if (m := re.search(calls, line)) and "range(" not in line else line
+                     for line in body.split("\n"))
+
+
+@pytest.mark.parametrize("body", [LED, ROWS], ids=["led statements", "data rows"])
+@pytest.mark.parametrize("stepwise", [True, False], ids=["stepwise", "whole"])
+def test_led_statements_print_as_the_plain_path_prints_them(body, stepwise):
+    assert fastrun.plan(PLANNED + body, {}) is not None
+    quiet = python_to_ptx(PLANNED + body, "k.py", stepwise=stepwise)
+    plain = python_to_ptx(PLANNED + with_fmt_led(body), "k.py", stepwise=stepwise)
+    assert with_fmt_led(body).count("fmt={}") == (16 if body is LED else 9)
+    assert quiet == plain
+    if body is ROWS:
+        assert quiet.count("\t.b8") == 8 and "\t.b8 -1" in quiet and "\n  .b8 5" in quiet and "\t// a note" in quiet
+
+
+def test_rows_of_another_ptx_run_as_written():
+    """A run of `ptx.data.b8(v)` lines runs through whatever `ptx` names: here rows of
+    `.b16` (the DSL's rows are used only when `ptx.data.b8` is the DSL's)."""
+    body = ('real = ptx\nptx = type("P", (), {})()\nptx.data = type("D", (), {})()\n'
+            'ptx.data.b8 = real.data.b16.__call__\n'   # (a method wrapper: not the DSL's, no `rows`)
+            'with real.section(".debug_info"):\n' + "".join(f"    ptx.data.b8({v})\n" for v in (1, 2, 2, 3)))
+    assert fastrun.plan(PLANNED + body, {}) is not None
+    out = python_to_ptx(PLANNED + body, "k.py")
+    assert out == python_to_ptx(PLANNED + body, "k.py", stepwise=False)
+    assert out.count(".b16") == 4 and ".b8" not in out
+
+
+@pytest.mark.parametrize("index", [True, 1.0, -1, 8, "1"])
+def test_a_register_index_is_an_int_in_range(index):
+    """`r[True]` and `r[1.0]` are errors even once `r[1]` was used (names are shared)."""
+    from transpile.dsl import reg
+
+    r = reg.b32("%r", 8)
+    assert r[1].name == "%r1" and r[1:3][1].name == "%r2"
+    with pytest.raises(DSLError, match="must be an int|out of range"):
+        r[index]

@@ -19,8 +19,9 @@ scope (`locals`, `return`, ...), or a template that does not compile. Nothing ha
 from __future__ import annotations
 
 import ast
-import bisect
 import re
+from itertools import accumulate, count, groupby, repeat
+from operator import add as _plus, itemgetter
 
 from .generator import HEADER
 
@@ -97,7 +98,8 @@ def run_module(stmts: list, after) -> None:
         after()
 
 
-_PLAIN, _OPENS, _BLANK, _SPREAD = range(4)   # the kinds of a statement's first line
+_PLAIN, _ROW, _OPENS, _BLANK, _SPREAD, _OUTSIDE = range(6)   # the kinds of a statement's first line
+# (_ROW: a plain statement of a data row's template, see `_batch`)
 
 
 class _Planner:
@@ -107,41 +109,50 @@ class _Planner:
         self.starts: dict = {}      # a line with holes -> its `start` (as a statement's first line)
         self.parts: dict = {}       # a line with holes -> its `part` (as a line of a statement)
         self.spreads: dict = {}     # a statement's lines -> its `spread_plan`
+        self.rows: dict = {}        # the function of a data row's template -> its `_rows`
 
     def run(self, source: str):
-        # One split of the whole module: its code with a hole per literal, and the literals'
-        # values in order. A line with holes is its template (and its indent): lines repeat
-        # in few of them, each planned once.
-        # (findall + sub, not split: the split's ~one code string per literal would be the
-        # loop's peak memory on a large module)
-        self.source, self.lines = source, None
-        values, self.literals, holed = _split(source)
+        # Lines repeat (a data row, `ret`, the same register moves): the distinct lines are
+        # split once, each into its code with a hole per literal (`holed`: shared by the
+        # lines of one shape, planned once by `start`) and its literals, `counts[p]` of them
+        # from `values[firsts[p]]` on. A line's entry -- (kind, indent, statement, p) -- is
+        # made for every distinct line at once, and a line met again reuses its statement.
+        self.lines = lines = source.split("\n")
+        fresh = list(dict.fromkeys(lines))
+        self.literals, holed = _split_literals("\n".join(fresh))
+        self.holed = holed = holed.split("\n")
+        self.counts = counts = list(map(str.count, holed, repeat(_HOLE)))
+        self.firsts = firsts = list(accumulate(counts, initial=0))
+        self.values = values = _values(self.literals)
+        starts = self.starts
+        for h in set(holed).difference(starts):
+            starts[h] = self.start(h)
+        hits = list(map(starts.__getitem__, holed))
+        vals = map(values.__getitem__, map(slice, firsts, map(_plus, firsts, map(itemgetter(1), hits))))
+        stmts = zip(map(itemgetter(0), hits), vals, repeat(None))
+        entries = dict(zip(fresh, zip(map(itemgetter(4), hits), map(itemgetter(3), hits), stmts, count())))
+        del fresh, hits, vals, stmts
         root: list = []
         stack = [(0, root)]         # (indent, statements) of the open blocks
         top = 0                     # the indent the next statement should have (-1: a new block's)
         body = root                 # the statements of the innermost open block
-        starts = self.starts
-        blank, opens = _BLANK, _OPENS
+        blank, opens, spread, row = _BLANK, _OPENS, _SPREAD, _ROW
+        with_rows: dict = {}        # the bodies holding data rows
+        last = None                 # the last of them
         add = root.append
-        k = holed[0].count(_HOLE)   # the index of the current line's first literal
-        lines = enumerate(holed)
-        next(lines)                 # the header
-        for i, line in lines:
-            holed[i - 1] = None     # lines already planned are dropped as the plan grows (peak memory)
-            try:
-                fn, used, holes, indent, kind = starts[line]
-            except KeyError:
-                fn, used, holes, indent, kind = starts[line] = self.start(line)
-            if kind < blank:
-                vals = values[k:k + used]
-                k += holes
-            elif kind == blank:
-                k += holes
+        numbered = enumerate(lines)
+        next(numbered)              # the header
+        for i, line in numbered:
+            kind, indent, stmt, _ = entries[line]
+            if kind == blank:
                 continue
-            else:
-                fn, vals, kind, j, k = self.spread(holed, i, values, k, indent)
+            if kind >= spread:
+                if kind != spread:
+                    raise _Refuse       # (_OUTSIDE)
+                fn, vals, kind, j = self.spread(entries, i, indent)
                 for _ in range(j - i - 1):
-                    next(lines)
+                    next(numbered)
+                stmt = (fn, vals, None)
             if indent != top:
                 if top < 0:         # the first statement of a compound statement's body
                     if indent <= stack[-1][0]:
@@ -157,32 +168,42 @@ class _Planner:
                 top = indent
             if kind == opens:
                 opened: list = []
-                add((fn, vals, opened))
+                add((stmt[0], stmt[1], opened))
                 body, top, add = opened, -1, opened.append
             else:
-                add((fn, vals, None))
+                add(stmt)
+                if kind == row and body is not last:
+                    last = with_rows[id(body)] = body
         if top < 0:
             raise _Refuse
         if _BAD in values and _takes_bad(root):
             raise _Refuse
+        for stmts in with_rows.values():
+            _batch(stmts, self.rows)
         return root
 
     def start(self, line: str):
-        """(function, literals it takes, holes in the line, indent, kind) of a line that
-        begins a statement: _BLANK for a blank or comment line, _SPREAD for a statement
-        over several lines or one whose strings the holes do not read (see `spread`)."""
+        """(function, literals it takes, holes in the line, indent, kind) of a line with
+        holes as the first line of a statement: _BLANK for a blank or comment line, _SPREAD
+        for a statement over several lines or one whose strings the holes do not read (see
+        `spread`), _OUTSIDE for one outside the subset (every distinct line is planned: one
+        that only continues a statement is never run as this)."""
         code = line.lstrip(" ")
         indent = len(line) - len(code)
         if not code or code[0] == "#" or not code.strip(" \t\f\r"):
             return None, 0, line.count(_HOLE), indent, _BLANK
-        if code[0] in "\t\f":
-            raise _Refuse
-        cut, used, holes, depth, clean, prefixed = self.part(code)
-        if depth or not clean or prefixed:
-            return None, 0, holes, indent, _SPREAD
-        template = self.named(cut, used)
-        compound = template.endswith(":")
-        return self.function(template, used, compound), used, holes, indent, _OPENS if compound else _PLAIN
+        try:
+            if code[0] in "\t\f":
+                raise _Refuse
+            cut, used, holes, depth, clean, prefixed = self.part(code)
+            if depth or not clean or prefixed:
+                return None, 0, holes, indent, _SPREAD
+            template = self.named(cut, used)
+            compound = template.endswith(":")
+            fn = self.function(template, used, compound)
+            return fn, used, holes, indent, _OPENS if compound else _ROW if fn in self.rows else _PLAIN
+        except _Refuse:
+            return None, 0, 0, indent, _OUTSIDE
 
     def part(self, line: str):
         """(code, literals it takes, holes, bracket depth change, clean, prefixed) of a line
@@ -219,15 +240,18 @@ class _Planner:
             out += (name, piece)
         return "".join(out)
 
-    def spread(self, holed: list, i: int, values: list, k: int, indent: int):
-        """(function, values, kind, next line, next literal) of the statement starting at
-        line i that spans several lines or holds a prefixed string (`b"..."`): planned once
-        per text (`spread_plan`); or lifted from its source lines (`logical_line`: a word
-        before a string, say)."""
-        parts, part = self.parts, self.part
-        depth, j, n = 0, i, len(holed)
+    def spread(self, entries: dict, i: int, indent: int):
+        """(function, values, kind, next line) of the statement starting at line i that
+        spans several lines or holds a prefixed string (`b"..."`): planned once per text
+        (`spread_plan`); or lifted from its source lines (`logical_line`: a word before a
+        string, say)."""
+        lines, parts, part = self.lines, self.parts, self.part
+        depth, j, n = 0, i, len(lines)
+        at = []                     # the lines' indexes in `holed`
         while True:
-            line = holed[j] if j > i else holed[j][indent:]
+            p = entries[lines[j]][3]
+            at.append(p)
+            line = self.holed[p] if j > i else self.holed[p][indent:]
             hit = parts.get(line)
             depth += (hit or part(line))[3]
             j += 1
@@ -235,27 +259,32 @@ class _Planner:
                 break
         if depth != 0:
             raise _Refuse
-        key = tuple(holed[i:j])
+        key = tuple([self.holed[p] for p in at])
         hit = self.spreads.get(key)
         if hit is None:
             hit = self.spreads[key] = self.spread_plan(key, indent)
         if hit is False:
-            if self.lines is None:
-                self.lines = self.source.split("\n")
-            template, vals, j = self.logical_line(self.lines, i, self.lines[i][indent:])
+            template, vals, j = self.logical_line(lines, i, lines[i][indent:])
             compound = template.endswith(":")
             fn = self.function(template, len(vals), compound)
-            return fn, vals, _OPENS if compound else _PLAIN, j, k + sum([h.count(_HOLE) for h in holed[i:j]])
+            return fn, vals, _OPENS if compound else _PLAIN, j
         fn, kind, picks, prefixed, holes = hit
-        for m, prefix in prefixed:
-            values[k + m] = _prefixed(prefix, self.literals.text(k + m))
+        firsts, counts = self.firsts, self.counts
+        values: list = []           # the statement's literals' values, line by line
+        for p in at:
+            values += self.values[firsts[p]:firsts[p] + counts[p]]
+        if prefixed:
+            literals: list = []
+            for p in at:
+                literals += self.literals[firsts[p]:firsts[p] + counts[p]]
+            for m, prefix in prefixed:
+                values[m] = _prefixed(prefix, literals[m])
         if picks is None:
-            vals = values[k:k + holes]
-        else:
-            vals = []
-            for m, used in picks:
-                vals += values[k + m:k + m + used]
-        return fn, vals, kind, j, k + holes
+            return fn, values, kind, j
+        vals: list = []
+        for m, used in picks:
+            vals += values[m:m + used]
+        return fn, vals, kind, j
 
     def spread_plan(self, lines: tuple, indent: int):
         """(function, kind, picks, prefixed, holes) of a statement's lines (see `spread`):
@@ -327,6 +356,9 @@ class _Planner:
         fn = self.functions.get(template)   # the template fixes both the count and `compound`
         if fn is None:
             fn = self.functions[template] = self.build(template, nvalues, compound)
+            row = _ROW_TEMPLATE.fullmatch(template)
+            if row:
+                self.rows[fn] = _rows(fn, row.group(1), self.namespace)
         return fn
 
     def build(self, template: str, nvalues: int, compound: bool):
@@ -384,8 +416,43 @@ class _Planner:
         raise _Refuse
 
 
+# A data row `ptx.data.b8(5)`: a section holds runs of thousands of them (`-G` debug data).
+_ROW_TEMPLATE = re.compile(r"ptx\.data\.([A-Za-z_][A-Za-z0-9_]*)\(__ptx_p0\)")
+
+
+def _rows(fn, ident: str, namespace: dict):
+    """A function of the values of consecutive rows of `fn`'s template (`ptx.data.<ident>(v)`)
+    that runs them: through the DSL's `rows` of that directive when `ptx.data.<ident>` is
+    the DSL's, else (another `ptx`, or none) one call of the template each, as written."""
+    def rows(*value_lists):
+        try:
+            many = getattr(namespace["ptx"].data, ident).rows
+        except Exception:
+            many = None
+        if many is None:
+            for values in value_lists:
+                fn(*values)
+        else:
+            many(value_lists)
+    return rows
+
+
+def _batch(stmts: list, rows: dict) -> None:
+    """Runs of consecutive statements of one data row template become one statement of its
+    `_rows` function."""
+    out: list = []
+    for fn, run in groupby(stmts, itemgetter(0)):
+        many = rows.get(fn)
+        if many is None:
+            out += run
+            continue
+        run = list(run)
+        out.append(run[0] if len(run) == 1 else (many, list(map(itemgetter(1), run)), None))
+    stmts[:] = out
+
+
 def _takes_bad(stmts) -> bool:
-    """Whether a statement of the plan takes a string `_split` could not read."""
+    """Whether a statement of the plan takes a string `_values` could not read."""
     return any(any(v is _BAD for v in values) or (body is not None and _takes_bad(body))
                for _, values, body in stmts)
 
@@ -398,61 +465,36 @@ def _bound(code, params) -> list:
 
 
 _STRINGS: dict = {}
-_SLOW = object()   # see `_Planner.line_plan`
 
 
-def _split(source: str) -> tuple[list, "_Texts", list]:
-    """The values of the literals `_MODULE_LITERAL` finds in `source`, in order; their texts
-    where a block holds a prefixed string (it is read from its text); and the source's
-    lines with a hole for each.
-    Each distinct literal is read once and its text kept once (they repeat). Made a block
-    of lines at a time: a string per literal, or the whole holed text besides its lines,
-    was most of the loop's peak memory (a literal never spans lines, and a block starts
-    and ends where a line does, which the pattern's look-arounds cannot tell from a line
-    end). _BAD for a string with an escape Python refuses (in a comment, say, or after the
-    prefix of a raw string, whose line is planned from its source): a plan that takes one
-    is refused."""
-    read: dict = {}
-    same: dict = {}
-    values: list = []
-    texts = _Texts()
-    holed: list = []
-    pos, n = 0, len(source)
-    while True:
-        end = source.find("\n", pos + _VALUES_BLOCK)
-        end = n if end < 0 else end
-        block = source[pos:end]
-        literals = _MODULE_LITERAL.findall(block)
-        for x in set(literals).difference(read):
-            read[x] = int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x)
-            same[x] = x
-        if _MAY_PREFIX.search(block):
-            texts.add(len(values), list(map(same.__getitem__, literals)))
-        values += map(read.__getitem__, literals)
-        holed += _MODULE_LITERAL.sub(_HOLE, block).split("\n")
-        if end == n:
-            return values, texts, holed
-        pos = end + 1
+def _split_literals(text: str):
+    """(the literals `_MODULE_LITERAL` finds in text, the text with a hole for each): one
+    split a chunk of lines at a time (a literal never spans lines), which keeps the
+    split's code pieces few at any time."""
+    literals: list = []
+    out: list = []
+    split = _MODULE_LITERAL.split
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("\n", i + _CHUNK)
+        j = n if j < 0 else j + 1
+        pieces = split(text[i:j])
+        literals += pieces[1::2]
+        out.append(_HOLE.join(pieces[0::2]))
+        i = j
+    return literals, "".join(out)
 
 
-_VALUES_BLOCK = 1 << 16
-_MAY_PREFIX = re.compile(r"(?<!\w)[rRbBuUfF]{1,3}[\"']")   # a string prefix (as _PREFIX), before its quote
+_CHUNK = 1 << 16
 
 
-class _Texts:
-    """The literals' texts of the blocks that may hold a prefixed string, by literal index."""
-
-    def __init__(self):
-        self.starts: list[int] = []
-        self.blocks: list[list] = []
-
-    def add(self, start: int, texts: list) -> None:
-        self.starts.append(start)
-        self.blocks.append(texts)
-
-    def text(self, index: int) -> str:
-        b = bisect.bisect_right(self.starts, index) - 1
-        return self.blocks[b][index - self.starts[b]]
+def _values(literals: list) -> list:
+    """The values of the literals `_MODULE_LITERAL` split out (each distinct one read once:
+    they repeat); _BAD for a string with an escape Python refuses (in a comment, say, or
+    after the prefix of a raw string, whose line is planned from its source): a plan that
+    takes one is refused."""
+    read = {x: int(x) if x[0] in _DIGITS else x[1:-1] if "\\" not in x else _escaped(x) for x in set(literals)}
+    return list(map(read.__getitem__, literals))
 
 
 _BAD = object()

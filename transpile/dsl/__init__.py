@@ -1,7 +1,7 @@
 """The PTX DSL: one PTX statement is one Python call. Its modules import one way, each only
 from those before it: errors; operands (operand values); recorder (records statements with
-their trivia); notes (a statement's line text, `//` notes after it); locs (`.loc` lines and
-their source comments); ops (instructions and declarations); directives (`ptx`); families and typed
+their trivia); quiet (statements of a known shape built with their trivia, no walk); notes (a
+statement's line text, `//` notes after it); locs (`.loc` lines and their source comments); ops (instructions and declarations); directives (`ptx`); families and typed
 (the `--sugar` typed families, their table first) and control (names, control flow); structured (the `--sugar`
 prefixes, inline asm, banners and data rows).
 

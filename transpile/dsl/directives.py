@@ -24,7 +24,7 @@ from ptxgrammar.tree import (
 
 from ..names import from_python
 from ..style import Style
-from . import recorder
+from . import quiet, recorder
 from .errors import DSLError
 from .locs import loc_directive, spelled as _s
 from .notes import note_after
@@ -69,20 +69,32 @@ class _Data:
 
         def data(*values, note=None, col=40, fmt=None, indent=None, lead=None):
             """One data row; `note=" text"` writes `// text` after it at column `col`."""
-            rec = recorder.current()
+            rec = recorder._current[0] or recorder.current()
             key = None
-            if fmt is None and indent is None and lead is None:
-                stmt, key = recorder.quiet_data(rec, directive, values)
+            if fmt is None and lead is None:
+                stmt, key = quiet.data(rec, directive, values, indent)
                 if stmt is not None:
                     return stmt if note is None else _noted(stmt, col, note)
             nodes = tuple([to_node(v) for v in values])
             stmt = rec.record(SectionData(directive, nodes), fmt, indent, lead)
             if key is not None:
-                rec.key_cache[key] = recorder.quiet_trivia(stmt)
+                quiet.remember(rec, key, stmt)
             if note is not None:
                 note_after(stmt, col, note)
             return stmt
 
+        def rows(value_lists):
+            """`data(*values)` for each of `value_lists`, in order (the run of rows of a
+            section that `transpile.fastrun` finds: the quiet ones without a call each)."""
+            rec = recorder._current[0] or recorder.current()
+            i, n = 0, len(value_lists)
+            while i < n:
+                i = quiet.data_rows(rec, directive, value_lists, i)
+                if i < n:
+                    data(*value_lists[i])
+                    i += 1
+
+        data.rows = rows
         setattr(self, ident, data)
         return data
 
@@ -199,7 +211,16 @@ class PTX:
         return self._rec(Alias(name, target), fmt, indent, lead)
 
     def label(self, name: str, fmt=None, indent=None, lead=None):
-        return self._rec(Label(name), fmt, indent, lead)
+        rec = recorder.current()
+        key = None
+        if fmt is None and lead is None:
+            stmt, key = quiet.label(rec, name, indent)
+            if stmt is not None:
+                return stmt
+        stmt = rec.record(Label(name), fmt, indent, lead)
+        if key is not None:
+            quiet.remember(rec, key, stmt)
+        return stmt
 
     def calltargets(self, *labels, fmt=None, indent=None, lead=None):
         return self._rec(LabelList(".calltargets", labels), fmt, indent, lead)

@@ -13,7 +13,7 @@ import os
 
 from ptxgrammar.tree import Loc
 
-from . import recorder
+from . import quiet, recorder
 from .errors import DSLError
 from .notes import note_after
 
@@ -29,15 +29,15 @@ def loc_directive(file, line, column, function_name=None, inlined_at=None, offse
     rec = recorder.current()
     _state(rec)["loc"] = (file, line, column, function_name, inlined_at, offset)
     key = None
-    if fmt is None and indent is None and lead is None:
-        stmt, key = recorder.quiet_loc(rec, file, line, column, function_name, inlined_at, offset)
+    if fmt is None and lead is None:
+        stmt, key = quiet.loc(rec, file, line, column, function_name, inlined_at, offset, indent)
         if stmt is not None:
             return stmt
     inl = None if inlined_at is None else tuple(spelled(x) for x in inlined_at)
     off = None if offset is None else spelled(offset)
     stmt = rec.record(Loc(spelled(file), spelled(line), spelled(column), function_name, off, inl), fmt, indent, lead)
     if key is not None:
-        rec.key_cache[key] = recorder.quiet_trivia(stmt)
+        quiet.remember(rec, key, stmt)
     return stmt
 
 

@@ -63,7 +63,7 @@ class Name(Value):
     def __init__(self, name: str, component: str | None = None, kind=None):
         self.name = name
         self.component = component
-        self.shape = None   # its part of an instruction's shape (see recorder.quiet_key)
+        self.shape = None   # its part of a statement's shape (see quiet._name_shape)
         if kind is None:
             if name[:1] != "%":
                 kind = Symbol
@@ -76,41 +76,80 @@ class Name(Value):
     def _node(self):
         return self.kind(self.name, self.component)
 
-    def __getattr__(self, attr):
-        if attr in COMPONENTS and self.component is None:
-            return Name(self.name, "." + attr, self.kind)
-        raise AttributeError(attr)
-
     def __repr__(self):
         return f"<{self.name}{self.component or ''}>"
+
+
+def _component(attr: str):
+    """`v[1].x`: the component `attr` of a name that has none yet (a property, not a
+    `__getattr__`: attribute reads of names stay plain slot reads)."""
+    def get(self):
+        if self.component is None:
+            return Name(self.name, "." + attr, self.kind)
+        raise AttributeError(attr)
+    return property(get)
+
+
+for _c in COMPONENTS:
+    setattr(Name, _c, _component(_c))
+del _c
 
 
 class RegFile:
     """`.reg .b32 %r<N>`: `r[i]` is `%r{i}` for 0 <= i < N."""
 
-    __slots__ = ("base", "count", "cache")
+    __slots__ = ("base", "count", "names")
 
     def __init__(self, base: str, count: int):
-        self.base, self.count, self.cache = base, count, {}
+        self.base, self.count = base, count
+        names = _POOL.get(base)
+        if names is None:
+            if len(_POOL) >= 4096:
+                _POOL.clear()
+            names = _POOL[base] = _Names(base)
+        self.names = names
 
     def __getitem__(self, i):
         try:
-            return self.cache[i]
-        except KeyError:
-            pass
-        except TypeError:  # a slice (unhashable before 3.12): r[0:4] is the vector (r[0], r[1], r[2], r[3])
-            return tuple([self[j] for j in range(*i.indices(1 << 62))]) if i.__class__ is slice else self.cache[i]
+            v = self.names[i]
+        except TypeError:  # a slice (unhashable before 3.12)
+            return self.other(i)
+        if v is not None and i.__class__ is int and i < self.count:
+            return v
+        return self.other(i)
+
+    def other(self, i):
+        """`r[i]` for anything but an int in range: r[0:4] is the vector (r[0], r[1], r[2],
+        r[3]); the rest is an error."""
         if i.__class__ is slice:
             return tuple([self[j] for j in range(*i.indices(1 << 62))])
         if i.__class__ is not int:
             raise DSLError(f"register index for {self.base}<{self.count}> must be an int, not {type(i).__name__}")
-        if not 0 <= i < self.count:
-            raise DSLError(f"register {self.base}{i} is out of range: declared {self.base}<{self.count}>")
-        v = self.cache[i] = Name(f"{self.base}{i}")
-        return v
+        raise DSLError(f"register {self.base}{i} is out of range: declared {self.base}<{self.count}>")
 
     def __repr__(self):
         return f"<{self.base}<{self.count}>>"
+
+
+class _Names(dict):
+    """The registers `base0`, `base1`, ... made so far, shared by every family of that base
+    (every function declares `%r<N>` again; a name is immutable but for its cached shape).
+    A miss makes the name of an int >= 0 (no KeyError raised), else gives None."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: str):
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, i):
+        if i.__class__ is not int or i < 0:
+            return None
+        v = self[i] = Name(f"{self.base}{i}")
+        return v
+
+
+_POOL: dict = {}   # base -> its _Names
 
 
 class SpecialRegisters:
@@ -268,9 +307,21 @@ def addr(items, suffix: str | None = None) -> Value:
     return Node(lambda: Address(tuple(to_node(i) for i in items), suffix))
 
 
+class Args(Value):
+    """A call's parenthesised list (its items are keyed by the quiet path, see `quiet`)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        self.items = items
+
+    def _node(self):
+        return ParenList(tuple([to_node(i) for i in self.items]))
+
+
 def args(*items) -> Value:
     """A call's parenthesised list: `args(retval0)`, `args()`."""
-    return Node(lambda: ParenList(tuple(to_node(i) for i in items)))
+    return Args(items)
 
 
 def field(name: str, value) -> Value:
@@ -284,17 +335,23 @@ def secref(name: str, op: str | None = None, offset=None) -> Value:
     return Node(lambda: SectionRef(name, op, off))
 
 
-_INT_TEXT: dict[int, str] = {}   # one spelling object per value: a debug section has ~100k ints
+# one spelling object per value: a debug section has ~100k ints (bytes, most of them)
+_INT_TEXT: dict[int, str] = {v: str(v) for v in range(256)}
+
+
+def int_text(v: int) -> str:
+    """The spelling of an int >= 0 (one string object per value)."""
+    text = _INT_TEXT.get(v)
+    if text is None:
+        if len(_INT_TEXT) > 65536:
+            _INT_TEXT.clear()
+        text = _INT_TEXT[v] = str(v)
+    return text
 
 
 def _int_node(v: int):
     if v >= 0:
-        text = _INT_TEXT.get(v)
-        if text is None:
-            if len(_INT_TEXT) > 65536:
-                _INT_TEXT.clear()
-            text = _INT_TEXT[v] = str(v)
-        return IntLiteral(text)
+        return IntLiteral(int_text(v))
     return UnaryExpr("-", IntLiteral(str(-v)))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Param, VarDecl
 
 from ..names import from_python, to_python
-from . import recorder
+from . import quiet, recorder
 from .errors import DSLError
 from .locs import loc, run_locs  # noqa: F401
 from ptxgrammar.isa.spellings import OPCODES, is_modifier
@@ -51,8 +51,8 @@ class Op:
         `at(...)` prefix writes them (for heads too long to carry the prefix)."""
         rec = recorder._current[0] or recorder.current()
         key = None
-        if fmt is None and indent is None and lead is None and at is None:
-            stmt, key = recorder.quiet(rec, self, operands, pred)
+        if fmt is None and lead is None and at is None:
+            stmt, key = quiet.instruction(rec, self, operands, pred, indent)
             if stmt is not None:
                 return stmt
         try:
@@ -65,7 +65,7 @@ class Op:
             rec = recorder._current[0] or recorder.current()
         stmt = rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
         if key is not None:
-            rec.key_cache[key] = recorder.quiet_trivia(stmt)
+            quiet.remember(rec, key, stmt)
         return stmt
 
 
@@ -156,7 +156,7 @@ class Decl:
                 raise DSLError(f"unknown declaration keyword {k}=")
             linkage.append("." + k)
         decls, results = [], []
-        plain = fmt is None and indent is None and lead is None   # the quiet path's
+        plain = fmt is None and lead is None   # the quiet path's
         i = 0
         while i < len(args):
             a = args[i]
@@ -188,11 +188,11 @@ class Decl:
         rec = recorder.current()
         done = key = None
         if plain and decls:
-            done, key = recorder.quiet_decl(rec, stmt)
+            done, key = quiet.declaration(rec, stmt, indent)
         if done is None:
             rec.record(stmt, fmt, indent, lead)
             if key is not None:
-                rec.key_cache[key] = recorder.quiet_trivia(stmt)
+                quiet.remember(rec, key, stmt)
         return results[0] if len(results) == 1 else tuple(results)
 
 

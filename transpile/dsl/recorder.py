@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import (
-    Address, Align, BinaryExpr, Declarator, Guard, InitList, Instruction, IntLiteral, Loc, Module, Register,
-    SectionData, Sink, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
-)
+from ptxgrammar.tree import Module, VarDecl
 
 from .trivia_check import check_trivia
 from .trivia_table import END, merge_lines
 from ..style import (
-    SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, token_class, trivia_plan,
+    SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan,
 )
-from .operands import Expr, Name, Neg, SinkValue
 
 
 # Formatting predictions per statement shape for the default style, shared by
@@ -68,6 +64,7 @@ class Recorder:
         self.trivia = None     # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
         self.last_key = None   # the trivia key of the statement just recorded
+        self.lval = ""         # the L value its shape predicted (for `quiet.keep`)
         self.open_keys: list = []
         self.keep_all = False  # set by mark(): take_finished() then takes nothing
         self.taken = False     # statements were taken out by take_finished()
@@ -76,16 +73,17 @@ class Recorder:
 
     def lead(self, indent: str) -> str:
         nl = self.style.newline
-        if self.lines:
-            lines = [l if l.__class__ is str else indent + "//" + l[1] for l in self.lines]
+        lines = self.lines
+        if lines:
             self.lines = []
+            body = nl.join([l if l.__class__ is str else indent + "//" + l[1] for l in lines]) + nl
         else:
-            lines = ()
+            body = ""
         if self.at_start:
             self.at_start = False
-            text = "".join([l + nl for l in lines]) + indent
+            text = body + indent
         else:
-            text = self.tail + "".join([nl + l for l in lines]) + nl + indent
+            text = self.tail + (nl + body if body else nl) + indent
         self.tail = ""
         return text
 
@@ -108,7 +106,11 @@ class Recorder:
 
     def pending_text(self) -> str:
         """The pending tail and comment lines, for finding inline-asm markers."""
-        return "\n".join([self.tail, *[l if l.__class__ is str else l[1] for l in self.lines]])
+        lines = self.lines
+        if len(lines) == 1 and not self.tail:   # (the usual: one comment line)
+            line = lines[0]
+            return "\n" + (line if line.__class__ is str else line[1])
+        return "\n".join([self.tail, *[l if l.__class__ is str else l[1] for l in lines]])
 
     def add_line(self, line) -> None:
         self.lines.append(line)
@@ -162,6 +164,7 @@ class Recorder:
             values, prev = hit[2]
             apply_plan(nodes, hit[1], values)
             self.prev_lead = prev
+            self.lval = hit[0][0]
             if self.checker is not None:
                 self.checker.see(stmt)
             if append:
@@ -185,6 +188,7 @@ class Recorder:
                 check_trivia(v, "a ptx.style entry")
             self.key_cache[sig] = hit
         values, plan = hit[0], hit[1]
+        self.lval = values[0]
         if lead is None:
             lead = self.lead_for(values[0] if indent is None else indent)
         else:
@@ -341,271 +345,6 @@ class InstructionChecker:
 
                 named = re.search(r"`(\.[\w:]+)`", problems[0])
                 raise DSLError(f"{stmt.name}: " + "; ".join(problems), token=named.group(1) if named else None)
-
-
-# --- the quiet path: a plain instruction where nothing is pending --------------------
-#
-# With no fmt=/indent=/lead=/at=, no pending lines or tail, no trivia table and no checks,
-# `record` gives an instruction exactly the trivia its shape (and the recorder's depth, asm
-# state and previous lead) fixes. That shape follows from the operand values alone, so the
-# trivia of a shape's first instruction are kept under a key made of the values' kinds, and
-# the next instructions of that key are built with their trivia, without walking them.
-
-_INT, _NEG, _SINK = "int", "-int", "_"
-
-
-_SHAPES: dict = {}        # (kind, name class, component class) -> a small int: keys hash fast
-_NAME_SHAPES: dict = {}   # (kind, name, component) -> its shape (names repeat in every function)
-
-
-def _name_shape(v: Name):
-    s = v.shape
-    if s is None:
-        c = v.component
-        named = (v.kind, v.name, c)
-        s = _NAME_SHAPES.get(named)
-        if s is None:
-            t = (v.kind, token_class(v.name), None if c is None else token_class(c))
-            s = _SHAPES.setdefault(t, len(_SHAPES) + 1)   # never 0: `v.shape or ...`
-            if len(_NAME_SHAPES) < 1_000_000:
-                _NAME_SHAPES[named] = s
-        v.shape = s
-    return s
-
-
-def _value_key(v):
-    """The shape key of an operand value other than a name or an int; None: not keyed."""
-    cls = v.__class__
-    if cls is Name:
-        return _name_shape(v)
-    if cls is int:
-        return _INT if v >= 0 else _NEG
-    if cls is tuple or cls is list:
-        keys = [_value_key(x) for x in v]
-        return None if None in keys else (cls, *keys)
-    if cls is Expr:
-        left, right = _value_key(v.left), _value_key(v.right)
-        return None if left is None or right is None else (Expr, v.op, left, right)
-    if cls is SinkValue:
-        return _SINK
-    return None
-
-
-def is_quiet(rec: "Recorder") -> bool:
-    """Nothing pending, no trivia table, no checks: `record` would give the shape's trivia."""
-    return not (rec.lines or rec.tail or rec.at_start) and rec.trivia is None and rec.checker is None
-
-
-def quiet_data(rec: "Recorder", directive: str, values: tuple):
-    """(the data row `directive values` built and appended, None) when every value is an
-    int >= 0 and the row's key is known; else (None, the key to keep its `quiet_trivia`
-    under, or None)."""
-    if not values or not is_quiet(rec) or set(map(type, values)) != _INT_ONLY or min(values) < 0:
-        return None, None
-    key = (SectionData, directive, len(values), len(rec.stack), rec.asm, rec.prev_lead)
-    hit = rec.key_cache.get(key)
-    if hit is None:
-        return None, key
-    tv, prev, leaves = hit
-    stmt = SectionData(directive, tuple([IntLiteral(_BYTE_TEXT[v] if v < 256 else str(v), t)
-                                         for v, t in zip(values, leaves)]), tv[0])
-    rec.prev_lead = prev
-    rec.items.append(stmt)
-    return stmt, None
-
-
-_INT_ONLY = {int}
-# One spelling object per byte value for data rows: a debug section's ~100k values made a
-# string each (most of the loop's peak memory, as the section is recorded whole).
-_BYTE_TEXT = tuple(map(str, range(256)))
-
-
-def quiet_loc(rec: "Recorder", file, line, column, function_name, inlined_at, offset):
-    """(the `.loc` of these int arguments (and function name, inlined_at triple of ints, int
-    offset) built and appended, None) when its key is known; else (None, the key to keep
-    its `quiet_trivia` under, or None)."""
-    if file.__class__ is not int or line.__class__ is not int or column.__class__ is not int or not is_quiet(rec):
-        return None, None
-    if function_name is None:
-        if inlined_at is not None or offset is not None:
-            return None, None
-        key = (Loc, len(rec.stack), rec.asm, rec.prev_lead)
-        inl = None
-    else:
-        if (function_name.__class__ is not str or inlined_at.__class__ is not tuple or len(inlined_at) != 3
-                or not (offset is None or offset.__class__ is int)):
-            return None, None
-        f, l, c = inlined_at
-        if f.__class__ is not int or l.__class__ is not int or c.__class__ is not int:
-            return None, None
-        key = (Loc, len(rec.stack), rec.asm, rec.prev_lead, token_class(function_name), offset is None)
-        inl = (str(f), str(l), str(c))
-    hit = rec.key_cache.get(key)
-    if hit is None:
-        return None, key
-    stmt = Loc(str(file), str(line), str(column), function_name, None if offset is None else str(offset), inl, hit[0][0])
-    rec.prev_lead = hit[1]
-    rec.items.append(stmt)
-    return stmt, None
-
-
-def quiet_decl(rec: "Recorder", stmt):
-    """(the declaration given its trivia and appended, None) when its key is known; else
-    (None, the key to keep its `quiet_trivia` under, or None). `stmt`: a VarDecl built from
-    names, counts, dims and initializers, nothing of it recorded yet."""
-    if not is_quiet(rec):
-        return None, None
-    key = [VarDecl, stmt.linkage, stmt.space, len(rec.stack), rec.asm, rec.prev_lead]
-    for a in stmt.attrs:
-        if a.__class__ is str:
-            key.append(a)
-        elif a.__class__ is Align and a.trivia is None:
-            key.append((Align, token_class(a.value)))
-        else:
-            return None, None
-    for d in stmt.declarators:
-        init = d.init
-        if init is not None and (init.__class__ is not InitList or not all(
-                [x.__class__ is IntLiteral and x.text[:1] in _DIGITS for x in init.items])):
-            return None, None
-        key.append((token_class(d.name), d.count is None, tuple([x and token_class(x) for x in d.dims]),
-                    None if init is None else len(init.items)))
-    key = tuple(key)
-    hit = rec.key_cache.get(key)
-    if hit is None:
-        return None, key
-    tv, prev, _ = hit
-    stmt.trivia = tv[0]
-    i = 1
-    for node in _decl_children(stmt):
-        i = _assign(node, tv, i)
-    rec.prev_lead = prev
-    rec.items.append(stmt)
-    return stmt, None
-
-
-_DIGITS = frozenset("0123456789")
-
-
-def _decl_children(stmt) -> list:
-    return [*[a for a in stmt.attrs if a.__class__ is not str], *stmt.declarators]
-
-
-def _assign(node, tv: tuple, i: int) -> int:
-    """Give a declaration's node (and its initializer's) the trivia tv[i:]; the next index."""
-    node.trivia = tv[i]
-    i += 1
-    if node.__class__ is Declarator and node.init is not None:
-        node.init.trivia = tv[i]
-        i += 1
-        for x in node.init.items:
-            x.trivia = tv[i]
-            i += 1
-    return i
-
-
-def quiet(rec: "Recorder", op, operands: tuple, pred):
-    """(the instruction built and appended, None) when its quiet key is known; else (None,
-    the key to keep its `quiet_trivia` under, or None: not on the quiet path)."""
-    if not is_quiet(rec):
-        return None, None
-    keys = [op, len(rec.stack), rec.asm, rec.prev_lead]
-    guard = None
-    if pred is not None:   # a predicate register or its negation (else the plain path reports it)
-        g = pred.value if pred.__class__ is Neg else pred
-        if g.__class__ is not Name or g.component is not None:
-            return None, None
-        guard = Guard(g.name, pred is not g)
-        keys.append((pred is not g, g.shape or _name_shape(g)))
-    for o in operands:
-        cls = o.__class__
-        if cls is Name:
-            keys.append(o.shape or _name_shape(o))
-        elif cls is int:
-            keys.append(_INT if o >= 0 else _NEG)
-        else:
-            k = _value_key(o)
-            if k is None:
-                return None, None
-            keys.append(k)
-    key = tuple(keys)
-    hit = rec.key_cache.get(key)
-    if hit is None:
-        return None, key
-    tv, prev, leaves = hit
-    if leaves is not None:   # every operand a name or an int >= 0
-        nodes = [o.kind(o.name, o.component, t) if o.__class__ is Name else IntLiteral(str(o), t)
-                 for o, t in zip(operands, leaves)]
-    else:
-        nodes = []
-        i = 1
-        for o in operands:
-            node, i = _build(o, tv, i)
-            nodes.append(node)
-    stmt = Instruction(guard, op._opcode, op._modifiers, tuple(nodes), tv[0])
-    rec.prev_lead = prev
-    rec.items.append(stmt)
-    return stmt, None
-
-
-def quiet_trivia(stmt) -> tuple:
-    """(trivia of each node in the order `quiet` builds them, the lead value after it, the
-    operands' trivia when every operand is a name or an int >= 0, else None) of a recorded
-    instruction."""
-    out = [stmt.trivia]
-    operands = _QUIET_CHILDREN[stmt.__class__](stmt)
-    for o in operands:
-        _node_trivia(o, out)
-    leaves = all(o.__class__ in _LEAVES for o in operands)
-    return tuple(out), current().prev_lead, tuple(out[1:]) if leaves else None
-
-
-_LEAVES = frozenset({Register, SpecialRegister, Symbol, IntLiteral})
-# the child nodes of each statement class on the quiet path, in the order it builds them
-_QUIET_CHILDREN = {Instruction: lambda s: s.operands, SectionData: lambda s: s.values,
-                   Loc: lambda s: (), VarDecl: _decl_children}
-
-
-def _node_trivia(node, out: list) -> None:
-    out.append(node.trivia)
-    cls = node.__class__
-    if cls is UnaryExpr:
-        _node_trivia(node.operand, out)
-    elif cls is Vector or cls is Address:
-        for x in node.items:
-            _node_trivia(x, out)
-    elif cls is BinaryExpr:
-        _node_trivia(node.left, out)
-        _node_trivia(node.right, out)
-    elif cls is Declarator and node.init is not None:
-        _node_trivia(node.init, out)
-    elif cls is InitList:
-        for x in node.items:
-            _node_trivia(x, out)
-
-
-def _build(v, tv: tuple, i: int):
-    """(node of a keyed value with its trivia from tv[i:], the next index)."""
-    cls = v.__class__
-    if cls is Name:
-        return v.kind(v.name, v.component, tv[i]), i + 1
-    if cls is int:
-        if v >= 0:
-            return IntLiteral(str(v), tv[i]), i + 1
-        return UnaryExpr("-", IntLiteral(str(-v), tv[i + 1]), tv[i]), i + 2
-    if cls is SinkValue:
-        return Sink(tv[i]), i + 1
-    t = tv[i]
-    i += 1
-    if cls is Expr:
-        left, i = _build(v.left, tv, i)
-        right, i = _build(v.right, tv, i)
-        return BinaryExpr(left, v.op, right, t), i
-    items = []
-    for x in v:
-        node, i = _build(x, tv, i)
-        items.append(node)
-    return (Vector(tuple(items), t) if cls is tuple else Address(tuple(items), None, t)), i
 
 
 _current: list = [None]

@@ -22,6 +22,7 @@ _LINE_END = re.compile(rf"(?:{_ITEM})*")
 # Pending lines of `ptx.text`/`ptx.tail` may end inside a block comment that later lines close.
 _OPEN = re.compile(rf"(?:{_ITEM})*(?:/\*(?:[^*\x00-\x08\x0b\x0e-\x1f\x7f-\U0010ffff]|\*(?!/))*)?")
 _OK: dict[tuple[str, bool], bool] = {}
+_COMMENT_TEXT = re.compile(r"[\t\x20-\x7e]*\r?")
 
 
 def check_trivia(value, what: str, *, before_token: bool = True, open_comment: bool = False) -> None:
@@ -45,5 +46,5 @@ def check_trivia(value, what: str, *, before_token: bool = True, open_comment: b
 def check_comment_text(text, what: str = "comment") -> None:
     """The text of a `//` comment: one line, printable ASCII (a final CR is the line end
     of a file with mixed line ends, not text)."""
-    if text.__class__ is not str or re.fullmatch(r"[\t\x20-\x7e]*\r?", text) is None:
+    if text.__class__ is not str or _COMMENT_TEXT.fullmatch(text) is None:
         raise DSLError(f"{what} text {text!r} must be one line of printable ASCII (no line break)")

@@ -63,13 +63,12 @@ def test_a_known_layout_with_a_bad_number_is_refused_where_it_is(good, bad):
 
 
 @pytest.mark.parametrize("block", [7, 100, 1 << 16])
-def test_fastrun_split_by_blocks_is_the_whole_text_split(block, monkeypatch):
+def test_fastrun_split_by_chunks_is_the_whole_text_split(block, monkeypatch):
+    """The plan splits literals out a chunk of lines at a time (few code pieces alive at
+    once): the literals and the holed text are those of one split of the whole text."""
     source = fastrun.HEADER + '\nx = 12\ny = b"a\\x00"  # 3\n\nz = r\'q\' + "0" + 070\n' * 40
-    monkeypatch.setattr(fastrun, "_VALUES_BLOCK", block)
-    values, texts, holed = fastrun._split(source)
-    literals = fastrun._MODULE_LITERAL.findall(source)
-    assert holed == fastrun._MODULE_LITERAL.sub(fastrun._HOLE, source).split("\n")
-    assert len(values) == len(literals)
-    prefixed = [i for i, m in enumerate(fastrun._MODULE_LITERAL.finditer(source))
-                if source[m.start() - 1] in "rb"]
-    assert prefixed and all(texts.text(i) == literals[i] for i in prefixed)
+    monkeypatch.setattr(fastrun, "_CHUNK", block)
+    literals, holed = fastrun._split_literals(source)
+    pieces = fastrun._MODULE_LITERAL.split(source)
+    assert literals == pieces[1::2] and "12" in literals
+    assert holed == fastrun._HOLE.join(pieces[0::2])

@@ -9,7 +9,7 @@ banner("llvm")
 ptx.version("9.4")
 ptx.target("sm_90a")
 ptx.address_size(64)
-ptx.comment(" .globl\tmatmul_tma_kernel       // -- Begin function matmul_tma_kernel")
+ptx.comment(" .globl\tmatmul_tma_kernel // -- Begin function matmul_tma_kernel")
 global_smem = var.shared.align(16).b8("global_smem", dims=(None,), extern=True)
 ptx.comment(" @matmul_tma_kernel")
 matmul_tma_kernel = kernel_name(
@@ -112,7 +112,7 @@ with matmul_tma_kernel.entry(
         ptx.mov.b32(r[i + 126], r[125])
     loc(261, 5)
     with skip_if(p[14], to=L.bb0_3):
-        ptx.comment(" %bb.1:                               // %.lr.ph")
+        ptx.comment(" %bb.1: // %.lr.ph")
         at(0, 5).add.s32(r[4], r[5], -128)
         ptx.mov.b32(r[125], fimm("0f00000000"))
         ptx.mov.b32(r[124], 1)
@@ -129,10 +129,7 @@ with matmul_tma_kernel.entry(
         # mbarrier phase bit: flips when stage wraps
         phase = r[122]
         with loop(L.bb0_2, while_=p[38]):
-            ptx.comment(
-                " =>This Inner Loop Header: Depth=1",
-                inline="                              ",
-            )
+            ptx.comment(" =>This Inner Loop Header: Depth=1")
             at(261, 5).setp.lt.s32(p[31], r[189], r[4])
             ptx.add.s32(r[36], stage, 1)
             ptx.setp.gt.s32(p[32], r[36], 2)
@@ -160,7 +157,7 @@ with matmul_tma_kernel.entry(
             ptx.or_.b64(rd[5], rd[17], WGMMA_DESC_BITS)
             ptx.or_.b64(rd[4], rd[16], WGMMA_DESC_BITS)
             ptx.mov.pred(p[27], -1)
-            asm.at(264, 15).wgmma_mma.m64n128k16.f32.f16.f16(
+            asm.here.wgmma_mma.m64n128k16.f32.f16.f16(
                 d=acc, a=rd[4], b=rd[5], scale_d=p[27]
             )
             ptx.add.s32(r[50], r[48], 2)
@@ -182,7 +179,7 @@ with matmul_tma_kernel.entry(
             ptx.or_.b64(rd[7], rd[23], WGMMA_DESC_BITS)
             ptx.or_.b64(rd[6], rd[18], WGMMA_DESC_BITS)
             for i in range(3):
-                asm.at(264, 15).wgmma_mma.m64n128k16.f32.f16.f16(
+                asm.here.wgmma_mma.m64n128k16.f32.f16.f16(
                     d=acc, a=rd[2 * i + 6], b=rd[2 * i + 7], scale_d=p[27]
                 )
             ptx.wgmma.commit_group.sync.aligned()
@@ -225,7 +222,7 @@ with matmul_tma_kernel.entry(
             )
             at(261, 5).add.s32(r[189], r[189], 64)
             ptx.setp.lt.s32(p[38], r[189], r[5])
-    ptx.comment(" %._crit_edge", inline="                              ")
+    ptx.comment(" %._crit_edge")
     with asm():
         at(262, 5).wgmma.wait_group.sync.aligned(0)
     ptx.bar.sync(0)
@@ -282,18 +279,15 @@ with ptx.section(".debug_abbrev"):
     )
 with ptx.section(".debug_info"):
     ptx.data.b32(61, note=" Length of Unit")
-    ptx.data.b8(2, note=" DWARF version number")
-    ptx.data.b8(0)
+    data_b8("02 DWARF version number|00")
     ptx.data.b32(secref(".debug_abbrev"), note=" Offset Into Abbrev. Section")
-    data_b8(
-        "08 Address Size (in bytes)|01 Abbrev [1] 0xb:0x36 DW_TAG_compile_unit|74 DW_AT_producer|72|69|74|6f|6e|00|02 DW_AT_language|00|6b DW_AT_name|65|72|6e|65|6c|73|2e|70|79|00"
-    )
+    data_b8("08 Address Size (in bytes)|01 Abbrev [1] 0xb:0x36 DW_TAG_compile_unit")
+    data_b8("74 DW_AT_producer|72|69|74|6f|6e|00|02 DW_AT_language|00")
+    data_b8("6b DW_AT_name|65|72|6e|65|6c|73|2e|70|79|00")
     ptx.data.b32(secref(".debug_line"), note=" DW_AT_stmt_list")
-    data_b8(
-        "2f DW_AT_comp_dir|77|6f|72|6b|2f|6d|61|69|6e|2f|63|6f|72|70|75|73|2f|73|72|63|2f|74|72|69|74|6f|6e|00"
-    )
-with ptx.section(".debug_macinfo"):
-    pass
+    data_b8("2f DW_AT_comp_dir|77|6f|72|6b|2f|6d|61|69|6e|2f|63|6f|72|70|75|73|2f|73")
+    data_b8("72|63|2f|74|72|69|74|6f|6e|00")
+ptx.empty_section(".debug_macinfo")
 
 # Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first.
 style = {
@@ -311,19 +305,17 @@ style = {
 }
 ptx.style("llvm", style)
 trivia = {
-    "}ae9ca1d4d148": {
-        "indent": "",
-        "lines": [["                                        "]],
-    },
+    "}ae9ca1d4d148": {"indent": "", "lines": [[" " * 40]]},
     ("f639b85b32b8", "e809e1e442d1", "46ac9a9f8df3"): {"fmt": {20: " "}},
     ("94c08fc3701c", "2ee467630d29", "b7acf4ac629d"): {"fmt": {20: " "}},
+    ("b441d29e017d", "b32b44c2b713"): {"inline": " " * 30},
     "1c6e2a81e49b": {"fmt": {16: " "}},
     "ed780a36141b": {"fmt": {2: "\t"}},
     "}ed780a36141b": {"lead": "\t"},
-    "c17ba182dad2": {"lines": ["", ["\t"]]},
-    "ae9ca1d4d148": {"lines": [["                                        "]]},
+    "c17ba182dad2": {"lines": ["", ["\t", "       "]]},
+    "ae9ca1d4d148": {"lines": [[" " * 40]]},
     "f2b5644589ab": {"lines": ["", [""]]},
-    "a1f6c3158774": {"lines": [[""]]},
+    "a1f6c3158774": {"lines": [["", " " * 31]]},
     "34c6b3dfbc21": {"lines": ["\t// begin inline asm", "\t"]},
     "}34c6b3dfbc21": {"after": ["", "", "\t// end inline asm"]},
     "9f64c48c8c58": {

@@ -184,3 +184,27 @@ def test_a_register_index_is_an_int_in_range(index):
     assert r[1].name == "%r1" and r[1:3][1].name == "%r2"
     with pytest.raises(DSLError, match="must be an int|out of range"):
         r[index]
+
+
+def test_a_shape_builder_makes_the_nodes_of_the_general_walk():
+    """`quiet._shape_builder` writes out, per operand shape key, what `_built_nodes` walks:
+    the same nodes with the same trivia slots for every kind of keyed value."""
+    from transpile.dsl import quiet
+    from transpile.dsl.operands import Expr, RegFile, args, sink, sym
+
+    r, rd = RegFile("%r", 8), RegFile("%rd", 8)
+    cases = [
+        (r[1], [rd[2] + 8], -3, 5),
+        ((r[1], r[2], sink, 4), [rd[1]], sym("g")),
+        (args(r[1], -2, [rd[3] + 16]), Expr(Expr(r[1], "+", 4), "-", r[2])),
+        ([sym("s")], (r[0],), args()),
+    ]
+    for values in cases:
+        shapes = tuple(quiet._value_key(v) for v in values)
+        assert None not in shapes
+        tv = tuple((f"t{i}",) for i in range(40))   # distinct trivia: a shifted slot shows
+        built = quiet._shape_builder(shapes)
+        assert built is not None and built is quiet._shape_builder(shapes)
+        assert built(values, tv) == quiet._built_nodes(values, tv)
+    many = (tuple(r[i % 8] for i in range(70)),)
+    assert quiet._shape_builder(tuple(quiet._value_key(v) for v in many)) is None   # past _MAX_SLOTS

@@ -143,7 +143,7 @@ class _Planner:
         numbered = enumerate(lines)
         next(numbered)              # the header
         for i, line in numbered:
-            kind, indent, stmt, _ = entries[line]
+            kind, indent, stmt, p = entries[line]
             if kind == blank:
                 continue
             if kind >= spread:
@@ -153,6 +153,8 @@ class _Planner:
                 for _ in range(j - i - 1):
                     next(numbered)
                 stmt = (fn, vals, None)
+                if j == i + 1:      # one line (a prefixed string: `*b"name"`): planned once a text
+                    entries[line] = (kind, indent, stmt, p)
             if indent != top:
                 if top < 0:         # the first statement of a compound statement's body
                     if indent <= stack[-1][0]:

@@ -149,13 +149,13 @@ class PTX:
             check_trivia(indent, "indent")
         if inline is not None:
             check_trivia(inline, "inline")
-        rec = recorder.current()
+        rec = recorder._current[0] or recorder.current()
         if inline is None and indent is None and rec.trivia is not None:
             inline = same_line_pad(rec)   # the table puts it on the line it ends
         if inline is not None:
             rec.tail += inline + "//" + text
         elif indent is None:
-            rec.add_line(("//", text))
+            rec.lines.append(("//", text))
         else:
             rec.add_line(indent + "//" + text)
 

@@ -65,7 +65,7 @@ class Op:
             rec = recorder._current[0] or recorder.current()
         stmt = rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
         if key is not None:
-            quiet.remember(rec, key, stmt)
+            quiet.remember_instruction(rec, key, stmt)
         return stmt
 
 

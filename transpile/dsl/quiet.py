@@ -117,6 +117,18 @@ def remember(rec, miss, stmt) -> None:
     rec.key_cache[key] = keep(stmt, rec, led)
 
 
+def remember_instruction(rec, miss, stmt) -> None:
+    """`remember` for an instruction: operands other than names and ints get a builder
+    made for the shapes of its key (`_shape_builder`) instead of `_built_nodes`' walk."""
+    remember(rec, miss, stmt)
+    key = miss[0]
+    hit = rec.key_cache[key]
+    if hit[7] is _built_nodes:
+        build = _shape_builder(key[4 + (stmt.guard is not None):])
+        if build is not None:
+            rec.key_cache[key] = (*hit[:7], build)
+
+
 def keep(stmt, rec, led: bool) -> tuple:
     """What a key keeps of its first statement: (trivia of each node in the order the
     builders here make them, the L value the next statement sees, the operands' trivia
@@ -176,11 +188,11 @@ def _leaf_builder(n: int):
         return lambda values, tv: ()
     vs = [f"v{i}" for i in range(n)]
     ts = [f"t{i}" for i in range(n)]
-    nodes = [f"{v}.kind({v}.name, {v}.component, {t}) if {v}.__class__ is Name else IntLiteral(int_text({v}), {t})"
-             for v, t in zip(vs, ts)]
+    nodes = [f"{v}.kind({v}.name, {v}.component, {t}) if {v}.__class__ is Name"
+             f" else IntLiteral(text({v}) or int_text({v}), {t})" for v, t in zip(vs, ts)]
     src = (f"def leaves(values, tv):\n {', '.join(vs)}, = values\n {', '.join(ts)}, = tv\n"
            f" return ({', '.join(nodes)},)\n")
-    scope = {"Name": Name, "IntLiteral": IntLiteral, "int_text": int_text}
+    scope = {"Name": Name, "IntLiteral": IntLiteral, "int_text": int_text, "text": _INT_TEXT.get}
     exec(src, scope)
     return scope["leaves"]
 
@@ -219,7 +231,7 @@ def _build(v, tv: tuple, i: int):
         return v.kind(v.name, v.component, tv[i]), i + 1
     if cls is int:
         if v >= 0:
-            return IntLiteral(int_text(v), tv[i]), i + 1
+            return IntLiteral(_INT_TEXT.get(v) or int_text(v), tv[i]), i + 1
         return UnaryExpr("-", IntLiteral(str(-v), tv[i + 1]), tv[i]), i + 2
     if cls is SinkValue:
         return Sink(tv[i]), i + 1
@@ -236,6 +248,57 @@ def _build(v, tv: tuple, i: int):
     if cls is tuple:
         return Vector(tuple(items), t), i
     return (Address(tuple(items), None, t) if cls is list else ParenList(tuple(items), t)), i
+
+
+_SHAPE_BUILDERS: dict = {}   # operand shape keys -> their builder (None: too large to unroll)
+_MAX_SLOTS = 64
+
+
+def _shape_builder(shapes: tuple):
+    """A function (values, trivia) -> nodes for values of these shape keys (see
+    `_value_key`), the nodes `_built_nodes` makes, written out: a key fixes every value's
+    class, so no dispatch is left. None for more than _MAX_SLOTS nodes."""
+    if shapes in _SHAPE_BUILDERS:
+        return _SHAPE_BUILDERS[shapes]
+    slots = [0]
+
+    def slot() -> str:
+        slots[0] += 1
+        return f"tv[{slots[0]}]"
+
+    def expr(k, e: str) -> str:
+        t = slot()       # a node's trivia first, then its children's (as `_build` reads them)
+        if k.__class__ is int:
+            return f"{e}.kind({e}.name, {e}.component, {t})"
+        if k == _INT:
+            return f"IntLiteral(text({e}) or int_text({e}), {t})"
+        if k == _NEG:
+            return f'UnaryExpr("-", IntLiteral(str(-{e}), {slot()}), {t})'
+        if k == _SINK:
+            return f"Sink({t})"
+        cls = k[0]
+        if cls is Expr:
+            left = expr(k[2], f"{e}.left")
+            return f"BinaryExpr({left}, {e}.op, {expr(k[3], f'{e}.right')}, {t})"
+        seq = f"{e}.items" if cls is Args else e
+        items = "".join([expr(x, f"{seq}[{j}]") + ", " for j, x in enumerate(k[1:])])
+        if cls is tuple:
+            return f"Vector(({items}), {t})"
+        return f"Address(({items}), None, {t})" if cls is list else f"ParenList(({items}), {t})"
+
+    names = [f"v{j}" for j in range(len(shapes))]
+    nodes = "".join([expr(k, v) + ", " for k, v in zip(shapes, names)])
+    build = None
+    if slots[0] <= _MAX_SLOTS:
+        scope = {"IntLiteral": IntLiteral, "int_text": int_text, "text": _INT_TEXT.get, "UnaryExpr": UnaryExpr,
+                 "Sink": Sink, "BinaryExpr": BinaryExpr, "Vector": Vector, "Address": Address,
+                 "ParenList": ParenList}
+        unpack = f" {', '.join(names)}, = values\n" if names else ""
+        exec(f"def build(values, tv):\n{unpack} return ({nodes})\n", scope)
+        build = scope["build"]
+    if len(_SHAPE_BUILDERS) < 4096:
+        _SHAPE_BUILDERS[shapes] = build
+    return build
 
 
 # --- statements ---------------------------------------------------------------------

@@ -74,7 +74,11 @@ class Recorder:
     def lead(self, indent: str) -> str:
         nl = self.style.newline
         lines = self.lines
-        if lines:
+        if len(lines) == 1:     # (the usual: one comment line)
+            self.lines = []
+            line = lines[0]
+            body = (line if line.__class__ is str else indent + "//" + line[1]) + nl
+        elif lines:
             self.lines = []
             body = nl.join([l if l.__class__ is str else indent + "//" + l[1] for l in lines]) + nl
         else:

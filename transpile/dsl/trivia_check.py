@@ -43,8 +43,15 @@ def check_trivia(value, what: str, *, before_token: bool = True, open_comment: b
                        f"write PTX statements as DSL calls){hint}")
 
 
+_TEXT_OK: set = set()   # comment texts already checked (nvcc repeats `begin inline asm` thousands of times)
+
+
 def check_comment_text(text, what: str = "comment") -> None:
     """The text of a `//` comment: one line, printable ASCII (a final CR is the line end
     of a file with mixed line ends, not text)."""
+    if text.__class__ is str and text in _TEXT_OK:
+        return
     if text.__class__ is not str or _COMMENT_TEXT.fullmatch(text) is None:
         raise DSLError(f"{what} text {text!r} must be one line of printable ASCII (no line break)")
+    if len(_TEXT_OK) < 65536:
+        _TEXT_OK.add(text)

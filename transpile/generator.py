@@ -98,11 +98,14 @@ class Generator:
         # out as it is generated, a one-line call of plain atoms written directly (see `call`)
         self.lines: list | None = None
         self.scopes: list[dict] = [{}]
-        # (scope depth, decls) -> {name or (name, component): operand expression}
+        # each scope's declarations in order, ((name, Python name, count), ...): they fix what
+        # the scope holds, so functions that declare the same registers share one name cache
+        self.sig: list[tuple] = [()]
+        # the scopes' declarations (tuple(sig)) -> {name or (name, component): operand expression}
         self.names: dict = {}
         self.decls = 0
         self.taken: set = set()   # the Python names of the registers in scopes (unique)
-        self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
+        self.cur: dict = self.names.setdefault(((),), {})   # the names of the current state
         self.outer: list = []     # the enclosing scopes' name caches (see pop_scope)
         # spellings -> text, the same for every module (kept between modules, see _PURE)
         self.heads: dict = _PURE["heads"]    # (opcode, modifiers) -> `ptx.x.y` head or None
@@ -163,6 +166,7 @@ class Generator:
     def push_scope(self) -> None:
         self.outer.append(self.cur)
         self.scopes.append({})
+        self.sig.append(())
         self.scope_changed()
 
     def pop_scope(self) -> None:
@@ -170,11 +174,12 @@ class Generator:
         inside went into the popped scope only), so lookups after a block that declared
         registers do not all miss."""
         self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+        self.sig.pop()
         self.cur = self.outer.pop()
 
     def scope_changed(self) -> None:
-        """The name cache for the new (scope depth, declarations so far) state."""
-        self.cur = self.names.setdefault((len(self.scopes), self.decls), {})
+        """The name cache for the new state (every open scope's declarations so far)."""
+        self.cur = self.names.setdefault(tuple(self.sig), {})
 
     def items(self, items, depth):
         """Generate each statement of `items` (the loop is the hot path: written inline)."""
@@ -672,6 +677,7 @@ class Generator:
             scope = self.scopes[-1]
             taken = self.taken
             gone = []   # the names of redeclared registers: taken until the statement is done
+            declared = []
             for d in decls:
                 a.append(q(d.name))
                 if d.count is not None:
@@ -682,8 +688,10 @@ class Generator:
                 old = scope.get(d.name)
                 if old is not None:
                     gone.append(old[0])
-                scope[d.name] = (pyname, None if d.count is None else int(d.count))
-                self.decls += 1  # name_expr's cache keys on the declarations so far
+                entry = scope[d.name] = (pyname, None if d.count is None else int(d.count))
+                declared.append((d.name, *entry))
+                self.decls += 1
+            self.sig[-1] += tuple(declared)   # name_expr's cache keys on the declarations so far
             taken.difference_update(gone)
             self.scope_changed()
             prefix = ", ".join(targets) + " = "
@@ -753,6 +761,8 @@ class Generator:
             hit = scope.get(numbered[0])
             n = numbered[2]
             if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
+                if FAST and level == len(self.scopes) - 1:
+                    self._fill(numbered[0], hit, scope)
                 return hit[0] + "[" + numbered[1] + "]" + suffix
         if level:
             cache = self.outer[level - 1]   # the names of the state scopes[:level] (unchanged since)
@@ -765,6 +775,30 @@ class Generator:
         if name[:1] == "%":
             return Call("regn", [q(name), *comp])
         return Call("sym", [q(name), *comp])
+
+    def _fill(self, base: str, entry, scope) -> None:
+        """Put every register of the family `base<count>` into the current state's cache the
+        first time one of them is looked up (a function uses most of the registers it
+        declares): one dict merge instead of a `_name_expr` per register. A plain
+        declaration of one of those names in the scope wins, as `_name_expr` resolves it."""
+        cur = self.cur
+        mark = (base, None)   # (no lookup key is a pair with a None component)
+        if mark in cur:
+            return
+        cur[mark] = True
+        pyname, count = entry
+        if count > 4096:
+            return
+        fam = _FAMILIES.get((base, pyname, count))
+        if fam is None:
+            if len(_FAMILIES) > 10_000:
+                _FAMILIES.clear()
+            fam = _FAMILIES[(base, pyname, count)] = {
+                base + str(i): pyname + "[" + str(i) + "]" for i in range(count)}
+        cur.update(fam)
+        for k, v in scope.items():
+            if v[1] is None and k in fam:
+                del cur[k]   # (resolved again, by `_name_expr`)
 
     def operand(self, o):
         cls = o.__class__
@@ -850,6 +884,7 @@ class Generator:
 
 
 _SPLIT: dict = {}
+_FAMILIES: dict = {}   # (base, Python name, count) -> {`%r0`: "r[0]", ...} (`Generator._fill`)
 _PURE: dict = {"heads": {}, "chains": {}, "data": {}}   # Generator's caches of pure functions of spellings
 _LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
 

@@ -114,12 +114,13 @@ class Generator:
         self.explicit = 0
         self.pydepth = 0
         self.methods: dict = {}  # statement class -> its s_ method
-        self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
+        self.locs: dict = {}     # .loc fields -> its shared Call and its flat text (when no pass edits the IR)
         self.data: dict = _PURE["data"]      # (directive, integer) -> the call of one-integer section data
         if sum(map(len, _PURE.values())) > 200_000:
             for d in _PURE.values():
                 d.clear()
         self.line_texts: dict = {}   # (line, indent) -> its call's text (laid out directly)
+        self.decl_lines: dict = {}   # a plain non-register declaration's spelling -> its lines
 
     # --- driver ----------------------------------------------------------------------
 
@@ -185,6 +186,8 @@ class Generator:
         """Generate each statement of `items` (the loop is the hot path: written inline)."""
         placements, methods = self.placements, self.methods
         tagless = self.tags is None and self.keys is None
+        direct = tagless and FAST and self.lines is not None   # (insn_line: laid out as generated)
+        insn_line = self.insn_line
         stmt = None
         n = 0
         try:
@@ -206,8 +209,8 @@ class Generator:
                         extra.append(kw)
                     if extra:
                         self.explicit += 1
-                if plain and tagless and stmt.__class__ is Instruction and FAST and self.lines is not None:
-                    if not self.insn_line(stmt):   # (s_Instruction, from here: most statements)
+                if plain and direct and stmt.__class__ is Instruction:
+                    if not insn_line(stmt):   # (s_Instruction, from here: most statements)
                         self.instruction(stmt, extra)
                     continue
                 method = methods.get(stmt.__class__)
@@ -529,11 +532,13 @@ class Generator:
         # locs repeat (most of a -lineinfo module): one shared call per distinct .loc, and
         # its flat text when laid out directly
         key = (s.file, s.line, s.column, s.function_name, s.function_offset, s.inlined_at)
-        call = self.locs.get(key)
-        if call is None:
-            call = self.locs[key] = self.loc_call(s, extra)
+        hit = self.locs.get(key)
+        if hit is None:
+            call = self.loc_call(s, extra)
+            hit = self.locs[key] = (call, call.flat())
+        call, text = hit
         if self.lines is not None:
-            line = _INDENTS[self.pydepth] + call.flat()
+            line = _INDENTS[self.pydepth] + text
             if len(line) <= LINE:
                 self.lines.append(line)
                 return
@@ -653,6 +658,23 @@ class Generator:
 
     def s_VarDecl(self, s, depth, extra):
         decls = s.declarators
+        if s.space != ".reg" and len(decls) == 1 and not extra and FAST and self.lines is not None:
+            d = decls[0]   # `.param .b64 param0;` ... (a -G module's call blocks): lines by spelling
+            if d.__class__ is Declarator and not d.dims and d.init is None and all(
+                    x.__class__ is str for x in s.attrs):
+                key = (self.pydepth, s.space, s.attrs, s.linkage, d.name, d.count)
+                lines = self.lines
+                hit = self.decl_lines.get(key)
+                if hit is None:
+                    start = len(lines)
+                    self.var_decl(s, decls, extra)
+                    self.decl_lines[key] = lines[start:]
+                else:
+                    lines += hit
+                return
+        self.var_decl(s, decls, extra)
+
+    def var_decl(self, s, decls, extra):
         attrs = s.attrs
         words = True   # every attribute a dot-word (no `.align`, `.attribute(...)`)
         for x in attrs:

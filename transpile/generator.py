@@ -811,16 +811,10 @@ class Generator:
         pyname, count = entry
         if count > 4096:
             return
-        fam = _FAMILIES.get((base, pyname, count))
-        if fam is None:
-            if len(_FAMILIES) > 10_000:
-                _FAMILIES.clear()
-            fam = _FAMILIES[(base, pyname, count)] = {
-                base + str(i): pyname + "[" + str(i) + "]" for i in range(count)}
-        cur.update(fam)
+        cur.update(zip(_spellings(_REG_NAMES, base, "", count), _spellings(_REG_TEXTS, pyname + "[", "]", count)))
         for k, v in scope.items():
-            if v[1] is None and k in fam:
-                del cur[k]   # (resolved again, by `_name_expr`)
+            if v[1] is None:
+                cur.pop(k, None)   # (resolved again, by `_name_expr`)
 
     def operand(self, o):
         cls = o.__class__
@@ -906,7 +900,22 @@ class Generator:
 
 
 _SPLIT: dict = {}
-_FAMILIES: dict = {}   # (base, Python name, count) -> {`%r0`: "r[0]", ...} (`Generator._fill`)
+# `Generator._fill`: a family's spellings by number, `%r0 %r1 ...` and `r[0] r[1] ...`, kept
+# between modules (one list per base and per Python name, as long as its largest count)
+_REG_NAMES: dict = {}
+_REG_TEXTS: dict = {}
+
+
+def _spellings(table: dict, head: str, tail: str, count: int) -> list:
+    """[head + "0" + tail, ..., head + str(count - 1) + tail] (cached in `table`)."""
+    have = table.get((head, tail))
+    if have is None:
+        if len(table) > 1000:
+            table.clear()
+        have = table[(head, tail)] = []
+    if len(have) < count:
+        have += [head + str(i) + tail for i in range(len(have), count)]
+    return have[:count]
 _PURE: dict = {"heads": {}, "chains": {}, "data": {}}   # Generator's caches of pure functions of spellings
 _LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
 

@@ -5,7 +5,9 @@
   statement is counted the long way. The records, their counts and the Style must not move.
 - `generator.FAST`: the usual statements' lines are written directly from their items' flat
   texts; off, every statement goes through its expression IR and `format.layout`. The Python
-  must be byte for byte the same.
+  must be byte for byte the same. A register family's names are put into the name cache at
+  once the first time one of them is looked up (`Generator._fill`), and functions that
+  declare the same registers share one cache.
 
 The default run takes files of every producer and shape of layout (inline asm, `-G` debug
 sections, `.loc` lines, long lines, calls); `-m slow` runs every corpus file."""
@@ -52,8 +54,55 @@ NASTY = """.version 8.0
 """
 
 
+# register families: a plain declaration among a family's names, names past the count, a
+# leading zero, a block that declares the family again; functions with the same, fewer and
+# more declarations than the one before (one name cache or another)
+FAMILIES = """.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry a()
+{
+\t.reg .b32 \t%r<9>;
+\t.reg .b32 \t%r5;
+\t.reg .b32 \t%x<4>;
+\tadd.s32 \t%r1, %r5, %r8;
+\tadd.s32 \t%r1, %r9, %r012;
+\tadd.s32 \t%x3, %x0, %x4;
+\t{
+\t.reg .b32 \t%r<3>;
+\tadd.s32 \t%r1, %r2, %r5;
+\tadd.s32 \t%r4, %r7, %x1;
+\t}
+\tadd.s32 \t%r2, %r7, %r5;
+\tret;
+}
+.visible .entry b()
+{
+\t.reg .b32 \t%r<9>;
+\tadd.s32 \t%r1, %r5, %r8;
+\tret;
+}
+.visible .entry c()
+{
+\t.reg .b32 \t%r<5>;
+\tadd.s32 \t%r1, %r5, %r4;
+\tret;
+}
+.visible .entry d()
+{
+\t.reg .b32 \t%r<9>;
+\t.reg .b32 \t%r5;
+\tadd.s32 \t%r1, %r5, %r8;
+\tret;
+}
+"""
+
+
 def _text(name: str) -> str:
-    return NASTY if name == "nasty" else ptxgrammar.read_ptx(CORPUS / name)
+    if name in ("nasty", "families"):
+        return NASTY if name == "nasty" else FAMILIES
+    return ptxgrammar.read_ptx(CORPUS / name)
 
 
 def _both(name: str, monkeypatch) -> None:
@@ -74,7 +123,7 @@ def _both(name: str, monkeypatch) -> None:
            [r if r.__class__ is str else (r[0], r[1], r[3]) for r in long_memo[1:]]
 
 
-@pytest.mark.parametrize("name", ["nasty", *FILES])
+@pytest.mark.parametrize("name", ["nasty", "families", *FILES])
 def test_fast_paths_give_the_general_paths_output(name, monkeypatch):
     _both(name, monkeypatch)
 
@@ -95,3 +144,20 @@ def test_the_fast_paths_are_taken(monkeypatch):
     monkeypatch.setattr(generator, "FAST", False)
     ptx_to_python(_text("nvcc/reduce.sm_80.ptx"))
     assert direct * 4 < len(calls)
+
+
+def test_register_families_resolve_as_declared():
+    """Each name as its function's (and block's) declarations give it, whichever function's
+    lookups filled the cache first."""
+    lines = [x.strip() for x in ptx_to_python(FAMILIES).splitlines() if x.strip().startswith("ptx.add.")]
+    assert lines == [
+        "ptx.add.s32(r[1], r5, r[8])",                   # a: %r5 declared plainly wins
+        'ptx.add.s32(r[1], regn("%r9"), regn("%r012"))',  # past the count, a leading zero
+        'ptx.add.s32(x[3], x[0], regn("%x4"))',
+        "ptx.add.s32(r_2[1], r_2[2], r5)",               # the block's family; %r5 from a
+        "ptx.add.s32(r[4], r[7], x[1])",                 # past the block's count: a's
+        "ptx.add.s32(r[2], r[7], r5)",                   # after the block: a's again
+        "ptx.add.s32(r[1], r[5], r[8])",                 # b: no plain %r5
+        'ptx.add.s32(r[1], regn("%r5"), r[4])',          # c: %r<5>
+        "ptx.add.s32(r[1], r5, r[8])",                   # d: a's declarations, one cache
+    ]

@@ -98,11 +98,14 @@ class Generator:
         # out as it is generated, a one-line call of plain atoms written directly (see `call`)
         self.lines: list | None = None
         self.scopes: list[dict] = [{}]
-        # (scope depth, decls) -> {name or (name, component): operand expression}
+        # each scope's declarations in order, ((name, Python name, count), ...): they fix what
+        # the scope holds, so functions that declare the same registers share one name cache
+        self.sig: list[tuple] = [()]
+        # the scopes' declarations (tuple(sig)) -> {name or (name, component): operand expression}
         self.names: dict = {}
         self.decls = 0
         self.taken: set = set()   # the Python names of the registers in scopes (unique)
-        self.cur: dict = self.names.setdefault((1, 0), {})   # the names of the current state
+        self.cur: dict = self.names.setdefault(((),), {})   # the names of the current state
         self.outer: list = []     # the enclosing scopes' name caches (see pop_scope)
         # spellings -> text, the same for every module (kept between modules, see _PURE)
         self.heads: dict = _PURE["heads"]    # (opcode, modifiers) -> `ptx.x.y` head or None
@@ -111,12 +114,13 @@ class Generator:
         self.explicit = 0
         self.pydepth = 0
         self.methods: dict = {}  # statement class -> its s_ method
-        self.locs: dict = {}     # .loc fields -> its shared Call (when no pass edits the IR)
+        self.locs: dict = {}     # .loc fields -> its shared Call and its flat text (when no pass edits the IR)
         self.data: dict = _PURE["data"]      # (directive, integer) -> the call of one-integer section data
         if sum(map(len, _PURE.values())) > 200_000:
             for d in _PURE.values():
                 d.clear()
         self.line_texts: dict = {}   # (line, indent) -> its call's text (laid out directly)
+        self.decl_lines: dict = {}   # a plain non-register declaration's spelling -> its lines
 
     # --- driver ----------------------------------------------------------------------
 
@@ -163,6 +167,7 @@ class Generator:
     def push_scope(self) -> None:
         self.outer.append(self.cur)
         self.scopes.append({})
+        self.sig.append(())
         self.scope_changed()
 
     def pop_scope(self) -> None:
@@ -170,16 +175,19 @@ class Generator:
         inside went into the popped scope only), so lookups after a block that declared
         registers do not all miss."""
         self.taken.difference_update([v[0] for v in self.scopes.pop().values()])
+        self.sig.pop()
         self.cur = self.outer.pop()
 
     def scope_changed(self) -> None:
-        """The name cache for the new (scope depth, declarations so far) state."""
-        self.cur = self.names.setdefault((len(self.scopes), self.decls), {})
+        """The name cache for the new state (every open scope's declarations so far)."""
+        self.cur = self.names.setdefault(tuple(self.sig), {})
 
     def items(self, items, depth):
         """Generate each statement of `items` (the loop is the hot path: written inline)."""
         placements, methods = self.placements, self.methods
         tagless = self.tags is None and self.keys is None
+        direct = tagless and FAST and self.lines is not None   # (insn_line: laid out as generated)
+        insn_line = self.insn_line
         stmt = None
         n = 0
         try:
@@ -201,8 +209,8 @@ class Generator:
                         extra.append(kw)
                     if extra:
                         self.explicit += 1
-                if plain and tagless and stmt.__class__ is Instruction and FAST and self.lines is not None:
-                    if not self.insn_line(stmt):   # (s_Instruction, from here: most statements)
+                if plain and direct and stmt.__class__ is Instruction:
+                    if not insn_line(stmt):   # (s_Instruction, from here: most statements)
                         self.instruction(stmt, extra)
                     continue
                 method = methods.get(stmt.__class__)
@@ -524,11 +532,13 @@ class Generator:
         # locs repeat (most of a -lineinfo module): one shared call per distinct .loc, and
         # its flat text when laid out directly
         key = (s.file, s.line, s.column, s.function_name, s.function_offset, s.inlined_at)
-        call = self.locs.get(key)
-        if call is None:
-            call = self.locs[key] = self.loc_call(s, extra)
+        hit = self.locs.get(key)
+        if hit is None:
+            call = self.loc_call(s, extra)
+            hit = self.locs[key] = (call, call.flat())
+        call, text = hit
         if self.lines is not None:
-            line = _INDENTS[self.pydepth] + call.flat()
+            line = _INDENTS[self.pydepth] + text
             if len(line) <= LINE:
                 self.lines.append(line)
                 return
@@ -648,6 +658,23 @@ class Generator:
 
     def s_VarDecl(self, s, depth, extra):
         decls = s.declarators
+        if s.space != ".reg" and len(decls) == 1 and not extra and FAST and self.lines is not None:
+            d = decls[0]   # `.param .b64 param0;` ... (a -G module's call blocks): lines by spelling
+            if d.__class__ is Declarator and not d.dims and d.init is None and all(
+                    x.__class__ is str for x in s.attrs):
+                key = (self.pydepth, s.space, s.attrs, s.linkage, d.name, d.count)
+                lines = self.lines
+                hit = self.decl_lines.get(key)
+                if hit is None:
+                    start = len(lines)
+                    self.var_decl(s, decls, extra)
+                    self.decl_lines[key] = lines[start:]
+                else:
+                    lines += hit
+                return
+        self.var_decl(s, decls, extra)
+
+    def var_decl(self, s, decls, extra):
         attrs = s.attrs
         words = True   # every attribute a dot-word (no `.align`, `.attribute(...)`)
         for x in attrs:
@@ -672,6 +699,7 @@ class Generator:
             scope = self.scopes[-1]
             taken = self.taken
             gone = []   # the names of redeclared registers: taken until the statement is done
+            declared = []
             for d in decls:
                 a.append(q(d.name))
                 if d.count is not None:
@@ -682,8 +710,10 @@ class Generator:
                 old = scope.get(d.name)
                 if old is not None:
                     gone.append(old[0])
-                scope[d.name] = (pyname, None if d.count is None else int(d.count))
-                self.decls += 1  # name_expr's cache keys on the declarations so far
+                entry = scope[d.name] = (pyname, None if d.count is None else int(d.count))
+                declared.append((d.name, *entry))
+                self.decls += 1
+            self.sig[-1] += tuple(declared)   # name_expr's cache keys on the declarations so far
             taken.difference_update(gone)
             self.scope_changed()
             prefix = ", ".join(targets) + " = "
@@ -753,6 +783,8 @@ class Generator:
             hit = scope.get(numbered[0])
             n = numbered[2]
             if hit is not None and hit[1] is not None and n is not None and n < hit[1]:
+                if FAST and level == len(self.scopes) - 1:
+                    self._fill(numbered[0], hit, scope)
                 return hit[0] + "[" + numbered[1] + "]" + suffix
         if level:
             cache = self.outer[level - 1]   # the names of the state scopes[:level] (unchanged since)
@@ -765,6 +797,24 @@ class Generator:
         if name[:1] == "%":
             return Call("regn", [q(name), *comp])
         return Call("sym", [q(name), *comp])
+
+    def _fill(self, base: str, entry, scope) -> None:
+        """Put every register of the family `base<count>` into the current state's cache the
+        first time one of them is looked up (a function uses most of the registers it
+        declares): one dict merge instead of a `_name_expr` per register. A plain
+        declaration of one of those names in the scope wins, as `_name_expr` resolves it."""
+        cur = self.cur
+        mark = (base, None)   # (no lookup key is a pair with a None component)
+        if mark in cur:
+            return
+        cur[mark] = True
+        pyname, count = entry
+        if count > 4096:
+            return
+        cur.update(zip(_spellings(_REG_NAMES, base, "", count), _spellings(_REG_TEXTS, pyname + "[", "]", count)))
+        for k, v in scope.items():
+            if v[1] is None:
+                cur.pop(k, None)   # (resolved again, by `_name_expr`)
 
     def operand(self, o):
         cls = o.__class__
@@ -850,6 +900,22 @@ class Generator:
 
 
 _SPLIT: dict = {}
+# `Generator._fill`: a family's spellings by number, `%r0 %r1 ...` and `r[0] r[1] ...`, kept
+# between modules (one list per base and per Python name, as long as its largest count)
+_REG_NAMES: dict = {}
+_REG_TEXTS: dict = {}
+
+
+def _spellings(table: dict, head: str, tail: str, count: int) -> list:
+    """[head + "0" + tail, ..., head + str(count - 1) + tail] (cached in `table`)."""
+    have = table.get((head, tail))
+    if have is None:
+        if len(table) > 1000:
+            table.clear()
+        have = table[(head, tail)] = []
+    if len(have) < count:
+        have += [head + str(i) + tail for i in range(len(have), count)]
+    return have[:count]
 _PURE: dict = {"heads": {}, "chains": {}, "data": {}}   # Generator's caches of pure functions of spellings
 _LITS = {str(i): str(i) for i in range(1024)}   # `lit` of the usual small integers
 

@@ -488,6 +488,10 @@ class _ShapeCounter:
                             else:
                                 _quick_operands((o,), k, cc)
                         fk = tuple(k)
+                    elif cls is SectionData and len(item.values) == 1 and item.values[0].__class__ is IntLiteral:
+                        v = item.values[0]   # `.b8 0` (most of a -G module's debug sections): `_quick_data`, inline
+                        fk = (depth, asm, prev, SectionData, item.directive, item.trivia,
+                              IntLiteral, cc.get(v.text) or token_class(v.text), v.trivia)
                     else:
                         quick = _QUICK.get(cls)
                         if quick is not None:
@@ -495,10 +499,25 @@ class _ShapeCounter:
                 except _NotQuick:   # a statement of a rare form: counted the long way
                     fk = None
             hit = None if fk is None else fast.get(fk)
+            nk = None
+            if hit is None and fk is not None and not self.at_start:
+                # a lead seen once (`// callseq 12, 0` before a -G call block's first
+                # statement): the key again with the lead as `count` reads it, its L value
+                # and the asm state after it
+                i = _LEAD_AT.get(cls)
+                if i is not None and fk[i] is item.trivia:
+                    t0 = item.trivia[0]
+                    ind = self.leads.get(t0)
+                    if ind is None:
+                        ind = self.lead_indent(t0)
+                    nk = (_LED, fk[:i], ind, asm_context(t0, asm), item.trivia[1:], fk[i + 1:])
+                    hit = fast.get(nk)
             if hit is None:
                 rec, asm, prev, t0 = self.count(item, depth, asm, prev)
                 if fk is not None:
                     fast[fk] = (rec, asm, prev)
+                    if nk is not None:
+                        fast[nk] = (rec, asm, prev)
             else:
                 rec, asm, prev = hit
                 rec[1] += 1
@@ -563,6 +582,7 @@ class _ShapeCounter:
 
 
 _CLOSE = object()
+_LED = object()   # marks a quick key whose lead is its L value (see visit)
 CONTAINER_CLASSES = frozenset({Function, Block, Section})   # the classes `inner_container` opens
 
 
@@ -1031,5 +1051,7 @@ def apply_plan(nodes: list, plan: list, values: list) -> None:
         _TRIVIA.clear()
 
 
+# where each quick key holds its statement's trivia tuple (the lead first)
+_LEAD_AT = {Instruction: 5, SectionData: 5, Label: 4, Loc: 4, VarDecl: 7}
 _QUICK.update({SectionData: _quick_data, Label: _quick_label, Loc: _quick_loc, VarDecl: _quick_decl,
                Block: _quick_block})

@@ -122,19 +122,17 @@ def _comma_list(items, t, i: int, out: list) -> int:
         ot = o.trivia
         if ot is not None:
             if c is IntLiteral or c is FloatLiteral:
+                text = o.text
+            elif (c is Register or c is Symbol or c is SpecialRegister) and o.component is None:
+                text = o.name
+            else:
+                text = None
+            if text is not None:    # a leaf: its lead and its spelling
                 if first:
-                    out += (ot[0], o.text)
+                    out += (ot[0], text)
                     first = False
                 else:
-                    out += (t[i], ",", ot[0], o.text)
-                    i += 1
-                continue
-            if (c is Register or c is Symbol or c is SpecialRegister) and o.component is None:
-                if first:
-                    out += (ot[0], o.name)
-                    first = False
-                else:
-                    out += (t[i], ",", ot[0], o.name)
+                    out += (t[i], ",", ot[0], text)
                     i += 1
                 continue
         if first:

@@ -251,7 +251,10 @@ class ShapeCache:
         holes = pieces[1::2]
         if len(pieces) <= EXACT_MAX_PIECES and "_Z" not in chunk:
             plain = MARKER_NAMES.isdisjoint(builder.__code__.co_names)     # makes no scope marker
-            self.exact[context][chunk.translate(EXACT_KEY)] = (builder, _hole_getter(pieces), plain)
+            layouts = self.exact[context]
+            if len(layouts) > self.LIMIT:      # layouts outnumber shapes: bounded on their own
+                layouts.clear()
+            layouts[chunk.translate(EXACT_KEY)] = (builder, _hole_getter(pieces), plain)
         try:
             return builder(holes)
         except ShapeMismatch:

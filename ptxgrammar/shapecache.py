@@ -193,6 +193,8 @@ def append_record(path: Path | None, record) -> bool:
 # entries' offsets, then the entries: each marshal((key, builder code)) compressed on its
 # own against the preset dictionary (one shape costs one read and one small decompress).
 
+# The shipped file's format version: this module is left out of the store's key, so a change
+# to the layout below or to encode/decode must bump it (an old store is then ignored).
 _MAGIC = b"ptx2py shipped shapes 1\n"
 _HEAD = struct.Struct("<24sIIIII")   # shipped_key, shapes, dictionary, patterns, samples, CRC32 of the rest
 MISSING = object()

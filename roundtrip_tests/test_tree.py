@@ -154,3 +154,18 @@ def test_comments_before_a_statement_are_typed():
     fn = ptxgrammar.parse(KERNEL).functions[0]
     assert [c.body for c in fn.head.comments] == [" .globl\tk"]
     assert ptxgrammar.parse(KERNEL).items[0].comments[1].body == " a comment with 12 digits"
+
+
+def test_every_node_class_can_be_built_by_filling_its_fields():
+    """Shape builders make a node with object.__new__ and set its dataclass fields one by one
+    (ptxgrammar/shapes.py: compose), skipping __init__: a node class with a __post_init__ or a
+    field outside __init__ would come out different from the grammar's, silently."""
+    import dataclasses
+
+    from ptxgrammar.shapes import BUILDER_GLOBALS
+
+    nodes = [c for c in BUILDER_GLOBALS.values() if isinstance(c, type) and dataclasses.is_dataclass(c)]
+    assert len(nodes) > 10
+    for cls in nodes:
+        assert not hasattr(cls, "__post_init__"), cls
+        assert all(f.init for f in dataclasses.fields(cls)), cls

@@ -151,6 +151,38 @@ def test_triton_parameters_are_named_from_the_sidecar_and_a_rename_keeps_the_byt
     assert renamed != src and transpile.python_to_ptx(renamed) == text
 
 
+@pytest.mark.parametrize("stem", ["matmul_tma_fp16_sm90", "matmul_persistent_tma_fp16_sm90"])
+def test_triton_descriptor_parameters_are_named_from_the_source_alone(tmp_path, stem):
+    """Without a sidecar (the file copied elsewhere), the `def`'s host TensorDescriptor
+    arguments expand the way Triton packs them (map, shape .u32s, stride .u64s): the same
+    names the sidecar gives, and a rename keeps the bytes."""
+    copy = tmp_path / f"{stem}.ptx"
+    copy.write_bytes((ROOT / "corpus" / "ptx" / "triton" / f"{stem}.ptx").read_bytes())
+    text = ptxgrammar.read_ptx(copy)
+    source = str(ROOT / "corpus" / "src" / "triton" / "kernels.py")
+    alone = ptx2py.ptx_to_python(text, sugar=True, filename=str(copy), source=source)
+    with_sidecar = ptx2py.ptx_to_python(text, sugar=True, filename=str(ROOT / "corpus" / "ptx" / "triton" / f"{stem}.ptx"))
+    named = re.search(r'params="([^"]+)"', alone)
+    assert named and "a_desc a_desc_shape0 a_desc_shape1 a_desc_stride0 a_desc_stride1 b_desc" in named.group(1)
+    assert named.group(1) == re.search(r'params="([^"]+)"', with_sidecar).group(1)
+    assert transpile.python_to_ptx(alone) == text
+    renamed = alone.replace("a_desc_shape0", "rows_a")
+    assert renamed != alone and transpile.python_to_ptx(renamed) == text
+
+
+def test_descriptor_slots_need_the_declarations_to_match():
+    from types import SimpleNamespace as P
+
+    from sugar.sources import with_descriptor_slots
+
+    m = P(type=".b8", dim="128")
+    u32, u64 = P(type=".u32", dim=None), P(type=".u64", dim=None)
+    assert with_descriptor_slots(["d", "n"], [m, u32, u32, u64, u64, u32]) == [
+        "d", "d_shape0", "d_shape1", "d_stride0", "d_stride1", "n"]
+    assert with_descriptor_slots(["d", "n"], [m, u32, u32, u64, u32]) is None   # strides short
+    assert with_descriptor_slots(["a", "b"], [u64, u32]) is None                 # no descriptor at all
+
+
 def test_cuda_parameters_are_named_from_the_source(tmp_path):
     text = ptxgrammar.read_ptx(ROOT / "corpus" / "ptx" / "nvcc" / "scan_softmax.sm_80.ptx")
     src = ptx2py.ptx_to_python(text, sugar=True, source=str(ROOT / "corpus" / "src" / "nvcc" / "scan_softmax.cu"))

@@ -174,6 +174,8 @@ def param_names(kernel: str, count: int, options: dict, module=None) -> list | N
     for path, text in _sources(options, module, specs):
         if path.endswith(".py"):
             got = triton_names(text, kernel)
+            if got is not None and len(got) + len(TRITON_HIDDEN) != count:
+                got = with_descriptor_slots(got, entry_params(module, kernel))
             if got is not None and len(got) + len(TRITON_HIDDEN) == count:
                 got = got + list(TRITON_HIDDEN)
         else:
@@ -181,6 +183,43 @@ def param_names(kernel: str, count: int, options: dict, module=None) -> list | N
         if got is not None and len(got) == count:
             return _unique(got)
     return None
+
+
+def entry_params(module, kernel: str) -> list:
+    """The declared parameters (`Param` nodes) of `kernel`'s entry in `module` ([] if absent)."""
+    from ptxgrammar.tree import Function
+
+    for f in getattr(module, "items", ()):
+        if f.__class__ is Function and f.head.name == kernel and f.head.params is not None:
+            return list(f.head.params.params)
+    return []
+
+
+def _is_tensor_map(param) -> bool:
+    """Triton's host TensorDescriptor slot: `.param .align 64 .b8 name[128]` (a CUtensorMap)."""
+    return param.type == ".b8" and param.dim == "128"
+
+
+def with_descriptor_slots(names: list, params: list) -> list | None:
+    """A Triton kernel's source parameters matched to its PTX parameters where each host
+    TensorDescriptor argument is packed as Triton packs it (the 128-byte map, its shape as
+    `.u32`, its strides as `.u64`; launch.plan.logical_slots): `a_desc`, `a_desc_shape0`, ...,
+    `a_desc_stride0`, ... as a sidecar names them. None when the declarations do not match."""
+    out, k = [], 0
+    for name in names:
+        if k < len(params) and _is_tensor_map(params[k]):
+            rank = 0
+            while k + 1 + rank < len(params) and params[k + 1 + rank].type == ".u32":
+                rank += 1
+            strides = params[k + 1 + rank:k + 1 + 2 * rank]
+            if rank == 0 or len(strides) != rank or any(p.type != ".u64" for p in strides):
+                return None
+            out += [name] + [f"{name}_shape{i}" for i in range(rank)] + [f"{name}_stride{i}" for i in range(rank)]
+            k += 1 + 2 * rank
+        else:
+            out.append(name)
+            k += 1
+    return out if any(_is_tensor_map(p) for p in params) else None
 
 
 def _source_paths(options, module, specs):

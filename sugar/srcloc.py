@@ -7,6 +7,9 @@ location) before an instruction -> `at(53, 3).at(477, 5, file=2, fn=0).<insn>` (
 `function_name $L__info_stringN`, inlined at the frame before; `inlined_at=(f, l, c)` when
 not). A prefix is used only where it takes no more lines than the `loc(...)` lines it
 replaces; where its head would not fit, `ptx.<insn>(..., at=at(...))` when that is shorter.
+An inlined frame the module's `.loc`s spell out often (sugar/frames.py) is named once after
+`srcmap(...)` (`kernels_215 = inlined(fn=0, at=(1, 215, 9))`) and written `at(207, 12,
+kernels_215)` wherever its `inlined_at=` would be spelled out.
 
 LLVM/Triton's trailing `// file.py:L:C` comment on a `.loc` line is derived
 from the `.file` table and a module-wide column (`srcmap(col)`), so it costs

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ptxgrammar.tree import LabelList, SectionData, Symbol
+from ptxgrammar.tree import Instruction, LabelList, Symbol
 from transpile.dsl import control
 from transpile.format import LINE, flat
 
@@ -58,18 +58,14 @@ def _joined(atom, ins, depth):
 
 
 def referenced_labels(module) -> set:
-    """The names every instruction operand and `.branchtargets`/`.calltargets` list in the
-    module uses (labels among them), section data left out (DWARF's label addresses)."""
-    out, stack = set(), [module]
-    while stack:
-        node = stack.pop()
-        if node.__class__ is SectionData:
-            continue
-        if node.__class__ is Symbol:
-            out.add(node.name)
+    """The names the module's instructions (their operands) and `.branchtargets`/`.calltargets`
+    lists use, labels among them (section data, DWARF's label addresses, is neither)."""
+    out = set()
+    for node in module.walk():
+        if node.__class__ is Instruction:
+            out.update(x.name for x in node.walk() if x.__class__ is Symbol)
         elif node.__class__ is LabelList:
             out.update(node.labels)
-        stack.extend(p for p in node._parts() if not isinstance(p, str))
     return out
 
 

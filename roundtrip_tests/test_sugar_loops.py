@@ -82,7 +82,7 @@ def test_labels_are_scoped_by_blocks():
 @pytest.mark.parametrize("text,want", [
     (ROTATED, ["with loop(L.bb0_1, while_=p[1], enter=L.bb0_2):"]),
     (MULTI_EXIT, ["with loop(L.bb0_1, uni=True):", "break_if(p[1], to=L.bb0_3)", "break_if(p[2], to=L.bb0_3)",
-                  "ptx.label(L.tmp0)"]),
+                  "label(L.tmp0)"]),
     (NESTED, ["with loop(L.bb0_1, while_=p[1]):", "    with loop(L.bb0_2, while_=p[2]):"]),
 ], ids=["rotated", "multi-exit", "nested"])
 def test_loops_are_raised(text, want):

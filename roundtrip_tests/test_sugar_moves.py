@@ -1,5 +1,5 @@
 """Moving a sugared statement moves its whole PTX: every construct kind of `--sugar` output
-(`at(...)` prefixes, `asm.`/`nvasm.` brackets, `with inline_asm():`, typed families, aliases,
+(`at(...)` and `label(...)` prefixes, `asm.`/`nvasm.` brackets, `with inline_asm():`, typed families, aliases,
 `loc(...)`, rolled `for` loops, raised loops) is swapped with the plain instruction after it in
 sample files; the PTX must be the original with the two units' lines swapped (markers, blank
 lines and layout travel with their statement: no debris, nothing re-formatted) and must
@@ -20,7 +20,9 @@ from sugar.ir import _DIRECTIVES
 from transpile.dsl.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx", "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx"]
+SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx", "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx",
+           "triton/cummax_2d_fp32_sm90.ptx"]  # (the last: debug labels joined, a named inlined frame)
+PREFIXES = ("at", "asm", "nvasm", "loc", "label")
 MARKERS = ("// begin inline asm", "// end inline asm")
 # moves known to leave debris, each still failing (strict: a fix must take it off the list):
 # `ret` moved above a `with skip_if` block at the end of a kernel leaves a blank line behind
@@ -37,8 +39,8 @@ def _kind(node, aliases) -> str | None:
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         head = ast.unparse(node.value.func)
         first = head.split("(", 1)[0].split(".", 1)[0]
-        if first in ("at", "asm", "nvasm", "loc") or first in FAMILIES or first in aliases:
-            return first if first in ("at", "asm", "nvasm", "loc") or first in aliases else "family " + first
+        if first in PREFIXES or first in FAMILIES or first in aliases:
+            return first if first in PREFIXES or first in aliases else "family " + first
         if first not in ("ptx",) and head[:1].isalpha():
             return "call " + first
     return None
@@ -57,14 +59,20 @@ def _moves(src: str):
     tree = ast.parse(src)
     aliases = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Attribute)}
+    frames = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+              and ast.unparse(n.value.func) == "inlined"}  # `kernels_215 = inlined(fn=0, at=(1, 215, 9))`
     seen = {}
+
+    def inlined(node) -> bool:
+        text = ast.unparse(node)
+        return "inlined_at" in text or any(isinstance(x, ast.Name) and x.id in frames for x in ast.walk(node))
 
     def visit(body):
         for a, b in zip(body, body[1:]):
             k = _kind(a, aliases)
-            # (a sibling whose `.loc` names an `inlined_at` location must stay after that `.loc`:
-            # ptxas requires it, so it is not one to swap with)
-            if k is not None and k not in seen and (_plain(b) or _kind(b, aliases) == "at" and "inlined_at" not in ast.unparse(b)):
+            # (a sibling whose `.loc` names an `inlined_at` location, itself or by a frame, must stay
+            # after that `.loc`: ptxas requires it, so it is not one to swap with)
+            if k is not None and k not in seen and (_plain(b) or _kind(b, aliases) == "at" and not inlined(b)):
                 seen[k] = (a.lineno, a.end_lineno, b.end_lineno)
         for n in body:
             for f in ("body", "orelse"):

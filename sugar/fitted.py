@@ -16,9 +16,10 @@ from .srcloc import _frame, _typed, at_fits
 
 
 def run(stmts, ctx):
+    named = getattr(ctx, "frame_names", None) or {}  # sugar/frames.py: `at(207, 12, kernels_215)`
     stmts = [x for s in stmts for x in _fitted(s)]
     if not any(is_call(s, "srcmap") for s in stmts):  # nvcc's `.loc`s: no derived comment
-        stmts = [_typed_loc(x) for s in stmts for x in _unprefixed(s)]
+        stmts = [_typed_loc(x, named) for s in stmts for x in _unprefixed(s, named)]
     return stmts
 
 
@@ -60,17 +61,17 @@ def _fits(s) -> bool:
     return 4 * s.depth + len(e.head) + (1 if e.items else 2) <= LINE
 
 
-def _typed_loc(s):
+def _typed_loc(s, named):
     """A `.loc` no prefix took, `ptx.loc(2, 477, 5, "$L__info_string0", (1, 53, 3))`, in the one
     spelling of source locations: `loc(477, 5, file=2, fn=0, inlined_at=(1, 53, 3))`
     (without `srcmap`, where `loc(...)` would add LLVM's comment)."""
     if not is_call(s, "ptx.loc"):
         return s
     f = _frame(s)
-    return s if f is None else type(s)(_typed([f], "loc"), s.depth)
+    return s if f is None else type(s)(_typed([f], "loc", named), s.depth)
 
 
-def _unprefixed(s):
+def _unprefixed(s, named):
     """`at(81, 43, fn=12, inlined_at=(1, 92, 3)).add.s32(...)` that black splits (a later pass
     rolled it into a loop, its operands grew), or a call whose `at=` keyword black splits ->
     `loc(...)` lines, then the plain call, where they take fewer lines: all record the `.loc`
@@ -81,22 +82,23 @@ def _unprefixed(s):
     kw = [i for i in e.items if i.__class__ is Kw and i.name == "at"]
     if e.head.startswith("at("):
         m = _AT.match(e.head)
-        frames = None if m is None or kw else _frames(m.group(1)[:-1])
+        frames = None if m is None or kw else _frames(m.group(1)[:-1], named)
         plain = None if frames is None else type(s)(Call(_plain_head(e.head[m.end():]), e.items), s.depth)
     else:   # `<insn>(..., at=at(...))`, chosen when the operands were still longer
-        frames = _frames(kw[0].value) if kw and kw[0].value.__class__ is str else None
+        frames = _frames(kw[0].value, named) if kw and kw[0].value.__class__ is str else None
         plain = type(s)(Call(e.head, [i for i in e.items if i is not kw[0]]), s.depth) if frames else None
     if not frames:
         return [s]
-    locs = [type(s)(_typed([f], "loc"), s.depth) for f in frames]
+    locs = [type(s)(_typed([f], "loc", named), s.depth) for f in frames]
     if len(locs) + layout_lines(plain.expr, s.depth) >= layout_lines(e, s.depth):
         return [s]
     return [*locs, plain]
 
 
-def _frames(chain: str):
+def _frames(chain: str, named):
     """The frames (as `srcloc._frame` gives them) of an `at(...).at(...)` chain that `_typed`
-    wrote, each with its `inlined_at` spelled out; None for anything else."""
+    wrote, each with its `inlined_at` spelled out; None for anything else. `named`: {frame
+    key: name} of the module's named inlined frames."""
     import ast
 
     try:
@@ -111,7 +113,7 @@ def _frames(chain: str):
         return None
     frames, prev = [], None
     for c in reversed(out):
-        f = _literal_frame(c, prev)
+        f = _literal_frame(c, prev, {v: k for k, v in named.items()})
         if f is None:
             return None
         frames.append(f)
@@ -119,11 +121,19 @@ def _frames(chain: str):
     return frames
 
 
-def _literal_frame(c, prev):
-    """(file, line, col, fn, inlined_at) of one `at(line, col, file=, fn=, inlined_at=)` call."""
+def _literal_frame(c, prev, frames):
+    """(file, line, col, fn, inlined_at) of one `at(line, col, file=, fn=, inlined_at=)` call
+    or `at(line, col, frame)` (`frames`: name -> (file, fn, inlined_at))."""
     import ast
 
     kw = {k.arg: k.value for k in c.keywords}
+    if len(c.args) == 3 and c.args[2].__class__ is ast.Name and c.args[2].id in frames and not kw:
+        file, fn, inl = frames[c.args[2].id]
+        try:
+            line, col = (ast.literal_eval(a) for a in c.args[:2])
+        except ValueError:
+            return None
+        return file, line, col, fn, inl
     if len(c.args) != 2 or not set(kw) <= {"file", "fn", "inlined_at"}:
         return None
     try:

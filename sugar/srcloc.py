@@ -7,6 +7,9 @@ location) before an instruction -> `at(53, 3).at(477, 5, file=2, fn=0).<insn>` (
 `function_name $L__info_stringN`, inlined at the frame before; `inlined_at=(f, l, c)` when
 not). A prefix is used only where it takes no more lines than the `loc(...)` lines it
 replaces; where its head would not fit, `ptx.<insn>(..., at=at(...))` when that is shorter.
+An inlined frame the module's `.loc`s spell out often (sugar/frames.py) is named once after
+`srcmap(...)` (`kernels_215 = inlined(fn=0, at=(1, 215, 9))`) and written `at(207, 12,
+kernels_215)` wherever its `inlined_at=` would be spelled out.
 
 LLVM/Triton's trailing `// file.py:L:C` comment on a `.loc` line is derived
 from the `.file` table and a module-wide column (`srcmap(col)`), so it costs
@@ -15,6 +18,7 @@ nothing; a `.loc` whose comment does not match stays a plain `ptx.loc(...)`.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from ptxgrammar.tree import File, Loc
@@ -23,7 +27,9 @@ from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
 from transpile.generator import q
 
+from .frames import definitions, frame_key, named_frames
 from .inline_asm import BEGIN, END
+from .names import RESERVED
 from .ir import ASM_BRACKETS, Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
 
 NAMES = ("at", "loc", "srcmap")
@@ -45,6 +51,10 @@ def run(stmts, ctx):
     if column is not None and not any(is_call(s, "srcmap") for s in stmts[:2]):
         table = Display("{", "}", [f"{f}: {q(files[f])}" for f in ctx.srcfiles])
         out.append(stmt(Call("srcmap", [str(column), table]), 0))
+    if not hasattr(ctx, "frame_names"):  # the first run names them, after `srcmap(...)`
+        ctx.frame_names = named_frames(ctx.module, files, taken_names(stmts) | RESERVED)
+        out.extend(definitions(ctx.frame_names))
+    typed = functools.partial(_typed, named=ctx.frame_names)
     k, n = 0, len(stmts)
 
     def commented(m):
@@ -56,7 +66,7 @@ def run(stmts, ctx):
     while k < n:
         s = stmts[k]
         if k in node_of:
-            done = _chain(stmts, k, node_of, out, None if column is None else commented)
+            done = _chain(stmts, k, node_of, out, None if column is None else commented, typed)
             if done:
                 k = done
                 continue
@@ -73,7 +83,7 @@ def run(stmts, ctx):
             f = _frame(s)
             if (ok and f is not None and j < n and stmts[j].depth == s.depth and stmts[j].prefix == "with "
                     and stmts[j].expr.__class__ is Call and stmts[j].expr.head in ASM_BRACKETS):
-                pre = _typed([f])
+                pre = typed([f])
                 hdr = stmts[j]
                 if len(pre) <= MAX_PREFIX and 4 * hdr.depth + len(pre) + 30 <= 88:
                     out.append(stmt(Call(pre + "." + hdr.expr.head, hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
@@ -82,13 +92,13 @@ def run(stmts, ctx):
             if ok and f is not None and _again(stmts, k, j, ctx, node):
                 ins = stmts[j]
                 h = ins.expr.head
-                folded = stmt(Call(_typed([f]) + "." + (h[4:] if h.startswith("ptx.") else h), ins.expr.items), ins.depth)
+                folded = stmt(Call(typed([f]) + "." + (h[4:] if h.startswith("ptx.") else h), ins.expr.items), ins.depth)
                 repeats(ctx)[id(folded)] = (folded, h)  # inline_asm: `asm.here.<insn>`, `with asm.here():`
                 out.append(folded)
                 k = j + 1
                 continue
             if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth and not _has_at(stmts[j]):
-                pre = _typed([f])
+                pre = typed([f])
                 ins = stmts[j]
                 h = ins.expr.head
                 rest = h[4:] if h.startswith("ptx.") else h
@@ -98,19 +108,19 @@ def run(stmts, ctx):
                     out.append(stmt(call, ins.depth))  # no longer than `loc(...)` on a line of its own
                     k = j + 1
                     continue
-                kw = with_at(stmts[k:j], ins, _typed([f]))
+                kw = with_at(stmts[k:j], ins, typed([f]))
                 if kw is not None:
                     out.append(kw)
                     k = j + 1
                     continue
         if k in node_of and column is not None and commented(k) and _frame(s) is not None:
-            out.append(stmt(_typed([_frame(s)], "loc"), s.depth))  # `.loc` + comment, no instruction
+            out.append(stmt(typed([_frame(s)], "loc"), s.depth))  # `.loc` + comment, no instruction
             k += 2
             continue
         run_end = _plain_run_end(stmts, k, node_of) if column is None else k
         if run_end - k >= 2 and _no_statement_after(stmts, run_end, s.depth):  # before a label or block
             for x in stmts[k:run_end]:
-                out.append(stmt(_typed([_frame(x)], "loc"), s.depth))
+                out.append(stmt(typed([_frame(x)], "loc"), s.depth))
             k = run_end
             continue
         out.append(s)
@@ -267,15 +277,19 @@ def _int(x):
     return x.__class__ is str and x.isdigit() and (x == "0" or x[0] != "0")
 
 
-def _typed(frames, head="at"):
+def _typed(frames, head="at", named=None):
     """`at(53, 3).at(477, 5, file=2, fn=0)`: the frames' `.loc` lines as typed calls, line and
-    column first (`file=` when not `.file 1`; `inlined_at=` when not the frame before)."""
+    column first (`file=` when not `.file 1`; `inlined_at=` when not the frame before);
+    `named`: {frame key: name} of the module's named inlined frames (`at(207, 12, kernels_215)`)."""
     out, prev = [], None
     for f in frames:
         a = [str(f[1]), str(f[2])]
-        if f[0] != DEFAULT_FILE:
+        name = None if named is None or f[4] == prev else named.get(frame_key(f))
+        if name is not None:
+            a.append(name)
+        elif f[0] != DEFAULT_FILE:
             a.append(f"file={f[0]}")
-        if f[3] is not None:
+        if f[3] is not None and name is None:
             a.append(f"fn={f[3]}")
             if f[4] != prev:
                 a.append("inlined_at=(" + ", ".join(map(str, f[4])) + ")")
@@ -284,7 +298,7 @@ def _typed(frames, head="at"):
     return ".".join(out)
 
 
-def _chain(stmts, k, node_of, out, commented=None):
+def _chain(stmts, k, node_of, out, commented=None, typed=_typed):
     """Fold `.loc` k.. (a chain of inlined frames, or one inlined frame) and the instruction
     after it; the index after, else 0. `commented(k)`: whether .loc k carries its derived
     comment in the next statement (under `srcmap`); None when locs have no comments."""
@@ -312,7 +326,7 @@ def _chain(stmts, k, node_of, out, commented=None):
     rest = h[4:] if h.startswith("ptx.") else h
     best = None  # (lines, m): the fewest lines, then the longest prefix
     for m in range(len(frames)):
-        pre = _typed(frames[m:])
+        pre = typed(frames[m:])
         if 4 * depth + len(pre) + len(rest) + 2 <= 88:
             lines = sum(layout_lines(x.expr, depth) for x in stmts[k:starts[m]:step]) + layout_lines(
                 Call(pre + "." + rest, ins.expr.items), depth)
@@ -320,9 +334,9 @@ def _chain(stmts, k, node_of, out, commented=None):
     if best is not None and (_bracketed(stmts, k) or best[0] <= len(frames) + layout_lines(ins.expr, depth)):
         m = best[1]
         out.extend(stmts[k:starts[m]])
-        out.append(stmt(Call(_typed(frames[m:]) + "." + rest, ins.expr.items), depth))
+        out.append(stmt(Call(typed(frames[m:]) + "." + rest, ins.expr.items), depth))
         return j + 1
-    kw = with_at(stmts[k:j], ins, _typed(frames))
+    kw = with_at(stmts[k:j], ins, typed(frames))
     if kw is not None:
         out.append(kw)
         return j + 1

@@ -5,6 +5,8 @@ prefixes (`at(...)`, `loc(...)`) all record through here.
     srcmap(38, {1: "k.py"})   # from here on, .loc lines carry `// k.py:L:C` at column 38
     loc(223, 0)               # one .loc line (`.loc 1 223 0`) and its comment
     loc("1:53:3 2:477:5@0")   # a chain of inlined .loc lines (see loc_chain)
+    kernels_215 = inlined(fn=0, at=(1, 215, 9))   # an inlined frame, named once per module
+    at(207, 12, kernels_215)  # .loc 1 207 12, function_name $L__info_string0, inlined_at 1 215 9
 """
 
 from __future__ import annotations
@@ -124,6 +126,42 @@ class LocCall:
 DEFAULT_FILE = 1  # `at(line=, col=)` without `file=`: `.file 1`, the kernel's own source
 
 
+class Frame:
+    """An inlined frame: the `.file`, the `function_name` string index and the `inlined_at`
+    location that the `.loc`s of one inlined call share (`inlined(fn=0, at=(1, 215, 9))`)."""
+
+    __slots__ = ("file", "fn", "inlined_at")
+
+    def __init__(self, file, fn, inlined_at):
+        self.file, self.fn, self.inlined_at = file, fn, inlined_at
+
+    def __repr__(self):
+        file = "" if self.file == DEFAULT_FILE else f", file={self.file}"
+        return f"inlined(fn={self.fn}, at={self.inlined_at}{file})"
+
+
+def inlined(*, fn, at, file=DEFAULT_FILE) -> Frame:
+    """`kernels_215 = inlined(fn=0, at=(1, 215, 9))`: the frame of a function inlined at
+    `.loc 1 215 9` (`at`: file, line, column), its name `$L__info_string0` (`fn`), its own
+    `.loc`s in `.file 1` (`file=`); `at(207, 12, kernels_215)` is then `.loc 1 207 12,
+    function_name $L__info_string0, inlined_at 1 215 9`. Records nothing itself."""
+    if fn.__class__ is not int or fn < 0:
+        raise DSLError(f"inlined(fn={fn!r}): fn is the index N of $L__info_stringN")
+    if at.__class__ is not tuple or len(at) != 3 or not all(x.__class__ is int for x in at):
+        raise DSLError(f"inlined(at={at!r}): at is the call site (file, line, column)")
+    if file.__class__ is not int:
+        raise DSLError(f"inlined(file={file!r}): file is a .file index")
+    return Frame(file, fn, at)
+
+
+def _framed(line, col, frame, kw) -> LocCall:
+    """`at(207, 12, kernels_215)`: a `.loc` in the named inlined frame `frame`."""
+    if set(kw) - {"offset"}:
+        raise DSLError(f"at({line}, {col}, {frame!r}): the frame gives file, fn and inlined_at "
+                       f"(not {', '.join(sorted(set(kw) - {'offset'}))}=)")
+    return typed_loc(line=line, col=col, file=frame.file, fn=frame.fn, inlined_at=frame.inlined_at, **kw)
+
+
 def typed_loc(enclosing=None, *, line, col, file=DEFAULT_FILE, fn=None, inlined_at=None, offset=None) -> LocCall:
     """`at(439, 5)` (or `at(line=439, col=5)`): `.loc 1 439 5`; `file=2` another `.file`; `fn=0`: inlined,
     `function_name $L__info_string0, inlined_at` the enclosing frame (the previous `.at(...)`
@@ -143,9 +181,12 @@ def typed_loc(enclosing=None, *, line, col, file=DEFAULT_FILE, fn=None, inlined_
 def loc_calls(*args, enclosing=None, **kw) -> tuple:
     """What `at(...)` records, as zero-argument calls, one per `.loc` line: `at(5, 0)` (line,
     column) or `at(line=5, col=0)` is one (see `typed_loc`); the older forms `at(1, 5, 0)`
-    (file, line, column) and `at("1:53:3 2:477:5@0")` too."""
+    (file, line, column) and `at("1:53:3 2:477:5@0")` too; `at(207, 12, frame)` is a `.loc` in a
+    named inlined frame (`inlined`)."""
     if len(args) == 2:
         return (typed_loc(enclosing, line=args[0], col=args[1], **kw),)
+    if len(args) == 3 and args[2].__class__ is Frame:
+        return (_framed(*args, kw),)
     if not args:
         return (typed_loc(enclosing, **kw),)
     file, line, column, *rest = (*args, None, None)[:max(3, len(args))]

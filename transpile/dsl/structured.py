@@ -13,6 +13,12 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     at(53, 3).at(477, 5, file=2, fn=0).add.s32(r[1], r[2], 1)
                                     # .loc 1 53 3; .loc 2 477 5, function_name
                                     # $L__info_string0, inlined_at 1 53 3; the instruction
+    kernels_215 = inlined(fn=0, at=(1, 215, 9))  # a named inlined frame (module level)
+    at(207, 12, kernels_215).max.f32(r[3], r[2], r[1])  # .loc 1 207 12, function_name
+                                    # $L__info_string0, inlined_at 1 215 9; the instruction
+    label(L.tmp15).at(207, 12, kernels_215).max.f32(r[3], r[2], r[1])
+                                    # $L__tmp15: (a debug label, no branch goes there),
+                                    # then the .loc, then the instruction
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
     with nvasm(): ...               # NVVM's bracket around several statements
     asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
@@ -37,7 +43,7 @@ from ptxgrammar.tree import IntLiteral, SectionData
 from . import control, recorder
 from .directives import ptx
 from .errors import DSLError
-from .locs import LocCall, loc, loc_again, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
+from .locs import Frame, LocCall, inlined, loc, loc_again, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
 from .notes import line_text, note_after, pad_to  # noqa: F401  (also used from here by sugar/)
 from .ops import reg
 from .typed import TYPED
@@ -137,6 +143,14 @@ class Prefix:
         prev = next((f.frame for f in reversed(self.before) if f.__class__ is LocCall), None)
         return Prefix(self.before + loc_calls(*args, enclosing=prev, **kw), self.after)
 
+    def label(self, name):
+        """`label(L.tmp15).at(...).<insn>`: the label `$L__tmp15:` here, then the rest of the
+        prefix and the instruction: LLVM's debug labels (`DW_AT_low_pc` of an inlined call),
+        which no branch targets, written on the line of the instruction they mark."""
+        if name.__class__ is not str or not name:
+            raise DSLError(f"label({name!r}): a label name (L.tmp15 or \"$L__tmp15\"), before an instruction")
+        return Prefix(self.before + (lambda: ptx.label(name),), self.after)
+
     def inline_asm(self, blank: bool = True, block: bool = False, end_indent: str | None = None, **block_kw):
         """`with at(...).inline_asm():` the prefix's `.loc` before the inline asm bracket."""
         return inline_asm(blank, self, block, end_indent, **block_kw)
@@ -168,6 +182,11 @@ PREFIXABLE = {**TYPED, **{name: getattr(control, name) for name in STATEMENT_CAL
 def at(*args, **kw) -> Prefix:
     """`.loc` (and its derived comment under `srcmap`) before the instruction: `at(439, 5)`."""
     return Prefix().at(*args, **kw)
+
+
+def label(name) -> Prefix:
+    """The label `name:` before the instruction: `label(L.tmp15).at(207, 12).max.f32(...)`."""
+    return Prefix().label(name)
 
 
 asm = Prefix().asm
@@ -312,5 +331,5 @@ def source_files(*paths: str, first: int = 1) -> None:
         ptx.file(first + i, path)
 
 
-__all__ = ["srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings",
+__all__ = ["srcmap", "at", "loc", "label", "inlined", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings",
            "source_files"]

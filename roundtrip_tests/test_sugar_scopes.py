@@ -1,0 +1,199 @@
+"""Named inlined frames (`kernels_215 = inlined(fn=0, at=(1, 215, 9))`, used as
+`at(207, 12, kernels_215)`: sugar/frames.py, sugar/srcloc.py) and debug labels as a prefix
+(`label(L.tmp15).at(...).max.f32(...)`: sugar/debuglabels.py), both spelled by
+transpile/dsl/locs.py and transpile/dsl/structured.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import ptx2py
+import transpile
+from transpile.dsl.errors import DSLError
+from transpile.format import black_format
+
+from conftest import ROOT
+
+# kernels whose source inlines small functions (scans, reductions)
+SCANS = ["cummax_2d_fp32_sm90", "cumsum_i32_b4096_w8_sm90", "linear_recurrence_fp32_sm90"]
+REDUCTIONS = ["softmax_fp32_b16384_w16_sm90", "attn_fwd_fp16_d64_w8_causal_sm90"]
+FRAME_DEF = re.compile(r"^(\w+) = inlined\(fn=\d+, at=\(\d+, \d+, \d+\)(?:, file=\d+)?\)$", re.M)
+PREFIXED = re.compile(r"^ +label\((L\.\w+)\)\.", re.M)
+
+
+def _sugar(name):
+    path = ROOT / "corpus" / "ptx" / "triton" / f"{name}.ptx"
+    text = path.read_bytes().decode("latin-1")
+    return text, ptx2py.ptx_to_python(text, sugar=True, filename=str(path))
+
+
+def _branch_targets(ptx: str) -> set:
+    """Every label a `bra`/`brx.idx`/`.branchtargets` line of the PTX names (read off the text)."""
+    out = set(re.findall(r"\bbra(?:\.uni)?\s+(\$?[\w$]+)\s*;", ptx))
+    for m in re.finditer(r"\.branchtargets\s+([^;]*);", ptx):
+        out.update(x.strip() for x in m.group(1).split(","))
+    return out
+
+
+@pytest.mark.parametrize("name", SCANS + REDUCTIONS)
+def test_scan_and_reduction_kernels_round_trip_with_the_new_forms(name):
+    text, src = _sugar(name)
+    assert transpile.python_to_ptx(src) == text
+    assert black_format(src) == src
+    prefixed = PREFIXED.findall(src)
+    assert prefixed, "no debug label joined its instruction"
+    assert all(len(line) <= 88 for line in src.split("\n") if line.lstrip().startswith("label("))
+    if name in SCANS:
+        frames = FRAME_DEF.findall(src)
+        assert frames
+        for frame in frames:  # each one used, and in the `at(line, col, frame)` form
+            assert re.search(rf"\bat\(\d+, \d+, {frame}\)", src), frame
+        assert re.search(rf"^ +label\(L\.tmp\d+\)\.at\(\d+, \d+, ({'|'.join(frames)})\)\.", src, re.M)
+
+
+def test_the_frame_is_defined_once_after_srcmap():
+    _, src = _sugar("cummax_2d_fp32_sm90")
+    lines = src.split("\n")
+    assert lines[2].startswith("srcmap(")
+    assert lines[3] == "kernels_215 = inlined(fn=0, at=(1, 215, 9))"
+    assert src.count("kernels_215 = ") == 1
+    assert "inlined_at=(1, 215, 9)" not in src  # every use spelled with the name
+    assert "    label(L.tmp15).at(207, 12, kernels_215).max.f32(r[187], r[186], r[185])" in lines
+
+
+@pytest.mark.parametrize("name", SCANS)
+def test_renaming_a_frame_variable_emits_the_same_ptx(name):
+    text, src = _sugar(name)
+    for frame in FRAME_DEF.findall(src):
+        renamed = re.sub(rf"\b{frame}\b", "combine_frame", src)
+        assert renamed != src
+        assert transpile.python_to_ptx(renamed) == text
+
+
+@pytest.mark.parametrize("name", SCANS + REDUCTIONS + ["matmul_tma_fp16_sm90"])
+def test_branch_targets_are_never_prefixed(name):
+    text, src = _sugar(name)
+    targets = _branch_targets(text)
+    for atom in PREFIXED.findall(src):
+        spelled = "$L__" + atom[2:]
+        assert spelled not in targets, atom
+        assert re.search(rf"^{re.escape(spelled)}:$", text, re.M)  # a label of the input, kept
+
+
+LOOPED = """.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry k()
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<20>;
+
+	.loc	1 5 3
+	mov.u32 	%r1, 0;
+$L__BB0_1:
+	.loc	1 6 3
+	add.s32 	%r1, %r1, 1;
+$L__tmp0:
+	.loc	1 7 12, function_name $L__info_string0, inlined_at 1 6 3
+	add.s32 	%r2, %r1, 1;
+$L__tmp1:
+	.loc	1 9 12, function_name $L__info_string0, inlined_at 1 6 3
+	add.s32 	%r3, %r2, 1;
+$L__tmp2:
+	.loc	1 7 12, function_name $L__info_string0, inlined_at 1 6 3
+	add.s32 	%r4, %r3, 1;
+	setp.lt.u32 	%p1, %r1, 10;
+	@%p1 bra 	$L__BB0_1;
+$L__tmp3:
+	.loc	1 11 3
+	ret;
+
+}
+	.file	1 "/src/kernels.py"
+"""
+
+
+def test_a_loop_body_keeps_its_loop_label_and_joins_its_debug_labels():
+    src = ptx2py.ptx_to_python(LOOPED, sugar=True)
+    assert transpile.python_to_ptx(src) == LOOPED
+    assert black_format(src) == src
+    assert "kernels_6 = inlined(fn=0, at=(1, 6, 3))" in src
+    assert "L.bb0_1" not in PREFIXED.findall(src)
+    assert re.search(r"with loop\(L\.bb0_1\b", src)
+    for n, line, col in ((0, 7, 12), (1, 9, 12), (2, 7, 12)):
+        assert f"label(L.tmp{n}).at({line}, {col}, kernels_6).add.s32(" in src
+    assert "label(L.tmp3).at(11, 3).ret()" in src
+
+
+def test_a_label_named_by_a_branch_keeps_its_own_line():
+    ptx = LOOPED.replace("\t@%p1 bra \t$L__BB0_1;\n", "\t@%p1 bra \t$L__BB0_1;\n\t@%p1 bra \t$L__tmp3;\n")
+    src = ptx2py.ptx_to_python(ptx, sugar=True)
+    assert transpile.python_to_ptx(src) == ptx
+    assert "    ptx.label(L.tmp3)\n" in src
+    assert "L.tmp3" not in PREFIXED.findall(src) and "L.tmp0" in PREFIXED.findall(src)
+
+
+def test_a_frame_used_twice_is_written_in_place():
+    ptx = LOOPED.replace("$L__tmp2:\n\t.loc\t1 7 12, function_name $L__info_string0, inlined_at 1 6 3\n", "$L__tmp2:\n")
+    src = ptx2py.ptx_to_python(ptx, sugar=True)
+    assert transpile.python_to_ptx(src) == ptx
+    assert "inlined(" not in src
+    assert "fn=0, inlined_at=(1, 6, 3)" in src
+
+
+def test_a_frame_name_the_module_binds_already_is_not_reused():
+    ptx = LOOPED.replace(".visible .entry k()", ".global .align 4 .b32 kernels_6;\n\n.visible .entry k()")
+    ptx = ptx.replace("\tmov.u32 \t%r1, 0;\n", "\tmov.u32 \t%r1, kernels_6;\n")
+    src = ptx2py.ptx_to_python(ptx, sugar=True)
+    assert transpile.python_to_ptx(src) == ptx
+    frames = FRAME_DEF.findall(src)
+    assert len(frames) == 1 and frames[0] != "kernels_6"
+    assert re.search(r"^kernels_6 = var\.", src, re.M)
+
+
+HEAD = '''from transpile.dsl import *  # noqa: F401,F403
+
+ptx.version("8.0")
+ptx.target("sm_80")
+ptx.address_size(64)
+k_6 = inlined(fn=0, at=(1, 6, 3))
+with ptx.entry("k", params=[], visible=True):
+    r, rd = regs(b32=10, b64=10)
+'''
+TAIL = '''    ptx.ret()
+ptx.file(1, "/src/k.py")
+'''
+
+
+def _body(body: str) -> list:
+    out = transpile.python_to_ptx(HEAD + body + TAIL).split("\n")
+    return [" ".join(line.split()) for line in out[out.index("{") + 3:out.index("}")]]
+
+
+def test_the_prefixes_record_label_then_loc_then_instruction():
+    got = _body("    label(L.tmp4).at(7, 12, k_6).add.s32(r[1], r[2], 1)\n")
+    assert got == ["$L__tmp4:", ".loc 1 7 12, function_name $L__info_string0, inlined_at 1 6 3",
+                   "add.s32 %r1, %r2, 1;", "ret;"]
+
+
+def test_a_frame_in_another_file_and_the_loc_and_keyword_forms():
+    body = ("    f2 = inlined(fn=3, at=(1, 6, 3), file=2)\n    loc(40, 1, f2)\n"
+            "    ptx.add.s32(r[1], r[2], 1, at=at(41, 2, f2))\n    label(L.tmp9).asm.mov.u32(r[3], 0)\n")
+    got = _body(body)
+    assert got == [".loc 2 40 1, function_name $L__info_string3, inlined_at 1 6 3",
+                   ".loc 2 41 2, function_name $L__info_string3, inlined_at 1 6 3", "add.s32 %r1, %r2, 1;",
+                   "$L__tmp9:", "// begin inline asm", "mov.u32 %r3, 0;", "", "// end inline asm", "ret;"]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    at(7, 12, k_6, fn=1).add.s32(r[1], r[2], 1)\n", "the frame gives file, fn and inlined_at"),
+    ("    label(3).add.s32(r[1], r[2], 1)\n", "label(3): a label name"),
+    ("    bad = inlined(fn=0, at=(6, 3))\n", "at is the call site (file, line, column)"),
+    ("    bad = inlined(fn='x', at=(1, 6, 3))\n", "fn is the index N of $L__info_stringN"),
+])
+def test_bad_uses_say_what_is_wrong(body, message):
+    with pytest.raises(DSLError, match=re.escape(message)):
+        transpile.python_to_ptx(HEAD + body + TAIL)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import re
 
 from transpile import dsl
 
@@ -25,7 +24,7 @@ from transpile.names import is_local_label, label_names, rule_label_name
 
 from . import param_types
 from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
-from .param_types import _plain_param
+from .param_types import plain_param
 from .sources import param_names as source_param_names
 
 LABELS = "L"
@@ -81,13 +80,13 @@ def _group_params(call, py) -> None:
             items, out, k = it.value.items, [], 0
             while k < len(items):
                 j = k + 1
-                while j < len(items) and _plain_param(items[j]) and items[j].head == items[k].head:
+                while j < len(items) and plain_param(items[j]) and items[j].head == items[k].head:
                     j += 1
-                if _plain_param(items[k]) and j - k >= 2:
+                if plain_param(items[k]) and j - k >= 2:
                     out.append(Call("*" + items[k].head + ".of", [py, str(k), str(j)]))
                 else:
                     out.append(items[k])
-                k = j if _plain_param(items[k]) and j - k >= 2 else k + 1
+                k = j if plain_param(items[k]) and j - k >= 2 else k + 1
             it.value = Display("[", "]", out)
 
 
@@ -209,13 +208,11 @@ def run(stmts, ctx):
             continue
         for t in tables.get(k, ()):
             out.append(t)
-            if t.expr.__class__ is str or t.prefix.endswith(" = ") and t.expr.__class__ is Display:
-                continue  # the `# <demangled>` line, a parameter type's name
             if t.prefix == LABELS + " = ":
                 for line in t.expr.items:
                     for lab in unq(line).split():
                         active[lab] = rename[lab]
-            else:
+            elif t.expr.__class__ is Call and t.expr.head == "kernel_name":  # (not `# <demangled>`, a type's name)
                 nm = unq(t.expr.items[0])
                 for sp, py in rename.items():
                     if sp == nm or (py.startswith(t.prefix[:-3] + ".") and sp.startswith(nm + "_param_")):

@@ -29,7 +29,7 @@ _PARAM_HEAD = re.compile(r"param(\.\w+|\.align\(\d+\))*\Z")
 _POINTER = re.compile(r"param\.\w+\.ptr(?:\.(global_|shared|const|local))?(?:\.align\(\d+\))?\Z")
 
 
-def _plain_param(p) -> bool:
+def plain_param(p) -> bool:
     """`param.u64.ptr.global_.align(1)(name)`: a parameter with a type chain and only its name."""
     return p.__class__ is Call and len(p.items) == 1 and _PARAM_HEAD.match(p.head) is not None
 
@@ -37,7 +37,7 @@ def _plain_param(p) -> bool:
 def param_type(p):
     """The type of a parameter as `k.entry` takes it: `param.u64`, or `param.align(128).b8[128]`
     for `param.align(128).b8(name, dim=128)`; None for anything else."""
-    if _plain_param(p):
+    if plain_param(p):
         return p.head
     if p.__class__ is Call and len(p.items) == 2 and _PARAM_HEAD.match(p.head) and p.items[1].__class__ is Kw \
             and p.items[1].name == "dim" and p.items[1].value.__class__ is str and p.items[1].value.isdigit():

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import re
 
 from transpile import dsl
 
@@ -23,7 +22,9 @@ from transpile.cxxnames import param_names, signature, strip_templates as _strip
 from transpile.generator import q
 from transpile.names import is_local_label, label_names, rule_label_name
 
+from . import param_types
 from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
+from .param_types import plain_param
 from .sources import param_names as source_param_names
 
 LABELS = "L"
@@ -79,38 +80,14 @@ def _group_params(call, py) -> None:
             items, out, k = it.value.items, [], 0
             while k < len(items):
                 j = k + 1
-                while j < len(items) and _plain_param(items[j]) and items[j].head == items[k].head:
+                while j < len(items) and plain_param(items[j]) and items[j].head == items[k].head:
                     j += 1
-                if _plain_param(items[k]) and j - k >= 2:
+                if plain_param(items[k]) and j - k >= 2:
                     out.append(Call("*" + items[k].head + ".of", [py, str(k), str(j)]))
                 else:
                     out.append(items[k])
-                k = j if _plain_param(items[k]) and j - k >= 2 else k + 1
+                k = j if plain_param(items[k]) and j - k >= 2 else k + 1
             it.value = Display("[", "]", out)
-
-
-def _compact_head(call, py):
-    """`ptx.entry(k.name, params=[param.u64(...), param.u64(...)], visible=True)` ->
-    `k.entry(param.u64 * 2, visible=True)`: every parameter plain (or an array of a
-    dimension: `param.align(128).b8[128]`), in declaration order."""
-    decls, rest = None, []
-    for it in call.items[1:]:
-        if it.__class__ is Kw and it.name == "params" and it.value.__class__ is Display:
-            decls = it.value.items
-        else:
-            rest.append(it)
-    heads = [_param_type(p) for p in decls or ()]
-    if not heads or None in heads:
-        return None
-    types, k = [], 0
-    while k < len(heads):
-        j = k + 1
-        while j < len(heads) and heads[j] == heads[k]:
-            j += 1
-        types.append(heads[k] if j - k == 1 else f"{heads[k]} * {j - k}")
-        k = j
-    kind = "entry" if call.head == "ptx.entry" else "func"
-    return Call(f"{py}.{kind}", types + rest)
 
 
 def _is_globl(s, name) -> bool:
@@ -118,25 +95,6 @@ def _is_globl(s, name) -> bool:
     return (s.depth == 0 and is_call(s, "ptx.comment", 2) and unq(s.expr.items[0]) == " .globl\t" + name
             and s.expr.items[1].__class__ is Kw and s.expr.items[1].name == "indent"
             and unq(s.expr.items[1].value) == "\t")
-
-
-_PARAM_HEAD = re.compile(r"param(\.\w+|\.align\(\d+\))*\Z")
-
-
-def _plain_param(p) -> bool:
-    """`param.u64.ptr.global_.align(1)(name)`: a parameter with a type chain and only its name."""
-    return p.__class__ is Call and len(p.items) == 1 and _PARAM_HEAD.match(p.head) is not None
-
-
-def _param_type(p):
-    """The type of a parameter as `k.entry` takes it: `param.u64`, or `param.align(128).b8[128]`
-    for `param.align(128).b8(name, dim=128)`; None for anything else."""
-    if _plain_param(p):
-        return p.head
-    if p.__class__ is Call and len(p.items) == 2 and _PARAM_HEAD.match(p.head) and p.items[1].__class__ is Kw \
-            and p.items[1].name == "dim" and p.items[1].value.__class__ is str and p.items[1].value.isdigit():
-        return f"{p.head}[{p.items[1].value}]"
-    return None
 
 
 def _items_param_decls(call):
@@ -166,6 +124,7 @@ def run(stmts, ctx):
     rename: dict = {}  # PTX spelling -> Python expression (atom)
     tables: dict = {}  # stmt index -> [statements to insert before it]
     drop: set = set()  # `// .globl` comments folded into `k.entry(..., globl=True)`
+    heads: list = []   # (index, param_types.Head) of the heads written `k.entry(<types>, ...)`
 
     # functions and their parameters
     for k, s in enumerate(stmts):
@@ -187,7 +146,7 @@ def run(stmts, ctx):
         if dem is not None:  # for the reader; kernel_name demangles the spelling itself
             tables.setdefault(k, []).append(stmt("# " + dem, 0))
         if conventional:
-            head = _compact_head(e, py)
+            head = param_types.compact(s, py)
             given = (options.get("param_names") or {}).get(name)
             if given is not None and len(given) == len(decls):  # named by the caller (the Triton bridge)
                 named = list(given)
@@ -206,12 +165,14 @@ def run(stmts, ctx):
             for sp, n in zip(spellings, pn):
                 rename[sp] = f"{py}.{n}"
             if head is not None:
-                s.expr = e = head
+                heads.append((k, head))
                 if k > 0 and _is_globl(stmts[k - 1], name):
                     drop.add(k - 1)
-                    e.items.append(Kw("globl", "True"))
+                    head.keywords.append(Kw("globl", "True"))
         rename[name] = py + ".name"
         tables.setdefault(k, []).append(stmt(Call("kernel_name", args), 0, py + " = "))
+    if heads:  # the names the heads share, before the first of them
+        tables[heads[0][0]][:0] = param_types.shorten([h for _, h in heads], names.fresh)
 
     # labels defined inside functions: `L.bb0_3` by rule, or one `labels("...")` table of their spellings
     by_rule_active: dict = {}
@@ -247,13 +208,11 @@ def run(stmts, ctx):
             continue
         for t in tables.get(k, ()):
             out.append(t)
-            if t.expr.__class__ is str:  # the `# <demangled>` line
-                continue
             if t.prefix == LABELS + " = ":
                 for line in t.expr.items:
                     for lab in unq(line).split():
                         active[lab] = rename[lab]
-            else:
+            elif t.expr.__class__ is Call and t.expr.head == "kernel_name":  # (not `# <demangled>`, a type's name)
                 nm = unq(t.expr.items[0])
                 for sp, py in rename.items():
                     if sp == nm or (py.startswith(t.prefix[:-3] + ".") and sp.startswith(nm + "_param_")):

@@ -18,7 +18,10 @@ A table loop (nvcc's unrolled stencil taps, each reading another clamped
 column) is a run of one shape whose integers are affine but for register
 operands that all take the same other register each time: the loop walks that
 column. It needs a body of TABLE_MIN_PERIOD units, TABLE_MIN_REPS repetitions
-and a header on one line, and must save TABLE_MIN_SAVED lines.
+and a header on one line, and must save TABLE_MIN_SAVED lines: a body of one statement
+(`for i, x in enumerate((r[81], r[83], ...)): ptx.mad.wide.s32(rd[i + 62], x, 4, rd[61])`,
+the same instruction over a list of registers) runs at least six times; a run whose
+column is too long for one header line stays flat.
 
 A table loop's column may be float literals instead (libdevice's polynomial
 coefficients, loaded by `mov` before each `fma` in every inlined copy): such a
@@ -46,7 +49,7 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|(?<![\w.])[0-9]+(?!
 _VARS = ("i", "j", "k", "n", "m", "idx", "ii")
 _COLUMNS = ("x", "y", "v", "w", "reg_", "col")
 _REGREF = re.compile(r"[A-Za-z_]\w*\[[0-9]+\]\Z")
-TABLE_MIN_PERIOD = 2  # a table loop's body has at least this many units
+TABLE_MIN_PERIOD = 1  # a table loop's body has at least this many units
 TABLE_MIN_REPS = 4  # and runs at least this often (three registers in a row are a coincidence)
 TABLE_MIN_SAVED = 4
 
@@ -439,6 +442,14 @@ def _table(stmts, units, T, i, p, n, atoms):
     return None
 
 
+def _continues(stmts, units, T, i, n, atoms, t) -> bool:
+    """Whether the one-statement table run at unit i goes on from the unit before it."""
+    if i == 0 or T[i - 1] is None or T[i - 1][0] != T[i][0]:
+        return False
+    before = _table(stmts, units, T, i - 1, 1, n, atoms)
+    return before is not None and before[0] > t[0]
+
+
 def _fold(stmts, var, col, consts):
     units = _units(stmts)
     T = [u[2] for u in units]
@@ -481,7 +492,7 @@ def _fold(stmts, var, col, consts):
         counted = any(used.search(s.expr.flat()) for s in body)
         head = stmt(Call("enumerate", [column]), depth, f"for {var}, {col} in ", ":") if counted \
             else stmt(column, depth, f"for {col} in ", ":")
-        if layout_lines(head.expr, depth, head.prefix) > 1:
+        if not _header_fits(head):
             return None
         return head, body
 
@@ -506,6 +517,8 @@ def _fold(stmts, var, col, consts):
                         cands.append((-saved, p, k, len(cands), None))
                     if p >= TABLE_MIN_PERIOD:
                         t = _table(stmts, units, T, i, p, n, atoms)
+                        if t is not None and p == 1 and _continues(stmts, units, T, i, n, atoms, t):
+                            t = None   # the tail of a longer run (whose header did not fit): flat
                         if t is not None and t[0] > k and (t[0] - 1) * size - 1 >= TABLE_MIN_SAVED:
                             cands.append((1 - (t[0] - 1) * size, p, t[0], len(cands), t))
             best = None
@@ -554,9 +567,17 @@ def _lays_out(s) -> bool:
     with brackets of its own (`asm.at(1, 5, 0).wgmma...(`) that overflows is split by black
     inside that bracket, which `layout` does not predict."""
     e = s.expr
+    if s.prefix.startswith("for "):   # a nested table loop's header, one level deeper now
+        return _header_fits(s)
     if s.prefix or e.__class__ is not Call or "(" not in e.head:
         return True
     return 4 * s.depth + len(e.head) + 1 <= LINE
+
+
+def _header_fits(s) -> bool:
+    """Whether a loop header `for ... in <expr>:` is one line at its depth (its colon too)."""
+    text = s.expr if s.expr.__class__ is str else s.expr.flat()
+    return 4 * s.depth + len(s.prefix) + len(text) + len(s.trailer) <= LINE
 
 
 def _saved(best):

@@ -305,14 +305,22 @@ def data_b8(rows: str, notes: str = "", col: int = 40) -> None:
             note_after(stmt, col, text)
 
 
-def debug_str(label, text: bytes, row: int = 40) -> None:
+def debug_str(label, text: bytes, row: int = 40, offset: int | None = None) -> None:
     """A `.debug_str` entry as nvcc writes it: `label:`, then `text` and its terminating 0
-    as `.b8` rows of `row` bytes (the last one shorter)."""
+    as `.b8` rows of `row` bytes (the last one shorter). `offset=N`: LLVM's note on the first
+    row, `// string offset=N ; <text>` at column 40 (Triton writes one byte a row: `row=1`)."""
     ptx.label(label)
     data = bytes(text) + b"\0"
     rec = recorder.current()
     for k in range(0, len(data), row):
-        rec.record(SectionData(".b8", tuple([IntLiteral(str(b)) for b in data[k:k + row]])))
+        stmt = rec.record(SectionData(".b8", tuple([IntLiteral(str(b)) for b in data[k:k + row]])))
+        if k == 0 and offset is not None:
+            note_after(stmt, 40, llvm_string_note(offset, text))
+
+
+def llvm_string_note(offset: int, text: bytes) -> str:
+    """LLVM's comment on the first row of a `.debug_str` entry (after the `//`)."""
+    return f" string offset={offset} ; {bytes(text).decode('latin-1')}"
 
 
 def debug_strings(*texts: bytes, first: int = 0, row: int = 40) -> None:

@@ -18,7 +18,7 @@ from ptxgrammar.tree import Module, VarDecl
 from .trivia_check import check_trivia
 from .trivia_table import END, merge_lines
 from ..style import (
-    SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan,
+    SAME_LINE, Style, apply_plan, asm_context, close_key, flatten, position_keys, prev_tag, shape_nodes, trivia_plan,
 )
 
 
@@ -280,7 +280,7 @@ class Recorder:
             self.asm = asm_context(self.pending_text(), self.asm)
         if lead is None:
             if indent is None:
-                indent = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
+                indent = self.style.predict(close_key(container.__class__, not items, depth, self.asm))
             saved = self.prev_lead  # a `}` is not a statement: it leaves prev_lead alone
             lead = self.lead_for(indent)
             self.prev_lead = saved

@@ -18,7 +18,10 @@ import re
 
 from collections import Counter
 
-from transpile.dsl.trivia_table import BRACES, END
+from ptxgrammar.tree import Function
+from transpile.dsl.trivia_table import (
+    BRACES, END, MARKER_TEXTS, column_comments, column_line, comment_column, fingerprint,
+)
 from transpile.format import Pair
 from transpile.generator import q
 
@@ -47,6 +50,7 @@ def run(stmts, ctx):
             entries.setdefault(k, {})["inline"] = None
     body_lines: dict = {}   # key -> {line index: [indent] or [indent, inner pad]} of comments kept in the body
     moved: dict = {}        # key -> {line index: raw line}
+    texts: dict = {}        # key -> {line index: the text of a comment kept in the body}
     out = []
     for s in stmts:
         e = s.expr
@@ -68,6 +72,7 @@ def run(stmts, ctx):
                     continue
                 kw = [i for i in e.items if i.__class__ is Kw and i.name == "indent"]
                 m = _INNER_PAD.match(unq(e.items[0]) or "")
+                texts.setdefault(key, {})[value] = unq(e.items[0]) if m is None else m.group(1) + " " + m.group(3)
                 if kw or m:   # the body keeps the text, the table its indent (and inner padding)
                     indent = unq(kw[0].value) if kw else gen.leads[key][2]
                     body_lines.setdefault(key, {})[value] = [indent, m.group(2)] if m else [indent]
@@ -92,6 +97,9 @@ def run(stmts, ctx):
                 e.items[:] = kept
                 e._flat = None
         out.append(s)
+    column = comment_column(gen.style)
+    if column is not None:   # the comments the column places need no slot (`_column_slots`)
+        body_lines = _column_slots(gen, texts, column)
     _lines(gen, entries, moved, body_lines)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", _shared(entries))
@@ -203,6 +211,34 @@ def _lines(gen, entries, moved, body_lines) -> None:
         if any(x is not None for x in template):
             entries.setdefault(key, {})["lines"] = _trim(template)
         prev = key
+
+
+def _column_slots(gen, texts, column) -> dict:
+    """key -> {line index: its slot} for the body's comments the comment column does not place
+    as they are (see trivia_table.column_comments): [indent] where the comment is at another
+    column, [indent, pad] where a second comment in it is not padded to the column."""
+    functions = {fingerprint(item) for item in gen.module.items if item.__class__ is Function}
+    slots: dict = {}
+    for key, kept in texts.items():
+        lines = gen.leads[key][1]
+        at_function = key.lstrip("}").split(".")[0] in functions
+        for n, text in kept.items():
+            line = lines[n]
+            trailing = at_function and all(x.strip(" \t") for x in lines[n + 1:])
+            placed = gen.leads[key][2] + "//" + text if text in MARKER_TEXTS else \
+                column_comments([("//", text)], column, trailing)[0]
+            if line == placed:
+                continue
+            indent = line[:len(line) - len(line.lstrip(" \t"))]
+            if column_line(indent, text, column) == line:
+                slots.setdefault(key, {})[n] = [indent]
+            else:
+                m = _PAIR.match(line[len(indent):])
+                slots.setdefault(key, {})[n] = [indent, m.group(2) if m else " "]
+    return slots
+
+
+_PAIR = re.compile(r"//((?:(?!//).)*?\S)([ \t]+)(//.*)\Z", re.S)
 
 
 def _body_marker(line, indent):

@@ -27,11 +27,17 @@ An entry (every field optional):
                                           (BRACES's "inline" is that of every nested `{` and `}` without one)
 
 A whitespace value may be written `" " * 40` (the trailer is Python, run before the body).
+
+LLVM's comment column (`comment_column`: the llvm preset's 40) places the body's comment lines
+the table says nothing of, as LLVM's printer does: at column 0 (`// %bb.1:`), a second comment
+on the line padded to the column (`// %bb.1:<31 spaces>// %.lr.ph`), and the comments right
+before a function (`// @kernel`) or its `}` (`// -- End function`) alone at the column.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 from ..style import flatten
 from .errors import DSLError
@@ -83,11 +89,14 @@ class TriviaTable:
         return self.entries.get(key) or {}
 
 
-def merge_lines(template, body: list) -> list:
+def merge_lines(template, body: list, column: int | None = None, at_function: bool = False) -> list:
     """The lines before a statement: the table's lines with the body's own lines in the None
-    slots, in order (body lines beyond the slots come last; unfilled slots are dropped)."""
+    slots, in order (body lines beyond the slots come last; unfilled slots are dropped).
+    With a comment `column` (see `column_comments`) the body's comments are placed by it, a
+    slot's `[indent]` keeping its padding to the column; `at_function`: the lines come before
+    a function or its closing `}`."""
     if not template:
-        return body
+        return body if column is None else column_comments(body, column, at_function)
     out, k = [], 0
     for line in template:
         if line.__class__ is str:
@@ -96,9 +105,65 @@ def merge_lines(template, body: list) -> list:
             mine = body[k]
             k += 1
             if line is not None and mine.__class__ is tuple:  # a comment, at the table's indent
-                mine = line[0] + mine[0] + (_padded(mine[1], line[1]) if len(line) > 1 else mine[1])
+                if len(line) > 1:
+                    mine = line[0] + mine[0] + _padded(mine[1], line[1])
+                elif column is not None:
+                    mine = column_line(line[0], mine[1], column)
+                else:
+                    mine = line[0] + mine[0] + mine[1]
             out.append(mine)
     out.extend(body[k:])
+    return out if column is None else column_comments(out, column, at_function)
+
+
+# A comment holding a second one after one space: the body's spelling of a padded pair.
+_INNER = re.compile(r"((?:(?!//).)*?\S) (//.*)\Z", re.S)
+# comments the DSL writes for a statement (inline-asm markers, `demoted=True`): at its indent
+MARKER_TEXTS = frozenset({" begin inline asm", " end inline asm", " demoted variable"})
+
+
+COMMENT_COLUMNS = {"llvm": 40}   # a preset's comment column (LLVM's MCAsmInfo::CommentColumn)
+
+
+def comment_column(style) -> int | None:
+    return COMMENT_COLUMNS.get(style.preset)
+
+
+def llvm_column(text: str) -> int:
+    """The column LLVM's formatted_raw_ostream counts after `text` (one line): tab stops every
+    8 columns, the line's leading tab not counted (as every padded comment of the corpus says)."""
+    c = 0
+    for ch in text[1:] if text[:1] == "\t" else text:
+        c += 1
+        if ch == "\t":
+            c += (8 - (c & 7)) & 7
+    return c
+
+
+def column_line(indent: str, text: str, column: int) -> str:
+    """A comment line at `indent`, a second comment in it padded to `column` (one space at least)."""
+    m = _INNER.match(text)
+    if m is None:
+        return indent + "//" + text
+    head = indent + "//" + m.group(1)
+    return head + " " * max(column - llvm_column(head), 1) + m.group(2)
+
+
+def column_comments(lines: list, column: int, at_function: bool) -> list:
+    """The body's comment lines (tuples) placed as LLVM prints them: a comment alone right before a
+    function or its `}` (no blank line between) at `column`, any other at column 0 with a second
+    comment in it padded to `column`; MARKER_TEXTS stay for the statement's indent."""
+    out = list(lines)
+    trailing = at_function
+    for i in range(len(out) - 1, -1, -1):
+        line = out[i]
+        if line.__class__ is tuple:
+            text = line[1]
+            if text not in MARKER_TEXTS:
+                alone = trailing and _INNER.match(text) is None
+                out[i] = column_line(" " * column if alone else "", text, column)
+        elif not line.strip(" \t"):
+            trailing = False
     return out
 
 

@@ -5,7 +5,9 @@ least half of the producer's corpus files *that have the entry's context* (a key
 statements consult: an address `[%rd1+4]`, an `ldmatrix`, an inline-asm block), so
 `ptx.style("nvcc", {...})` lists only what a module does differently (nvcc builds with
 line info have their own, "nvcc-lineinfo"; each module takes the preset that leaves it
-fewest entries). A context seen in fewer than MIN_FILES files says too little. Entries
+fewest entries). A context seen in fewer than MIN_FILES files says too little. A statement's
+lead after a given previous statement counts over all the producer's files: that context is
+not the statement's own (moving a statement makes it), unlike its tokens or a `}`'s container. Entries
 the preset's own fallback rule already predicts are left out. Run after the corpus changes:
 
     python scripts/make_style_presets.py
@@ -37,9 +39,10 @@ def observed(path: str) -> dict:
     return infer_style(parse(Path(path).read_bytes().decode("latin-1"))).own
 
 
-def preset_entries(seen: dict) -> dict:
+def preset_entries(seen: dict, files: int) -> dict:
     """{key: value} for each key whose most common value holds in at least SHARE of the
-    files that consult it (and at least MIN_FILES of them), less the entries the table's
+    files that consult it (of all `files` for a lead after a previous statement) and in at
+    least MIN_FILES, less the entries the table's
     fallback rule predicts anyway (dropping those changes no prediction: each one's value
     is what the keys after it in the fallback chain give)."""
     from transpile.style import Style
@@ -47,10 +50,16 @@ def preset_entries(seen: dict) -> dict:
     table = {}
     for k, cnt in seen.items():
         v, n = cnt.most_common(1)[0]
-        if n >= SHARE * sum(cnt.values()) and n >= MIN_FILES:
+        if n >= SHARE * (files if after_previous(k) else sum(cnt.values())) and n >= MIN_FILES:
             table[k] = v
     style = Style(table)
     return {k: v for k, v in table.items() if v != style.fallback(k)}
+
+
+def after_previous(key) -> bool:
+    """A statement's lead key by the previous statement (not a `}`'s, by its container)."""
+    k = key[1:] if key[0] == "asm" else key
+    return k[0] == "L" and len(k) == 4 and k[1] != "}"
 
 
 def preset_of(path: Path) -> str:
@@ -74,7 +83,7 @@ def main() -> int:
                 seen[preset][k][v] += 1
     out = {}
     for preset in sorted(seen):
-        entries = [[list(k), v] for k, v in preset_entries(seen[preset]).items()]
+        entries = [[list(k), v] for k, v in preset_entries(seen[preset], files[preset]).items()]
         out[preset] = sorted(entries, key=repr)
         print(f"{preset}: {len(entries)} entries from {files[preset]} files")
     (ROOT / "transpile" / "style_presets.json").write_text(json.dumps(out, indent=1) + "\n")

@@ -20,7 +20,7 @@ from collections import Counter
 
 from ptxgrammar.tree import Function
 from transpile.dsl.trivia_table import (
-    BRACES, END, MARKER_TEXTS, column_comments, column_line, comment_column, fingerprint,
+    BLANK_BEFORE, BRACES, END, MARKER_TEXTS, column_line, comment_column, fingerprint, placed_comment,
 )
 from transpile.format import Pair
 from transpile.generator import q
@@ -98,9 +98,10 @@ def run(stmts, ctx):
                 e._flat = None
         out.append(s)
     column = comment_column(gen.style)
+    generated = None
     if column is not None:   # the comments the column places need no slot (`_column_slots`)
-        body_lines = _column_slots(gen, texts, column)
-    _lines(gen, entries, moved, body_lines)
+        body_lines, generated = _column_slots(gen, texts, moved, column)
+    _lines(gen, entries, moved, body_lines, generated)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", _shared(entries))
     return _empty_sections(_nonempty_blocks(out))
@@ -196,8 +197,9 @@ def _to_table(line: str) -> bool:
     return not text or not text.startswith("//") or text in MARKERS or len(text) > LONG_COMMENT
 
 
-def _lines(gen, entries, moved, body_lines) -> None:
-    """The `lines` (and `after`) field of every key whose lead lost a line to the table."""
+def _lines(gen, entries, moved, body_lines, generated=None) -> None:
+    """The `lines` (and `after`) field of every key whose lead lost a line to the table
+    (`generated`: key -> the indexes of the blank lines the comment column writes itself)."""
     prev = None
     for key, (tail, lines, indent) in gen.leads.items():
         gone = moved.get(key, {})
@@ -208,26 +210,37 @@ def _lines(gen, entries, moved, body_lines) -> None:
         if end and prev is not None:
             entries.setdefault(prev, {})["after"] = template[:end]
             template = template[end:]
+        skip = generated.get(key) if generated else None
+        if skip:
+            template = [x for n, x in enumerate(template, end if end and prev is not None else 0) if n not in skip]
         if any(x is not None for x in template):
             entries.setdefault(key, {})["lines"] = _trim(template)
         prev = key
 
 
-def _column_slots(gen, texts, column) -> dict:
-    """key -> {line index: its slot} for the body's comments the comment column does not place
-    as they are (see trivia_table.column_comments): [indent] where the comment is at another
-    column, [indent, pad] where a second comment in it is not padded to the column."""
+def _column_slots(gen, texts, moved, column) -> tuple:
+    """(key -> {line index: its slot}, key -> {indexes of blank lines}): the slots of the body's
+    comments the comment column does not place as they are (see trivia_table.column_comments):
+    [indent] where the comment is at another column (or lacks the blank line the column writes
+    before it), [indent, pad] where a second comment in it is not padded to the column; and the
+    blank lines the column writes itself (the table leaves them out)."""
     functions = {fingerprint(item) for item in gen.module.items if item.__class__ is Function}
     slots: dict = {}
+    generated: dict = {}
     for key, kept in texts.items():
         lines = gen.leads[key][1]
+        gone = moved.get(key, {})
+        end = _after_end(lines, gone)
         at_function = key.lstrip("}").split(".")[0] in functions
         for n, text in kept.items():
             line = lines[n]
             trailing = at_function and all(x.strip(" \t") for x in lines[n + 1:])
-            placed = gen.leads[key][2] + "//" + text if text in MARKER_TEXTS else \
-                column_comments([("//", text)], column, trailing)[0]
-            if line == placed:
+            marker = text in MARKER_TEXTS
+            placed = gen.leads[key][2] + "//" + text if marker else placed_comment(text, column, trailing)
+            if line == placed and (marker or not text.startswith(BLANK_BEFORE)):
+                continue
+            if line == placed and n - 1 >= end and n - 1 in gone and lines[n - 1] == "":
+                generated.setdefault(key, set()).add(n - 1)
                 continue
             indent = line[:len(line) - len(line.lstrip(" \t"))]
             if column_line(indent, text, column) == line:
@@ -235,7 +248,7 @@ def _column_slots(gen, texts, column) -> dict:
             else:
                 m = _PAIR.match(line[len(indent):])
                 slots.setdefault(key, {})[n] = [indent, m.group(2) if m else " "]
-    return slots
+    return slots, generated
 
 
 _PAIR = re.compile(r"//((?:(?!//).)*?\S)([ \t]+)(//.*)\Z", re.S)

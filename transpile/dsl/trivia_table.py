@@ -30,8 +30,10 @@ A whitespace value may be written `" " * 40` (the trailer is Python, run before 
 
 LLVM's comment column (`comment_column`: the llvm preset's 40) places the body's comment lines
 the table says nothing of, as LLVM's printer does: at column 0 (`// %bb.1:`), a second comment
-on the line padded to the column (`// %bb.1:<31 spaces>// %.lr.ph`), and the comments right
-before a function (`// @kernel`) or its `}` (`// -- End function`) alone at the column.
+on the line padded to the column (`// %bb.1:<31 spaces>// %.lr.ph`), the comments right
+before a function (`// @kernel`) or its `}` (`// -- End function`) alone at the column, the
+`// .globl` directive at a tab, and a blank line before `// %bb.0:` and `// .globl`; a slot's
+`[indent]` keeps a comment from all but the padding (and from its blank line).
 """
 
 from __future__ import annotations
@@ -149,22 +151,43 @@ def column_line(indent: str, text: str, column: int) -> str:
     return head + " " * max(column - llvm_column(head), 1) + m.group(2)
 
 
+# LLVM NVPTX's directives printed as comments (MCAsmInfo's GlobalDirective "\t// .globl\t") ...
+TAB_TEXTS = (" .globl\t", " .weak\t")
+# ... and the comments it opens with a blank line: the entry block's, the first `.globl` after the header
+BLANK_BEFORE = (" %bb.0:", " .globl\t")
+
+
 def column_comments(lines: list, column: int, at_function: bool) -> list:
-    """The body's comment lines (tuples) placed as LLVM prints them: a comment alone right before a
-    function or its `}` (no blank line between) at `column`, any other at column 0 with a second
-    comment in it padded to `column`; MARKER_TEXTS stay for the statement's indent."""
-    out = list(lines)
+    """The body's comment lines (tuples) placed as LLVM prints them (`placed_comment`), a blank
+    line before each BLANK_BEFORE one; MARKER_TEXTS stay for the statement's indent."""
+    out = []
     trailing = at_function
-    for i in range(len(out) - 1, -1, -1):
-        line = out[i]
-        if line.__class__ is tuple:
+    for line in reversed(lines):
+        if line.__class__ is tuple and line[1] not in MARKER_TEXTS:
             text = line[1]
-            if text not in MARKER_TEXTS:
-                alone = trailing and _INNER.match(text) is None
-                out[i] = column_line(" " * column if alone else "", text, column)
-        elif not line.strip(" \t"):
-            trailing = False
+            out.append(placed_comment(text, column, trailing))
+            if text.startswith(BLANK_BEFORE):
+                out.append("")
+                trailing = False
+        else:
+            if line.__class__ is str and not line.strip(" \t"):
+                trailing = False
+            out.append(line)
+    out.reverse()
     return out
+
+
+def placed_comment(text: str, column: int, trailing: bool) -> str:
+    """A comment line as LLVM prints it: a TAB_TEXTS directive at a tab, a comment alone among the
+    last lines before a function or its `}` (`trailing`) at `column`, any other at column 0; a
+    second comment in it padded to `column`."""
+    if text.startswith(TAB_TEXTS):
+        indent = "\t"
+    elif trailing and _INNER.match(text) is None:
+        indent = " " * column
+    else:
+        indent = ""
+    return column_line(indent, text, column)
 
 
 def _padded(text: str, pad: str) -> str:

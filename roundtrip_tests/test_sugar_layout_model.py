@@ -69,8 +69,8 @@ KERNEL = """//
 .version 8.0
 .target sm_90a
 .address_size 64
-
-\t// .globl\tk{globl_pad}// -- Begin function k
+{header_blank}
+{globl_indent}// .globl\tk{globl_pad}// -- Begin function k
 {kernel_pad}// @k
 .visible .entry k(
 \t.param .u32 k_param_0
@@ -78,7 +78,7 @@ KERNEL = """//
 {{
 \t.reg .pred \t%p<2>;
 \t.reg .b32 \t%r<4>;
-
+{bb0_blank}
 // %bb.0:
 \tld.param.b32 \t%r1, [k_param_0];
 \tmov.b32 \t%r2, 0;
@@ -92,7 +92,7 @@ $L__BB0_1:{label_pad}// =>This Inner Loop Header: Depth=1
 }}
 """
 AT_COLUMN = {"globl_pad": " " * 23, "kernel_pad": " " * 40, "label_pad": " " * 30,
-             "bb_pad": " " * 31, "end_pad": " " * 40}
+             "bb_pad": " " * 31, "end_pad": " " * 40, "globl_indent": "\t", "header_blank": "", "bb0_blank": ""}
 
 
 def _sugar(text: str) -> str:
@@ -108,18 +108,28 @@ def _trailer(src: str) -> str:
 def test_paddings_at_the_column_are_not_recorded():
     src = _sugar(KERNEL.format(**AT_COLUMN))
     trailer = _trailer(src)
-    for pad in ('" " * 23', '" " * 31', '" " * 40'):   # the label's same-line comment keeps its "inline"
-        assert pad not in trailer, trailer
+    # all LLVM's printer does: only the label's same-line comment keeps an entry ("inline")
+    assert "ptx.trivia(" in trailer and trailer.count('"inline"') == 1 and '"lines"' not in trailer, trailer
     assert 'ptx.comment(" %bb.2: // %exit")' in src   # the body reads it with one space
 
 
 @pytest.mark.parametrize("field,pad", [("globl_pad", " " * 5), ("kernel_pad", " " * 8), ("bb_pad", " "),
-                                       ("bb_pad", " " * 33), ("end_pad", "\t")])
+                                       ("bb_pad", " " * 33), ("end_pad", "\t"), ("globl_indent", "  ")])
 def test_a_padding_off_the_column_round_trips_and_is_recorded(field, pad):
     base = _trailer(_sugar(KERNEL.format(**AT_COLUMN)))
     trailer = _trailer(_sugar(KERNEL.format(**{**AT_COLUMN, field: pad})))
     shown = f'" " * {len(pad)}' if len(pad) >= 8 and "\t" not in pad else repr(pad).replace("'", '"')
     assert trailer.count(shown) > base.count(shown), (shown, trailer)
+
+
+@pytest.mark.parametrize("blank", ["\n// .globl", "\n// %bb.0:"])
+def test_a_missing_blank_line_round_trips_and_is_recorded(blank):
+    """LLVM opens `// .globl` (after the header) and `// %bb.0:` with a blank line: a module
+    without it records that comment's slot."""
+    text = KERNEL.format(**AT_COLUMN)
+    i = text.index(blank.replace("// .globl", "\t// .globl"))
+    without = text[:i] + text[i + 1:]
+    assert _trailer(_sugar(without)).count('"lines"') == 1
 
 
 def test_the_comment_column_rule_is_the_llvm_presets_only():

@@ -18,9 +18,10 @@ import re
 
 from collections import Counter
 
-from ptxgrammar.tree import Function
+from ptxgrammar.tree import Function, Label
 from transpile.dsl.trivia_table import (
-    BLANK_BEFORE, BRACES, END, MARKER_TEXTS, column_line, comment_column, fingerprint, placed_comment,
+    BLANK_BEFORE, BRACES, END, LABEL_COMMENTS, MARKER_TEXTS, column_line, comment_column, fingerprint, label_pad,
+    placed_comment,
 )
 from transpile.format import Pair
 from transpile.generator import q
@@ -51,6 +52,8 @@ def run(stmts, ctx):
     body_lines: dict = {}   # key -> {line index: [indent] or [indent, inner pad]} of comments kept in the body
     moved: dict = {}        # key -> {line index: raw line}
     texts: dict = {}        # key -> {line index: the text of a comment kept in the body}
+    column = comment_column(gen.style)
+    labels = _labels(gen.module) if column is not None else {}
     out = []
     for s in stmts:
         e = s.expr
@@ -61,7 +64,8 @@ def run(stmts, ctx):
                 entries.setdefault(key, {})["tail"] = value
                 continue
             if kind == "inline":   # the body keeps the comment's text, the table its whitespace
-                if value != brace_pad or key not in braces:
+                at_column = key in labels and value == label_pad(labels[key], unq(e.items[0]), column)
+                if (value != brace_pad or key not in braces) and not at_column:
                     entries.setdefault(key, {})["inline"] = value
                 e = Call(e.head, e.items[:1])
                 s = type(s)(e, s.depth, s.prefix, s.trailer)
@@ -97,10 +101,10 @@ def run(stmts, ctx):
                 e.items[:] = kept
                 e._flat = None
         out.append(s)
-    column = comment_column(gen.style)
     generated = None
     if column is not None:   # the comments the column places need no slot (`_column_slots`)
         body_lines, generated = _column_slots(gen, texts, moved, column)
+        _own_line_after_labels(gen, entries, texts, moved, labels)
     _lines(gen, entries, moved, body_lines, generated)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", _shared(entries))
@@ -215,6 +219,31 @@ def _lines(gen, entries, moved, body_lines, generated=None) -> None:
             template = [x for n, x in enumerate(template, end if end and prev is not None else 0) if n not in skip]
         if any(x is not None for x in template):
             entries.setdefault(key, {})["lines"] = _trim(template)
+        prev = key
+
+
+def _labels(module) -> dict:
+    """trivia key -> Label statement, for every label (keys as trivia_table.KeyCounter gives them:
+    labels of the same tokens numbered in document order)."""
+    by_fp: dict = {}
+    for node in module.walk():
+        if node.__class__ is Label:
+            by_fp.setdefault(fingerprint(node), []).append(node)
+    return {fp if n == 0 else f"{fp}.{n}": label for fp, found in by_fp.items() for n, label in enumerate(found)}
+
+
+def _own_line_after_labels(gen, entries, texts, moved, labels) -> None:
+    """"inline": None for a label whose next line is a comment LLVM would write on the label's line
+    (trivia_table.LABEL_COMMENTS) but which is on a line of its own: the first line the body writes
+    after the label, nothing before it on the label's line."""
+    prev = None
+    for key, (tail, lines, _) in gen.leads.items():
+        kept = texts.get(key)
+        if prev in labels and not tail and kept and "inline" not in entries.get(prev, {}):
+            n = min(kept)
+            gone = moved.get(key, {})
+            if all(i in gone for i in range(n)) and kept[n].startswith(LABEL_COMMENTS):
+                entries.setdefault(prev, {})["inline"] = None
         prev = key
 
 

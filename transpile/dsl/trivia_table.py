@@ -41,6 +41,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ptxgrammar.tree import Label
+
 from ..style import flatten
 from .errors import DSLError
 
@@ -198,11 +200,12 @@ def _padded(text: str, pad: str) -> str:
     return text if i < 0 else text[:i] + pad + text[i + 1:]
 
 
-def same_line_pad(rec):
+def same_line_pad(rec, text=None):
     """The "inline" whitespace of the statement (or `}`) just recorded when nothing has come
     since it but its "after" lines: a `ptx.comment(text)` then ends that statement's line.
     After a nested `{` or `}` (a block inside a function) without an "inline" of its own, the
-    BRACES entry's (nvcc's `{ // callseq 0, 0`, `} // callseq 0`)."""
+    BRACES entry's (nvcc's `{ // callseq 0, 0`, `} // callseq 0`); after a label, under LLVM's
+    comment column, its `label_pad` for the comments LLVM writes on a label's line."""
     key = rec.last_key
     if rec.tail or len(rec.lines) != rec.n_after or key is None:
         return None
@@ -212,7 +215,25 @@ def same_line_pad(rec):
     opens = rec.open_keys   # a brace inside a function: its `{` opened below another one
     if key[:1] == "}" and opens or len(opens) >= 2 and opens[-1] == key:
         return rec.trivia.entry(BRACES).get("inline")
+    column = comment_column(rec.style)
+    if column is not None and text is not None and rec.items and rec.items[-1].__class__ is Label:
+        return label_pad(rec.items[-1], text, column)
     return None
+
+
+# LLVM's comments on a basic block's label line (AsmPrinter's AddComment): the IR block's name
+# (`// %.lr.ph`) and its loop (`// =>This Inner Loop Header: Depth=1`, `//   in Loop: Header=...`)
+LABEL_COMMENTS = (" %", " =>", "  in Loop:", "  Parent Loop", "  Child Loop")
+
+
+def label_pad(label, text: str, column: int):
+    """The whitespace before `text` on the line of `label` (recorded) when it is a comment LLVM
+    writes there, at `column`; else None."""
+    if not text.startswith(LABEL_COMMENTS):
+        return None
+    from .notes import line_text
+
+    return " " * max(column - llvm_column(line_text(label)), 1)
 
 
 def split_trailer(source: str):

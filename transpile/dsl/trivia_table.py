@@ -231,9 +231,8 @@ def label_pad(label, text: str, column: int):
     writes there, at `column`; else None."""
     if not text.startswith(LABEL_COMMENTS):
         return None
-    from .notes import line_text
-
-    return " " * max(column - llvm_column(line_text(label)), 1)
+    line = "".join([n.trivia[i] + tok for n, i, _, tok in flatten(label, [])]).rsplit("\n", 1)[-1]
+    return " " * max(column - llvm_column(line), 1)
 
 
 def split_trailer(source: str):

@@ -1,9 +1,14 @@
 """Write transpile/style_presets.json: each producer's usual formatting, from the corpus.
 
-A preset holds the style entries (see transpile/style.py) that at least half of a
-producer's corpus files record with the same value, so `ptx.style("nvcc", {...})`
-lists only what a module does differently (nvcc builds with line info have their
-own, "nvcc-lineinfo"; each module takes the preset that leaves it fewest entries). Run after the corpus changes:
+A preset holds the style entries (see transpile/style.py) whose value is the same in at
+least half of the producer's corpus files *that have the entry's context* (a key a file's
+statements consult: an address `[%rd1+4]`, an `ldmatrix`, an inline-asm block), so
+`ptx.style("nvcc", {...})` lists only what a module does differently (nvcc builds with
+line info have their own, "nvcc-lineinfo"; each module takes the preset that leaves it
+fewest entries). A context seen in fewer than MIN_FILES files says too little. A statement's
+lead after a given previous statement counts over all the producer's files: that context is
+not the statement's own (moving a statement makes it), unlike its tokens or a `}`'s container. Entries
+the preset's own fallback rule already predicts are left out. Run after the corpus changes:
 
     python scripts/make_style_presets.py
 """
@@ -22,14 +27,39 @@ sys.path.insert(0, str(ROOT))
 # producer folders of corpus/ptx -> preset name (LLVM's NVPTX back end writes the others)
 PRESETS = {"nvcc": "nvcc", "triton": "llvm", "pallas": "llvm", "numba": "llvm", "clang": "llvm", "llvm": "llvm"}
 SHARE = 0.5
+MIN_FILES = 5
+JOBS = 2
 
 
-def recorded(path: str) -> dict:
+def observed(path: str) -> dict:
+    """Every key the file's statements consult (its finer and coarse keys), with its usual value."""
     from ptxgrammar import parse
-    from transpile.style import Style, infer_style
+    from transpile.style import infer_style
 
-    style = infer_style(parse(Path(path).read_bytes().decode("latin-1")))
-    return Style(style.own, style.newline).overrides()  # relative to no preset
+    return infer_style(parse(Path(path).read_bytes().decode("latin-1"))).own
+
+
+def preset_entries(seen: dict, files: int) -> dict:
+    """{key: value} for each key whose most common value holds in at least SHARE of the
+    files that consult it (of all `files` for a lead after a previous statement) and in at
+    least MIN_FILES, less the entries the table's
+    fallback rule predicts anyway (dropping those changes no prediction: each one's value
+    is what the keys after it in the fallback chain give)."""
+    from transpile.style import Style
+
+    table = {}
+    for k, cnt in seen.items():
+        v, n = cnt.most_common(1)[0]
+        if n >= SHARE * (files if after_previous(k) else sum(cnt.values())) and n >= MIN_FILES:
+            table[k] = v
+    style = Style(table)
+    return {k: v for k, v in table.items() if v != style.fallback(k)}
+
+
+def after_previous(key) -> bool:
+    """A statement's lead key by the previous statement (not a `}`'s, by its container)."""
+    k = key[1:] if key[0] == "asm" else key
+    return k[0] == "L" and len(k) == 4 and k[1] != "}"
 
 
 def preset_of(path: Path) -> str:
@@ -46,18 +76,14 @@ def main() -> int:
             if f.parent.name in PRESETS]
     seen: dict = defaultdict(lambda: defaultdict(Counter))
     files = Counter()
-    with ProcessPoolExecutor() as ex:
-        for (preset, _), table in zip(jobs, ex.map(recorded, [p for _, p in jobs], chunksize=4)):
+    with ProcessPoolExecutor(JOBS) as ex:
+        for (preset, _), table in zip(jobs, ex.map(observed, [p for _, p in jobs], chunksize=4)):
             files[preset] += 1
             for k, v in table.items():
                 seen[preset][k][v] += 1
     out = {}
     for preset in sorted(seen):
-        entries = []
-        for k, cnt in seen[preset].items():
-            v, n = cnt.most_common(1)[0]
-            if n >= SHARE * files[preset]:
-                entries.append([list(k), v])
+        entries = [[list(k), v] for k, v in preset_entries(seen[preset], files[preset]).items()]
         out[preset] = sorted(entries, key=repr)
         print(f"{preset}: {len(entries)} entries from {files[preset]} files")
     (ROOT / "transpile" / "style_presets.json").write_text(json.dumps(out, indent=1) + "\n")

@@ -18,7 +18,11 @@ import re
 
 from collections import Counter
 
-from transpile.dsl.trivia_table import BRACES, END
+from ptxgrammar.tree import Function, Label
+from transpile.dsl.trivia_table import (
+    BLANK_BEFORE, BRACES, END, LABEL_COMMENTS, MARKER_TEXTS, column_line, comment_column, fingerprint, label_pad,
+    placed_comment,
+)
 from transpile.format import Pair
 from transpile.generator import q
 
@@ -47,6 +51,9 @@ def run(stmts, ctx):
             entries.setdefault(k, {})["inline"] = None
     body_lines: dict = {}   # key -> {line index: [indent] or [indent, inner pad]} of comments kept in the body
     moved: dict = {}        # key -> {line index: raw line}
+    texts: dict = {}        # key -> {line index: the text of a comment kept in the body}
+    column = comment_column(gen.style)
+    labels = _labels(gen.module) if column is not None else {}
     out = []
     for s in stmts:
         e = s.expr
@@ -57,7 +64,8 @@ def run(stmts, ctx):
                 entries.setdefault(key, {})["tail"] = value
                 continue
             if kind == "inline":   # the body keeps the comment's text, the table its whitespace
-                if value != brace_pad or key not in braces:
+                at_column = key in labels and value == label_pad(labels[key], unq(e.items[0]), column)
+                if (value != brace_pad or key not in braces) and not at_column:
                     entries.setdefault(key, {})["inline"] = value
                 e = Call(e.head, e.items[:1])
                 s = type(s)(e, s.depth, s.prefix, s.trailer)
@@ -68,6 +76,7 @@ def run(stmts, ctx):
                     continue
                 kw = [i for i in e.items if i.__class__ is Kw and i.name == "indent"]
                 m = _INNER_PAD.match(unq(e.items[0]) or "")
+                texts.setdefault(key, {})[value] = unq(e.items[0]) if m is None else m.group(1) + " " + m.group(3)
                 if kw or m:   # the body keeps the text, the table its indent (and inner padding)
                     indent = unq(kw[0].value) if kw else gen.leads[key][2]
                     body_lines.setdefault(key, {})[value] = [indent, m.group(2)] if m else [indent]
@@ -92,7 +101,11 @@ def run(stmts, ctx):
                 e.items[:] = kept
                 e._flat = None
         out.append(s)
-    _lines(gen, entries, moved, body_lines)
+    generated = None
+    if column is not None:   # the comments the column places need no slot (`_column_slots`)
+        body_lines, generated = _column_slots(gen, texts, moved, column)
+        _own_line_after_labels(gen, entries, texts, moved, labels)
+    _lines(gen, entries, moved, body_lines, generated)
     # the style and the table go after the body (transpile.generator.render), even when empty
     gen.trivia_table = Display("{", "}", _shared(entries))
     return _empty_sections(_nonempty_blocks(out))
@@ -188,8 +201,9 @@ def _to_table(line: str) -> bool:
     return not text or not text.startswith("//") or text in MARKERS or len(text) > LONG_COMMENT
 
 
-def _lines(gen, entries, moved, body_lines) -> None:
-    """The `lines` (and `after`) field of every key whose lead lost a line to the table."""
+def _lines(gen, entries, moved, body_lines, generated=None) -> None:
+    """The `lines` (and `after`) field of every key whose lead lost a line to the table
+    (`generated`: key -> the indexes of the blank lines the comment column writes itself)."""
     prev = None
     for key, (tail, lines, indent) in gen.leads.items():
         gone = moved.get(key, {})
@@ -200,9 +214,73 @@ def _lines(gen, entries, moved, body_lines) -> None:
         if end and prev is not None:
             entries.setdefault(prev, {})["after"] = template[:end]
             template = template[end:]
+        skip = generated.get(key) if generated else None
+        if skip:
+            template = [x for n, x in enumerate(template, end if end and prev is not None else 0) if n not in skip]
         if any(x is not None for x in template):
             entries.setdefault(key, {})["lines"] = _trim(template)
         prev = key
+
+
+def _labels(module) -> dict:
+    """trivia key -> Label statement, for every label (keys as trivia_table.KeyCounter gives them:
+    labels of the same tokens numbered in document order)."""
+    by_fp: dict = {}
+    for node in module.walk():
+        if node.__class__ is Label:
+            by_fp.setdefault(fingerprint(node), []).append(node)
+    return {fp if n == 0 else f"{fp}.{n}": label for fp, found in by_fp.items() for n, label in enumerate(found)}
+
+
+def _own_line_after_labels(gen, entries, texts, moved, labels) -> None:
+    """"inline": None for a label whose next line is a comment LLVM would write on the label's line
+    (trivia_table.LABEL_COMMENTS) but which is on a line of its own: the first line the body writes
+    after the label, nothing before it on the label's line."""
+    prev = None
+    for key, (tail, lines, _) in gen.leads.items():
+        kept = texts.get(key)
+        if prev in labels and not tail and kept and "inline" not in entries.get(prev, {}):
+            n = min(kept)
+            gone = moved.get(key, {})
+            if all(i in gone for i in range(n)) and kept[n].startswith(LABEL_COMMENTS):
+                entries.setdefault(prev, {})["inline"] = None
+        prev = key
+
+
+def _column_slots(gen, texts, moved, column) -> tuple:
+    """(key -> {line index: its slot}, key -> {indexes of blank lines}): the slots of the body's
+    comments the comment column does not place as they are (see trivia_table.column_comments):
+    [indent] where the comment is at another column (or lacks the blank line the column writes
+    before it), [indent, pad] where a second comment in it is not padded to the column; and the
+    blank lines the column writes itself (the table leaves them out)."""
+    functions = {fingerprint(item) for item in gen.module.items if item.__class__ is Function}
+    slots: dict = {}
+    generated: dict = {}
+    for key, kept in texts.items():
+        lines = gen.leads[key][1]
+        gone = moved.get(key, {})
+        end = _after_end(lines, gone)
+        at_function = key.lstrip("}").split(".")[0] in functions
+        for n, text in kept.items():
+            line = lines[n]
+            trailing = at_function and all(x.strip(" \t") for x in lines[n + 1:])
+            marker = text in MARKER_TEXTS
+            placed = gen.leads[key][2] + "//" + text if marker else placed_comment(text, column, trailing)
+            if line == placed and (marker or not text.startswith(BLANK_BEFORE)):
+                continue
+            if line == placed and n - 1 >= end and n - 1 in gone and lines[n - 1] == "":
+                generated.setdefault(key, set()).add(n - 1)
+                continue
+            indent = line[:len(line) - len(line.lstrip(" \t"))]
+            if column_line(indent, text, column) == line:
+                slots.setdefault(key, {})[n] = [indent]
+            else:
+                m = _PAIR.match(line[len(indent):])
+                slots.setdefault(key, {})[n] = [indent, m.group(2) if m else " "]
+    return slots, generated
+
+
+_PAIR = re.compile(r"//((?:(?!//).)*?\S)([ \t]+)(//.*)\Z", re.S)
 
 
 def _body_marker(line, indent):

@@ -147,8 +147,14 @@ def _run(source: str, filename: str) -> str:
 
 
 def _run_trailer(trailer, filename: str) -> None:
-    """The layout (ptx.style, ptx.trivia) at the end of a generated module runs before its body."""
+    """The layout (ptx.style, ptx.trivia) at the end of a generated module runs before its body.
+    A generated module reads its layout by the table's rules even when `ptx.trivia` has no entry
+    (the comment column of LLVM's style: transpile/dsl/trivia_table.py)."""
     if trailer is not None:
+        from .dsl import recorder
+        from .dsl.trivia_table import TriviaTable
+
+        recorder.current().trivia = TriviaTable({})
         exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx()})
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from ptxgrammar.tree import Module
 
 from .style import (
-    CONTAINER_CLASSES, SAME_LINE, Style, asm_context, flatten, inner_container, lead_value, position_keys,
+    CONTAINER_CLASSES, SAME_LINE, Style, asm_context, close_key, flatten, inner_container, lead_value, position_keys,
     predicted_blank_lines, prev_tag, shape_trivia, split_lead,
 )
 
@@ -136,7 +136,7 @@ class _Placer:
     def close(self, container, depth: int) -> Placement:
         text = container.trivia[-1]
         self.asm = asm_context(text, self.asm)
-        pred = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
+        pred = self.style.predict(close_key(container.__class__, not container.items, depth, self.asm))
         return Placement(self.lead(text, pred, "close_indent", "close_lead", False)[0], ())
 
     def lead(self, text: str, predicted: str, indent_kw: str, lead_kw: str, at_start: bool):

@@ -178,10 +178,21 @@ def position_keys(flat, depth: int, ctx=None) -> list:
             keys.append((prev_cls, prev_t, c, t,
                          decl.space + ("<>" if d0 is not None and d0.count is not None else "") + str(depth)))
             decl = None
+        elif c == "Section" and t == "{":
+            # by section name: LLVM writes its empty `.debug_macinfo` on one line (`{\t}`)
+            keys.append((prev_cls, prev_t, c, t, stmt.name))
         else:
             keys.append((prev_cls, prev_t, c, t))
         prev_cls, prev_t = c, t
     return keys
+
+
+def close_key(container_class, empty: bool, depth: int, asm: bool):
+    """The lead key of a container's closing `}`: by what it closes (a function body or
+    block, a section; empty or not), falling back to the key by depth alone. LLVM closes
+    a function at column 0 and a section at a tab, an empty section on its own line."""
+    key = ("L", "}", depth, container_class.__name__ + (" empty" if empty else ""))
+    return ("asm", *key) if asm else key
 
 
 def prev_tag(stmt, asm: bool, lval: str) -> str:
@@ -240,16 +251,28 @@ class Style:
             if key[1] == "L" and len(key) == 5:
                 return self.predict(key[:4])
             return self.predict(key[1:])
-        if key[0] == "L" and len(key) == 4:  # the lead after a given previous statement
+        if key[0] == "L" and len(key) == 4:  # the lead after a given previous statement (a `}`: its container)
             return self.predict(key[:3])
+        if key[0] == "Section" and len(key) == 5:  # a section's `{` by name
+            return self.predict(key[:4])
         if key[0] == "L" and key[2] > 1:  # nested blocks: the depth-1 indent
             return self.predict(("L", key[1], 1))
         return default_trivia(key)
 
     def overrides(self) -> dict:
-        """The module's entries that differ from its preset or the fallback rule (what it records)."""
+        """The module's entries that differ from its preset or the fallback rule (what it records),
+        less each key no statement consults (`fallback_only`) whose finer keys predict the same
+        without it (a file's usual gap over all its declarations, ` \t` or ` `, matters only where
+        no finer key says)."""
         base = preset_table(self.preset)
-        return {k: v for k, v in self.own.items() if v != (base[k] if k in base else self.fallback(k))}
+        own = self.own
+        rec = {k: v for k, v in own.items() if v != (base[k] if k in base else self.fallback(k))}
+        consulted = [(k, v) for k, v in own.items() if not fallback_only(k)]
+        for c in [k for k in rec if fallback_only(k)]:
+            trial = Style({k: v for k, v in rec.items() if k != c}, self.newline, self.preset)
+            if all(trial.predict(k) == v for k, v in consulted):
+                rec = trial.own
+        return rec
 
 
 _PRESETS: dict = {}
@@ -326,13 +349,23 @@ def is_coarse(key) -> bool:
     return (key[1] if key[0] == "asm" else key[0]) == FIRST
 
 
+def fallback_only(key) -> bool:
+    """A key only finer keys fall back to (`add_coarse_entries` fills it): a coarse
+    first-operand key, a lead key without the previous statement, a section's `{` without
+    its name. Statements consult the finer keys alone."""
+    k = key[1:] if key[0] == "asm" else key
+    return k[0] == FIRST or k[0] == "L" and len(k) == 3 or k[0] == "Section" and len(k) == 4 and k[3] == "{"
+
+
 def add_coarse_entries(table: dict) -> None:
     """Give each coarse first-operand key the most common value of its finer keys
-    (by opcode, then overall), and each statement lead key the most common value over
-    the previous statements, so `Style.overrides` keeps only the exceptions."""
+    (by opcode, then overall), each statement lead key the most common value over
+    the previous statements (a `}`'s over its containers), a section's `{` over the names, so `Style.overrides` keeps only the exceptions."""
     leads: dict = defaultdict(Counter)
     for k, v in table.items():
         if k[0] == "L" and len(k) == 4 or k[0] == "asm" and k[1] == "L" and len(k) == 5:
+            leads[k[:-1]][v] += 1
+        elif k[0] == "Section" and len(k) == 5:
             leads[k[:-1]][v] += 1
     for c, cnt in leads.items():
         if c not in table:
@@ -419,7 +452,7 @@ def infer_style(module: Module, nl: str | None = None, memo: list | None = None)
     counts: dict = defaultdict(Counter)
     for sig, (item, seen, *_) in shapes.items():
         if sig[0] is _CLOSE:
-            keys = [("asm", "L", "}", sig[1]) if sig[2] else ("L", "}", sig[1])]
+            keys = [close_key(sig[3], sig[4], sig[1], sig[2])]
         else:
             keys = position_keys(flatten(item, []), sig[0], sig[1])
         for tvt, rec in seen.items():
@@ -437,7 +470,7 @@ class _ShapeCounter:
 
     `shapes`: shape -> [first statement of that shape, {trivia tuple: [that tuple, count,
     the dict shared with layout.place, the shape]}, the shape's first copy]; a closing `}`
-    counts under (_CLOSE, depth, asm)."""
+    counts under (_CLOSE, depth, asm, container class, empty)."""
 
     def __init__(self, nl: str, memo: dict | None):
         self.nl, self.memo = nl, memo
@@ -569,7 +602,7 @@ class _ShapeCounter:
         text = close.trivia[-1]
         a = self.asm = asm_context(text, self.asm)
         ind = self.lead_indent(text)
-        ck = (_CLOSE, depth, a)
+        ck = (_CLOSE, depth, a, close.__class__, not close.items)
         entry = self.shapes.get(ck)
         if entry is None:
             self.shapes[ck] = [None, {(ind,): [(ind,), 1, None]}]
@@ -790,7 +823,7 @@ def _block_shape(node, sig, tv) -> None:
 
 def _section_shape(node, sig, tv) -> None:
     sig.append(_SECTION)
-    sig.append(_tc(node.name))
+    sig.append(node.name)   # (its `{` key names it)
     tv.extend(node.trivia[:3])
 
 
@@ -986,7 +1019,7 @@ def shape_nodes(node, sig: list, nodes: list) -> None:
         return
     if cls is Section:
         sig.append(_SECTION)
-        sig.append(_tc(node.name))
+        sig.append(node.name)
         return
     sig.append(cls)
     for p in node._parts():

@@ -151,7 +151,7 @@ class PTX:
             check_trivia(inline, "inline")
         rec = recorder._current[0] or recorder.current()
         if inline is None and indent is None and rec.trivia is not None:
-            inline = same_line_pad(rec)   # the table puts it on the line it ends
+            inline = same_line_pad(rec, text)   # the table (or LLVM's column) puts it on the line it ends
         if inline is not None:
             rec.tail += inline + "//" + text
         elif indent is None:

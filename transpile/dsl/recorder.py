@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import Module, VarDecl
+from ptxgrammar.tree import Function, Module, VarDecl
 
 from .trivia_check import check_trivia
-from .trivia_table import END, merge_lines
+from .trivia_table import END, comment_column, merge_lines
 from ..style import (
-    SAME_LINE, Style, apply_plan, asm_context, flatten, position_keys, prev_tag, shape_nodes, trivia_plan,
+    SAME_LINE, Style, apply_plan, asm_context, close_key, flatten, position_keys, prev_tag, shape_nodes, trivia_plan,
 )
 
 
@@ -123,15 +123,16 @@ class Recorder:
 
     # --- the trivia table (layout kept out of the body) -------------------------------
 
-    def table_entry(self, key) -> dict:
-        """The table's entry for `key`, its lines merged into the pending ones."""
+    def table_entry(self, key, at_function: bool = False) -> dict:
+        """The table's entry for `key`, its lines merged into the pending ones (`at_function`:
+        before a function or its `}`, where LLVM puts a comment at its column)."""
         table = self.trivia
         entry = table.entry(key) if key is not None else {}
         after, body = self.lines[:self.n_after], self.lines[self.n_after:]
         self.n_after = 0
         lines = entry.get("lines")
-        if lines:
-            body = merge_lines(lines, body)
+        if lines or body:
+            body = merge_lines(lines, body, comment_column(self.style), at_function)
         self.lines = after + body if after else body
         tail = entry.get("tail")
         if tail:
@@ -150,7 +151,7 @@ class Recorder:
         entry = None
         if self.trivia is not None:
             self.last_key = key = self.trivia.keys.key(stmt)
-            entry = self.table_entry(key)
+            entry = self.table_entry(key, depth == 0 and stmt.__class__ is Function)
             if entry:
                 if "fmt" in entry:
                     fmt = {**entry["fmt"], **(fmt or {})}
@@ -267,7 +268,9 @@ class Recorder:
         opener = self.open_keys.pop() if self.open_keys else None
         entry = None
         if self.trivia is not None:
-            entry = self.table_entry(None if opener is None else "}" + opener)
+            fn = self.items[-1] if depth == 0 and self.items else None   # the function whose body closes
+            entry = self.table_entry(None if opener is None else "}" + opener,
+                                     fn.__class__ is Function and fn.body is container)
             self.last_key = None if opener is None else "}" + opener  # a comment after it ends its line
             if indent is None and lead is None:
                 indent, lead = entry.get("indent"), entry.get("lead")
@@ -280,7 +283,7 @@ class Recorder:
             self.asm = asm_context(self.pending_text(), self.asm)
         if lead is None:
             if indent is None:
-                indent = self.style.predict(("asm", "L", "}", depth) if self.asm else ("L", "}", depth))
+                indent = self.style.predict(close_key(container.__class__, not items, depth, self.asm))
             saved = self.prev_lead  # a `}` is not a statement: it leaves prev_lead alone
             lead = self.lead_for(indent)
             self.prev_lead = saved

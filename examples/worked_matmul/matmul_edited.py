@@ -12,24 +12,14 @@ ptx.address_size(64)
 ptx.comment(" .globl\tmatmul_tma_kernel // -- Begin function matmul_tma_kernel")
 global_smem = var.shared.align(16).b8("global_smem", dims=(None,), extern=True)
 ptx.comment(" @matmul_tma_kernel")
+tma_desc = [param.align(64).b8[128], *param.u32 * 2, *param.u64 * 2]
+gptr = param.u64.ptr.global_.align(1)
 matmul_tma_kernel = kernel_name(
     "matmul_tma_kernel",
     params="a_desc a_desc_shape0 a_desc_shape1 a_desc_stride0 a_desc_stride1 b_desc b_desc_shape0 b_desc_shape1 b_desc_stride0 b_desc_stride1 c_desc c_desc_shape0 c_desc_shape1 c_desc_stride0 c_desc_stride1 M N K global_scratch profile_scratch",
 )
 with matmul_tma_kernel.entry(
-    param.align(64).b8[128],
-    param.u32 * 2,
-    param.u64 * 2,
-    param.align(64).b8[128],
-    param.u32 * 2,
-    param.u64 * 2,
-    param.align(64).b8[128],
-    param.u32 * 2,
-    param.u64 * 2,
-    param.u32 * 3,
-    param.u64.ptr.global_.align(1) * 2,
-    visible=True,
-    reqntid=256,
+    tma_desc * 3, param.u32 * 3, gptr * 2, visible=True, reqntid=256
 ):
     p, r, rd = regs(pred=48, b32=190, b64=25)
     # the wgmma accumulator (m64n128k16.f32.f16.f16)
@@ -41,8 +31,7 @@ with matmul_tma_kernel.entry(
     ptx.ld.param.b32(r[5], [sym(matmul_tma_kernel.K)])
     ptx.mov.b32(r[15], sym(matmul_tma_kernel.a_desc))
     ptx.mov.b32(r[16], sym(matmul_tma_kernel.c_desc))
-    ptx.label(L.tmp0)
-    at(258, 13).cvt.u64.u32(rd[1], r[16])
+    label(L.tmp0).at(258, 13).cvt.u64.u32(rd[1], r[16])
     ptx.cvta.param.u64(rd[24], rd[1])
     ptx.mov.b32(r[17], sym(matmul_tma_kernel.b_desc))
     ptx.cvt.u64.u32(rd[2], r[17])
@@ -291,31 +280,16 @@ ptx.empty_section(".debug_macinfo")
 
 # Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first.
 style = {
-    ("BinaryExpr", "+", "IntLiteral", "w"): "",
-    ("Register", "w", "BinaryExpr", "+"): "",
     ("asm", "Address", "[", "Register", "w"): "",
-    ("asm", "L", "Block", 1): "",
-    ("asm", "L", "Label", 2): "\t",
-    ("asm", "L", "}", 1): "",
     ("asm", "Register", "w", "Vector", "}"): "",
     ("asm", "Vector", ",", "Register", "w"): "",
     ("asm", "Vector", "{", "Register", "w"): "",
-    ("asm", "first", "VarDecl"): " ",
-    ("first", "Instruction", "stmatrix"): " ",
 }
 ptx.style("llvm", style)
 trivia = {
-    "}ae9ca1d4d148": {"indent": "", "lines": [[" " * 40]]},
     ("f639b85b32b8", "e809e1e442d1", "46ac9a9f8df3"): {"fmt": {20: " "}},
     ("94c08fc3701c", "2ee467630d29", "b7acf4ac629d"): {"fmt": {20: " "}},
-    ("b441d29e017d", "b32b44c2b713"): {"inline": " " * 30},
     "1c6e2a81e49b": {"fmt": {16: " "}},
-    "ed780a36141b": {"fmt": {2: "\t"}},
-    "}ed780a36141b": {"lead": "\t"},
-    "c17ba182dad2": {"lines": ["", ["\t", "       "]]},
-    "ae9ca1d4d148": {"lines": [[" " * 40]]},
-    "f2b5644589ab": {"lines": ["", [""]]},
-    "a1f6c3158774": {"lines": [["", " " * 31]]},
     "34c6b3dfbc21": {"lines": ["\t// begin inline asm", "\t"]},
     "}34c6b3dfbc21": {"after": ["", "", "\t// end inline asm"]},
     "9f64c48c8c58": {

@@ -1,6 +1,7 @@
 """Named inlined frames (`kernels_215 = inlined(fn=0, at=(1, 215, 9))`, used as
-`at(207, 12, kernels_215)`: sugar/frames.py, sugar/srcloc.py) and debug labels as a prefix
-(`label(L.tmp15).at(...).max.f32(...)`: sugar/debuglabels.py), both spelled by
+`at(207, 12, kernels_215)`: sugar/frames.py, sugar/srcloc.py), LLVM's debug-scope labels left
+to `scope_labels()` (sugar/scopelabels.py, transpile/dsl/scopelabels.py) and the other debug
+labels as a prefix (`label(L.tmp1).at(...).max.f32(...)`: sugar/debuglabels.py), spelled by
 transpile/dsl/locs.py and transpile/dsl/structured.py."""
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import pytest
 import ptx2py
 import transpile
 from transpile.dsl.errors import DSLError
+from transpile.dsl.trivia_table import TRAILER
 from transpile.format import black_format
 
 from conftest import ROOT
+from inlined_snippet import FILE, HEAD, body_lines
 
 # kernels whose source inlines small functions (scans, reductions)
 SCANS = ["cummax_2d_fp32_sm90", "cumsum_i32_b4096_w8_sm90", "linear_recurrence_fp32_sm90"]
@@ -42,15 +45,17 @@ def test_scan_and_reduction_kernels_round_trip_with_the_new_forms(name):
     text, src = _sugar(name)
     assert transpile.python_to_ptx(src) == text
     assert black_format(src) == src
-    prefixed = PREFIXED.findall(src)
-    assert prefixed, "no debug label joined its instruction"
+    body = src.split(TRAILER)[0]
+    labels = len(re.findall(r"^\$L__tmp\d+:$", text, re.M))
+    assert re.search(r"^    scope_labels\(\)$", body, re.M)
+    assert len(re.findall(r"\blabel\(L\.tmp", body)) < labels / 3, "the scope labels are still in the body"
+    assert PREFIXED.findall(body), "no debug label the rule leaves joined its instruction"
     assert all(len(line) <= 88 for line in src.split("\n") if line.lstrip().startswith("label("))
     if name in SCANS:
         frames = FRAME_DEF.findall(src)
         assert frames
         for frame in frames:  # each one used, and in the `at(line, col, frame)` form
-            assert re.search(rf"\bat\(\d+, \d+, {frame}\)", src), frame
-        assert re.search(rf"^ +label\(L\.tmp\d+\)\.at\(\d+, \d+, ({'|'.join(frames)})\)\.", src, re.M)
+            assert re.search(rf"^ +at\(\d+, \d+, {frame}\)\.", src, re.M), frame
 
 
 def test_the_frame_is_defined_once_after_srcmap():
@@ -60,7 +65,7 @@ def test_the_frame_is_defined_once_after_srcmap():
     assert lines[3] == "kernels_215 = inlined(fn=0, at=(1, 215, 9))"
     assert src.count("kernels_215 = ") == 1
     assert "inlined_at=(1, 215, 9)" not in src  # every use spelled with the name
-    assert "    label(L.tmp15).at(207, 12, kernels_215).max.f32(r[187], r[186], r[185])" in lines
+    assert "    at(207, 12, kernels_215).max.f32(r[170], r[169], r[168])" in lines  # $L__tmp3: left to the rule
 
 
 @pytest.mark.parametrize("name", SCANS)
@@ -123,17 +128,23 @@ def test_a_loop_body_keeps_its_loop_label_and_joins_its_debug_labels():
     assert "kernels_6 = inlined(fn=0, at=(1, 6, 3))" in src
     assert "L.bb0_1" not in PREFIXED.findall(src)
     assert re.search(r"with loop\(L\.bb0_1\b", src)
-    for n, line, col in ((0, 7, 12), (1, 9, 12), (2, 7, 12)):
+    assert "    p, r = regs(pred=3, b32=20)\n    scope_labels()\n" in src
+    # $L__tmp0 and $L__tmp3 stand where the inlined call starts and ends: left to the rule;
+    # $L__tmp1 and $L__tmp2 (inside the call) are not the rule's: they stay, joined
+    assert "        at(7, 12, kernels_6).add.s32(r[2], r[1], 1)\n" in src
+    for n, line, col in ((1, 9, 12), (2, 7, 12)):
         assert f"label(L.tmp{n}).at({line}, {col}, kernels_6).add.s32(" in src
-    assert "label(L.tmp3).at(11, 3).ret()" in src
+    assert "    at(11, 3).ret()\n" in src
+    assert "L.tmp0" not in src and "L.tmp3" not in src
 
 
 def test_a_label_named_by_a_branch_keeps_its_own_line():
     ptx = LOOPED.replace("\t@%p1 bra \t$L__BB0_1;\n", "\t@%p1 bra \t$L__BB0_1;\n\t@%p1 bra \t$L__tmp3;\n")
     src = ptx2py.ptx_to_python(ptx, sugar=True)
     assert transpile.python_to_ptx(src) == ptx
-    assert "    ptx.label(L.tmp3)\n" in src
-    assert "L.tmp3" not in PREFIXED.findall(src) and "L.tmp0" in PREFIXED.findall(src)
+    assert "    ptx.label(L.tmp3)\n" in src   # a branch target stays in sight, on its own line
+    assert "L.tmp3" not in PREFIXED.findall(src) and "L.tmp1" in PREFIXED.findall(src)
+    assert "L.tmp0" not in src and "scope_labels()" in src
 
 
 def test_a_frame_used_twice_is_written_in_place():
@@ -154,23 +165,11 @@ def test_a_frame_name_the_module_binds_already_is_not_reused():
     assert re.search(r"^kernels_6 = var\.", src, re.M)
 
 
-HEAD = '''from transpile.dsl import *  # noqa: F401,F403
-
-ptx.version("8.0")
-ptx.target("sm_80")
-ptx.address_size(64)
-k_6 = inlined(fn=0, at=(1, 6, 3))
-with ptx.entry("k", params=[], visible=True):
-    r, rd = regs(b32=10, b64=10)
-'''
-TAIL = '''    ptx.ret()
-ptx.file(1, "/src/k.py")
-'''
+TAIL = "    ptx.ret()\n"
 
 
 def _body(body: str) -> list:
-    out = transpile.python_to_ptx(HEAD + body + TAIL).split("\n")
-    return [" ".join(line.split()) for line in out[out.index("{") + 3:out.index("}")]]
+    return body_lines(body, TAIL)
 
 
 def test_the_prefixes_record_label_then_loc_then_instruction():
@@ -196,4 +195,4 @@ def test_a_frame_in_another_file_and_the_loc_and_keyword_forms():
 ])
 def test_bad_uses_say_what_is_wrong(body, message):
     with pytest.raises(DSLError, match=re.escape(message)):
-        transpile.python_to_ptx(HEAD + body + TAIL)
+        transpile.python_to_ptx(HEAD + body + TAIL + FILE)

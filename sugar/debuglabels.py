@@ -31,7 +31,7 @@ _TOKEN = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[A-Za-z_$][\w$]*(?:\
 def run(stmts, ctx):
     if ctx.module is None or taken_names(stmts) & set(NAMES):
         return stmts
-    spelling = _spellings(stmts)
+    spelling = label_spellings(stmts)
     if spelling is None:
         return stmts
     named = referenced_labels(ctx.module) | {spelling(a) for a in _atoms_outside_sections(stmts)}
@@ -82,7 +82,7 @@ def _atoms_outside_sections(stmts) -> set:
     return out
 
 
-def _spellings(stmts):
+def label_spellings(stmts):
     """atom -> the PTX label it spells (None for an atom that is no label): `L.tmp15` by
     the module's `L = labels(...)` table or by rule, a string literal as itself."""
     table = control.L

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import functools
 
-from . import aliases, arrays, banner, comment_keys, debugdata, debuglabels, demoted, debugstr, fitted, inline_asm, name_runs, names, ranges, registers, repeat, roles, srcfiles, srcloc, structure, tensorcore, trivia
+from . import aliases, arrays, banner, comment_keys, debugdata, debuglabels, demoted, debugstr, fitted, inline_asm, name_runs, names, ranges, registers, repeat, roles, scopelabels, srcfiles, srcloc, structure, tensorcore, trivia
 
 # comment_keys tags the generator's same-line comments before any pass rebuilds them;
 # trivia takes the layout out before name_runs and repeat roll statements into loops (each
 # rolled statement then finds its own entry); fitted re-spells what the later nesting made too wide;
-# debuglabels joins debug labels to their instruction last (no pass after it reads those heads)
+# scopelabels leaves LLVM's scope labels to the DSL before then (the rounds they split are alike
+# without them); debuglabels joins debug labels to their instruction last (no pass after it reads those heads)
 PASSES: list = [comment_keys, names, structure, banner, registers, arrays, demoted, srcloc, inline_asm, srcloc, debugstr, debugdata,
-                ranges, tensorcore, roles, trivia, srcfiles, name_runs, repeat, aliases, fitted, debuglabels]
+                ranges, tensorcore, roles, scopelabels, trivia, srcfiles, name_runs, repeat, aliases, fitted, debuglabels]
 
 
 def passes(**options):

@@ -1,5 +1,6 @@
 """The PTX DSL: one PTX statement is one Python call. Its modules import one way, each only
-from those before it: errors; operands (operand values); recorder (records statements with
+from those before it: errors; operands (operand values); scopelabels (where LLVM's debug-scope
+labels go); recorder (records statements with
 their trivia); quiet (statements of a known shape built with their trivia, no walk); notes (a
 statement's line text, `//` notes after it); locs (`.loc` lines and their source comments); ops (instructions and declarations); directives (`ptx`); families and typed
 (the `--sugar` typed families, their table first) and control (names, control flow); structured (the `--sugar`

@@ -305,7 +305,7 @@ def _shape_builder(shapes: tuple):
 
 def instruction(rec, op, operands: tuple, pred, indent=None):
     """`op(*operands, pred=pred, indent=indent)` (see the module's docstring)."""
-    if rec.trivia is not None or rec.checker is not None:
+    if rec.trivia is not None or rec.checker is not None or rec.scope_rule is not None:
         return None, None
     led = indent is not None or rec.lines or rec.tail or rec.at_start
     asm = _led_asm(rec, indent) if led else rec.asm
@@ -402,7 +402,7 @@ def data_rows(rec, directive: str, rows, i: int) -> int:
 
 def label(rec, name, indent=None):
     """`name:`."""
-    if name.__class__ is not str or rec.trivia is not None or rec.checker is not None:
+    if name.__class__ is not str or rec.trivia is not None or rec.checker is not None or rec.scope_rule is not None:
         return None, None
     led = indent is not None or rec.lines or rec.tail or rec.at_start
     asm = _led_asm(rec, indent) if led else rec.asm
@@ -423,7 +423,7 @@ def loc(rec, file, line, column, function_name, inlined_at, offset, indent=None)
     """The `.loc` of these int arguments (and function name, inlined_at triple of ints,
     int offset)."""
     if (file.__class__ is not int or line.__class__ is not int or column.__class__ is not int
-            or rec.trivia is not None or rec.checker is not None):
+            or rec.trivia is not None or rec.checker is not None or rec.scope_rule is not None):
         return None, None
     led = indent is not None or rec.lines or rec.tail or rec.at_start
     if function_name is None:

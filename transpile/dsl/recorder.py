@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import Function, Module, VarDecl
+from ptxgrammar.tree import Function, Instruction, Label, Loc, Module, VarDecl
 
+from .scopelabels import ScopeRule
 from .trivia_check import check_trivia
 from .trivia_table import END, comment_column, merge_lines
 from ..style import (
@@ -25,6 +26,7 @@ from ..style import (
 # Formatting predictions per statement shape for the default style, shared by
 # every recorder that uses it (programs that build many modules, e.g. kernelir).
 _DEFAULT_STYLE_KEYS: dict = {}
+_SCOPED = frozenset({Instruction, Label, Loc})   # what ScopeRule reads
 # ... and for the styles `ptx.style(...)` set, by the style's arguments: a module run
 # again (or a module of the same producer) predicts from the shapes already seen.
 _STYLE_KEYS: dict = {}
@@ -61,6 +63,7 @@ class Recorder:
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
         self.checker: InstructionChecker | None = None  # set by begin(check=True)
+        self.scope_rule = None  # a ScopeRule: scope_labels() in the open function (scopelabels.py)
         self.trivia = None     # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
         self.last_key = None   # the trivia key of the statement just recorded
@@ -147,6 +150,8 @@ class Recorder:
 
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
+        if self.scope_rule is not None and append:
+            self.scope_label(stmt)
         depth = len(self.stack) - 1
         entry = None
         if self.trivia is not None:
@@ -225,6 +230,16 @@ class Recorder:
             self.items.append(stmt)
         return stmt
 
+    def scope_label(self, stmt) -> None:
+        """The `$L__tmpN:` label scope_labels() writes before `stmt`, if any, recorded as an
+        explicit `ptx.label` there would be."""
+        if stmt.__class__ in _SCOPED:
+            n = self.scope_rule.see(self.items, stmt)
+            if n is not None:
+                rule, self.scope_rule = self.scope_rule, None
+                self.record(Label(f"$L__tmp{n}"))
+                self.scope_rule = rule
+
     # --- building modules from a program (not from generated Python) --------------
 
     def mark(self) -> int:
@@ -274,6 +289,8 @@ class Recorder:
             self.last_key = None if opener is None else "}" + opener  # a comment after it ends its line
             if indent is None and lead is None:
                 indent, lead = entry.get("indent"), entry.get("lead")
+        if depth == 0:   # a function body closes
+            self.scope_rule = None
         for value, what in ((lead, "close_lead"), (indent, "close_indent")):
             if value is not None:
                 check_trivia(value, what)

@@ -19,6 +19,8 @@ statements (and comment lines) the plain DSL would, so the bytes are the same:
     label(L.tmp15).at(207, 12, kernels_215).max.f32(r[3], r[2], r[1])
                                     # $L__tmp15: (a debug label, no branch goes there),
                                     # then the .loc, then the instruction
+    scope_labels()                  # (a function's first statement) LLVM's `$L__tmpN:` before
+                                    # each change of inlined call, written by the DSL
     nvasm.mov.u32(r[3], sreg.laneid)  # NVVM's bracket (no blank line before the end comment)
     with nvasm(): ...               # NVVM's bracket around several statements
     asm.block.cvt.f32.f16(f[1], rs[1])  # the instruction alone in a `{ }` block, inside the bracket
@@ -46,6 +48,7 @@ from .errors import DSLError
 from .locs import Frame, LocCall, inlined, loc, loc_again, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
 from .notes import line_text, note_after, pad_to  # noqa: F401  (also used from here by sugar/)
 from .ops import reg
+from .scopelabels import ScopeRule
 from .typed import TYPED
 
 
@@ -339,5 +342,17 @@ def source_files(*paths: str, first: int = 1) -> None:
         ptx.file(first + i, path)
 
 
-__all__ = ["srcmap", "at", "loc", "label", "inlined", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings",
+def scope_labels(first: int = 0) -> None:
+    """From here to the end of the function: LLVM's `$L__tmpN:` labels at each change of debug
+    scope are written by the DSL (`transpile/dsl/scopelabels.py`); `first`: N of the first one, where no
+    `$L__tmp` label of the function comes before it."""
+    rec = recorder.current()
+    if len(rec.stack) < 2:
+        raise DSLError("scope_labels() belongs in a function body")
+    if first.__class__ is not int or first < 0:
+        raise DSLError(f"scope_labels(first=...) is a label number (0, 1, ...), not {first!r}")
+    rec.scope_rule = ScopeRule(first)
+
+
+__all__ = ["srcmap", "scope_labels", "at", "loc", "label", "inlined", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings",
            "source_files"]

@@ -15,10 +15,10 @@ inlined call) roll into loops.
 
 from __future__ import annotations
 
-from ptxgrammar.tree import Function, Label, LabelList, Symbol
+from ptxgrammar.tree import Function, Label
 from transpile.dsl.scopelabels import implied, number
 
-from .debuglabels import label_spellings
+from .debuglabels import label_spellings, referenced_labels
 from .ir import Call, Kw, stmt, taken_names
 from .loops import any_label, label_atom
 
@@ -49,7 +49,7 @@ def _implicit_labels(module) -> dict:
     labels = [x.name for x in module.walk() if x.__class__ is Label]
     if len(set(labels)) != len(labels):   # (labels are found by name)
         return {}
-    named = _named(module)
+    named = referenced_labels(module)   # branch targets stay in sight
     out, last = {}, -1
     for k, fn in enumerate(module.items):
         if fn.__class__ is not Function or fn.body is None:
@@ -63,19 +63,6 @@ def _implicit_labels(module) -> dict:
             if n is not None:
                 last = n
     return out
-
-
-def _named(module) -> frozenset:
-    """The labels an instruction or a `.branchtargets` list of a function names: they stay in sight."""
-    out = set()
-    for fn in module.items:
-        if fn.__class__ is Function and fn.body is not None:
-            for x in fn.body.walk():
-                if x.__class__ is Symbol:
-                    out.add(x.name)
-                elif x.__class__ is LabelList:
-                    out.update(x.labels)
-    return frozenset(out)
 
 
 def _function(run, implicit, spelling):

@@ -16,10 +16,11 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
-from outfile import OutputError, write_atomic
+from ptx2py.outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
@@ -42,7 +43,7 @@ EXAMPLES = {
 # --- shared helpers ----------------------------------------------------------------
 
 def read_input(path: str) -> str:
-    from ptxgrammar import decode_ptx, read_ptx
+    from ptx2py.ptxgrammar import decode_ptx, read_ptx
 
     if path == "-":
         return decode_ptx(sys.stdin.buffer.read(), "<stdin>")
@@ -119,7 +120,7 @@ def check_results(files, args):
     """Results in file order, from `args.jobs` worker processes (in this one for 1)."""
     from functools import partial
 
-    from roundtrip.check import check_file
+    from ptx2py.roundtrip.check import check_file
 
     one = partial(check_file, python_stage=not args.no_python, sugar=args.sugar)
     jobs = min(args.jobs or os.cpu_count() or 1, len(files))
@@ -193,7 +194,7 @@ def print_summary(results) -> None:
 # --- ptx2py FILE / py2ptx FILE --------------------------------------------------------
 
 def cmd_transpile(args) -> int:
-    from ptxgrammar import ParseError
+    from ptx2py.ptxgrammar import ParseError
     from ptx2py import ptx_to_python
 
     try:
@@ -230,11 +231,18 @@ def py2ptx_main(argv=None) -> int:
     from ptx2py import DSLError, python_to_ptx
 
     try:
-        from ptxgrammar import read_file_bytes
+        from ptx2py.ptxgrammar import read_file_bytes
 
         data = sys.stdin.buffer.read() if args.input == "-" else read_file_bytes(args.input)
         source = data.decode("utf-8-sig")   # a BOM is allowed in Python source
-        ptx = python_to_ptx(source, filename=args.input, check=not args.no_check)
+        from ptx2py.transpile.legacy import LegacyHeaderWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LegacyHeaderWarning)
+            ptx = python_to_ptx(source, filename=args.input, check=not args.no_check)
+        for w in caught:   # a module written by ptx2py 0.1 (its import line)
+            if issubclass(w.category, LegacyHeaderWarning):
+                print(f"warning: {w.message}", file=sys.stderr)
     except DSLError as e:
         return report_error(_ptx_given_to_py2ptx(e, source, args.input) or e)
     except OSError as e:
@@ -342,9 +350,9 @@ def run_subcommand(argv) -> int:
 def _extra_subcommands():
     """Subcommands defined by other packages (lint, verify, compile-ir), when present."""
     found = []
-    for module, attr in (("lint.cli", "add_parser"), ("verify.cli", "add_parser"),
-                         ("kernelir.cli", "add_parser"), ("tritonbridge.cli", "add_parser"),
-                         ("emulate.cli", "add_parser"), ("kernelir.run_cli", "add_parser")):
+    for module, attr in (("ptx2py.lint.cli", "add_parser"), ("ptx2py.verify.cli", "add_parser"),
+                         ("ptx2py.kernelir.cli", "add_parser"), ("ptx2py.tritonbridge.cli", "add_parser"),
+                         ("ptx2py.emulate.cli", "add_parser"), ("ptx2py.kernelir.run_cli", "add_parser")):
         try:
             mod = __import__(module, fromlist=[attr])
         except ImportError:

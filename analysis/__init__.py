@@ -2,7 +2,7 @@
 natural loops. Pure functions over `ptxgrammar` trees (and, through `cfg.build`, over
 any statement sequence a caller can classify); reused by sugar, lint and the CPU engine.
 
-    from analysis import function_cfg, natural_loops
+    from ptx2py.analysis import function_cfg, natural_loops
     for fn in module.functions():
         g = function_cfg(fn)
         for loop in natural_loops(g): ...

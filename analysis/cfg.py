@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ptxgrammar.tree import Block, Function, Instruction, Label, LabelList, Symbol
+from ptx2py.ptxgrammar.tree import Block, Function, Instruction, Label, LabelList, Symbol
 
 # what an opcode does to control flow (every other opcode falls through)
 BRANCHES = frozenset({"bra"})  # one label operand

@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from kernelir import PROBLEM_NAMES, compile_kernel, load_kernel  # noqa: E402
-from kernelir.problems import problem_path  # noqa: E402
+from ptx2py.kernelir import PROBLEM_NAMES, compile_kernel, load_kernel  # noqa: E402
+from ptx2py.kernelir.problems import problem_path  # noqa: E402
 
 
 def ptx2py_ms(name, target, repeat, clock=time.process_time):

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import emulate  # noqa: E402
+from ptx2py import emulate  # noqa: E402
 
 LOOP = """.version 8.0
 .target sm_80
@@ -64,8 +64,8 @@ def bench_loop():
 
 
 def bench_matmul():
-    from kernelir.run_cpu import run_ir
-    from kernelir import load_problem, make_inputs
+    from ptx2py.kernelir.run_cpu import run_ir
+    from ptx2py.kernelir import load_problem, make_inputs
 
     kernel, meta = load_problem("matmul_rect")
     params = {**meta["params"], **meta["test_params"]}

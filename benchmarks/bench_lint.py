@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _one(path: str):
-    import ptxgrammar
-    from lint import lint_module
+    from ptx2py import ptxgrammar
+    from ptx2py.lint import lint_module
 
     text = ptxgrammar.read_ptx(path)
     t0 = time.perf_counter()

@@ -17,9 +17,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository's emulate/
 
-from emulate.numerics import ALU
-from emulate.numerics.coverage import _operands
-from emulate.numerics.dtypes import TYPES
+from ptx2py.emulate.numerics import ALU
+from ptx2py.emulate.numerics.coverage import _operands
+from ptx2py.emulate.numerics.dtypes import TYPES
 
 FORMS = ["add.s32", "add.s64", "fma.rn.f32", "fma.rn.f64", "and.b32", "add.f32", "shl.b32",
          "setp.lt.s32", "cvt.s64.s32", "mad.lo.s32", "selp.f32", "mul.f32", "mad.wide.s32",

@@ -23,8 +23,8 @@ import tempfile
 
 from common import geomean, largest_files, median_time, peak_rss_mb, table, timed
 
-import ptxgrammar
-from ptxgrammar import parser, shapecache
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import parser, shapecache
 
 
 def ptx2py_roundtrip(text: str) -> str:
@@ -89,7 +89,7 @@ def main() -> None:
           f"{geomean(warm_ratios):.2f}x (median of {args.repeat}), {geomean(first_ratios):.2f}x (first pass, nothing "
           f"stored), {geomean(installed_ratios):.2f}x (first pass, as installed)")
     biggest = largest_files(1)[0]
-    ours = peak_rss_mb(f"import ptxgrammar as g; t=g.read_ptx({str(biggest)!r}); assert g.emit(g.parse(t)) == t")
+    ours = peak_rss_mb(f"from ptx2py import ptxgrammar as g; t=g.read_ptx({str(biggest)!r}); assert g.emit(g.parse(t)) == t")
     theirs = peak_rss_mb(f"from pyptx.parser import parse; parse(open({str(biggest)!r}).read())")
     print(f"peak RSS parsing {biggest.name} ({biggest.stat().st_size / 1e6:.2f} MB): "
           f"ptx2py {ours:.0f} MB, pyptx {theirs:.0f} MB")

@@ -23,8 +23,8 @@ import time
 
 from common import geomean, largest_files, table
 
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
 
 clock = time.process_time  # main() switches it to perf_counter for --wall
 

@@ -30,8 +30,8 @@ from common import ROOT, largest_files, table
 CHILD = """
 import time
 start = time.process_time()
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
 imported = time.process_time()
 text = ptxgrammar.read_ptx({path!r})
 begin = time.process_time()

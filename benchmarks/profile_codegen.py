@@ -20,13 +20,13 @@ import time
 
 from common import largest_files, table
 
-import ptxgrammar
-from ptxgrammar import emit, parse
-from transpile import fastrun, ptx_to_python, python_to_ptx
-from transpile.dsl import recorder
-from transpile.generator import Generator, generate_python
-from transpile.layout import place
-from transpile.style import infer_style
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import emit, parse
+from ptx2py.transpile import fastrun, ptx_to_python, python_to_ptx
+from ptx2py.transpile.dsl import recorder
+from ptx2py.transpile.generator import Generator, generate_python
+from ptx2py.transpile.layout import place
+from ptx2py.transpile.style import infer_style
 
 PHASES = ["parse", "style", "place", "generate", "render", "plan", "run", "finish", "emit"]
 

@@ -18,8 +18,8 @@ import pstats
 
 from common import largest_files
 
-import ptxgrammar
-from ptxgrammar import parser, shapecache
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import parser, shapecache
 
 PHASES = {  # (file suffix, function name) -> phase, by inclusive time
     ("parser.py", "parse_fast"): "parse (fast path, all of it)",

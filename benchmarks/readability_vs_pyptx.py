@@ -27,8 +27,8 @@ from measure_readability import MIN_INSNS, code_lines  # noqa: E402
 
 def one(path):
     import ptx2py
-    from ptxgrammar import parse
-    from ptxgrammar.tree import Instruction
+    from ptx2py.ptxgrammar import parse
+    from ptx2py.ptxgrammar.tree import Instruction
 
     text = Path(path).read_bytes().decode("latin-1")
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)

@@ -71,9 +71,9 @@ import bench_parse  # noqa: E402
 import bench_transpile  # noqa: E402
 from common import CORPUS, ROOT, geomean, largest_files, work_rss_mb  # noqa: E402
 
-import ptxgrammar  # noqa: E402
-from ptxgrammar import parser as grammar_parser  # noqa: E402
-from ptxgrammar import shapecache  # noqa: E402
+from ptx2py import ptxgrammar  # noqa: E402
+from ptx2py.ptxgrammar import parser as grammar_parser  # noqa: E402
+from ptx2py.ptxgrammar import shapecache  # noqa: E402
 
 SECTIONS = ("parse", "loop", "sugar_loop", "ir", "rss")
 EMPTY = {
@@ -304,8 +304,8 @@ def ptxas_ms(ptx: str, target: str, ptxas: str, repeat: int) -> float:
 def bench_ir(names, target, repeat, triton_repeat, use_triton):
     import json as _json
 
-    from kernelir import compile_kernel, load_kernel
-    from kernelir.problems import problem_path
+    from ptx2py.kernelir import compile_kernel, load_kernel
+    from ptx2py.kernelir.problems import problem_path
 
     cap = int("".join(c for c in target[3:] if c.isdigit()))
     ptxas = ptxas_path(cap)
@@ -351,8 +351,9 @@ def _median(values):
 
 # --- 4. peak memory ---------------------------------------------------------------------
 
-_OURS_SETUP = ("import ptxgrammar as g; import transpile, transpile.generator, transpile.fastrun, "
-               "transpile.layout, transpile.dsl.recorder; from transpile import ptx_to_python, python_to_ptx; "
+_OURS_SETUP = ("from ptx2py import ptxgrammar as g; import ptx2py.transpile.generator, ptx2py.transpile.fastrun, "
+               "ptx2py.transpile.layout, ptx2py.transpile.dsl.recorder; "
+               "from ptx2py.transpile import ptx_to_python, python_to_ptx; "
                "t = g.read_ptx({p!r})")
 RSS_PROBES = (   # (what, setup: imports and reading the input, work, ours: runs with a shape store)
     ("ptx2py parse+emit", _OURS_SETUP, "assert g.emit(g.parse(t)) == t", True),
@@ -561,7 +562,7 @@ def main(argv=None) -> int:
         prime = quick_files(4)[2:]
     else:
         files, repeat, loop_repeat = largest_files(args.files), args.repeat, args.loop_repeat
-        from kernelir import PROBLEM_NAMES
+        from ptx2py.kernelir import PROBLEM_NAMES
         ir_names, ir_repeat, triton_repeat = list(PROBLEM_NAMES), args.ir_repeat, args.triton_repeat
         prime = sorted(CORPUS.rglob("*.ptx"))
     args.out.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ Modules, one job each: program (flattened functions, CFG, reconvergence points),
 (state spaces, generic addressing), layout (where variables live), warp (registers, SIMT
 stack), machine (CTAs, scheduling, memory routing), semantics/ (the handler table), asyncops
 (late-completing asynchronous operations), sanitizer (checks and reports), frontend (launch
-sidecars), cli (`ptx2py run`, `ptx2py run-ir`). Value semantics come from emulate.numerics.
+sidecars), cli (`ptx2py run`, `ptx2py run-ir`). Value semantics come from ptx2py.emulate.numerics.
 """
 
 from .errors import EmulationError, NotEmulated, Report

@@ -48,7 +48,7 @@ def _finish(result, args) -> int:
         _save_npz(args.output, result.outputs)
     if getattr(args, "json", None):
         stats = {k: v for k, v in result.stats.items() if k != "ptx"}
-        from outfile import write_atomic
+        from ptx2py.outfile import write_atomic
 
         write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
                                             "stats": stats}, indent=1, default=_plain) + "\n")
@@ -66,8 +66,8 @@ def _options(args) -> dict:
 
 
 def cmd_run(args) -> int:
-    import ptxgrammar
-    from transpile.dsl import DSLError
+    from ptx2py import ptxgrammar
+    from ptx2py.transpile.dsl import DSLError
 
     from .errors import EmulationError
     from .frontend import run
@@ -103,7 +103,7 @@ def cmd_run(args) -> int:
 
 def _compile_python(path: str):
     """(PTX text, {PTX line: Python line}, the PTX's file name) of a DSL module."""
-    from transpile.traced import python_to_ptx_traced
+    from ptx2py.transpile.traced import python_to_ptx_traced
 
     from .errors import python_ptx_name
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
+from ptx2py.launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
 
 from .errors import EmulationError, python_ptx_name
 from .frontend import reduced_launch, run

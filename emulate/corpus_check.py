@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from launch.plan import kernel_specs
+from ptx2py.launch.plan import kernel_specs
 
 from . import corpus_refs
 from .errors import EmulationError

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from launch.plan import (PlanError, entry_info, host_array, kernel_specs, launch_request,
+from ptx2py.launch.plan import (PlanError, entry_info, host_array, kernel_specs, launch_request,
                          plan_arguments, scalar_bytes)
 
 from .errors import EmulationError, NotEmulated
@@ -36,7 +36,7 @@ class Result:
 
 
 def _module(module_or_text, filename):
-    import ptxgrammar
+    from ptx2py import ptxgrammar
 
     if isinstance(module_or_text, str):
         return ptxgrammar.parse(module_or_text, filename=filename), module_or_text
@@ -68,7 +68,7 @@ def _tensor_map_param(machine, plan, spec, base, filename) -> bytes:
     """The 128 bytes of a CUtensorMap parameter: built from the request the GPU path encodes
     (the TensorMap checks what the hardware needs; launch.plan's stricter launch checks, such as
     a box that divides the tensor, are the GPU runner's)."""
-    from launch.plan import tensor_map_request
+    from ptx2py.launch.plan import tensor_map_request
 
     from .tensormaps import TensorMap, tensor_maps_of
 

@@ -2,8 +2,8 @@
 size, its `wgmma.wait_group 1 -> 0` edit, and a gallery of broken pipeline edits, each made in
 the sugar Python and expected to give a wrong result or a report that points at the Python line.
 
-    from emulate.gallery import run_case, EDITS
-    from verify.report import python_to_ptx_traced
+    from ptx2py.emulate.gallery import run_case, EDITS
+    from ptx2py.verify.report import python_to_ptx_traced
     run_case(sugar_python, EDITS["no-mbarrier-wait"], python_to_ptx_traced)
 """
 
@@ -58,7 +58,7 @@ STORAGE = {"fp16": ".f16", "bf16": ".bf16", "fp8e4nv": ".e4m3", "fp8e5": ".e5m2"
 
 def host_values(data: np.ndarray, dtype: str) -> np.ndarray:
     """A buffer in its storage dtype (bf16 and fp8 as raw bits) -> float64."""
-    from launch.plan import canon_dtype
+    from ptx2py.launch.plan import canon_dtype
 
     from .semantics.wgmma import element_values
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import FloatLiteral, InitList, IntLiteral, UnaryExpr
+from ptx2py.ptxgrammar.tree import FloatLiteral, InitList, IntLiteral, UnaryExpr
 
 from .errors import NotEmulated
 from .operands import constant, immediate_bits

@@ -15,7 +15,7 @@ never from the mutant's own outcome:
 
 from __future__ import annotations
 
-from ptxgrammar.tree import Block, Function, Instruction, IntLiteral
+from ptx2py.ptxgrammar.tree import Block, Function, Instruction, IntLiteral
 
 from .errors import EmulationError
 from .frontend import run

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import (Address, BinaryExpr, Cast, FloatLiteral, IntLiteral, Negation, Paren,
+from ptx2py.ptxgrammar.tree import (Address, BinaryExpr, Cast, FloatLiteral, IntLiteral, Negation, Paren,
                              PredPair, Register, Sink, SpecialRegister, Symbol, UnaryExpr, Vector)
 
 from .errors import NotEmulated

@@ -8,7 +8,7 @@ import re
 from collections import ChainMap
 from dataclasses import dataclass, field
 
-from ptxgrammar.tree import Block, Function, Instruction, Label, VarDecl
+from ptx2py.ptxgrammar.tree import Block, Function, Instruction, Label, VarDecl
 
 from .errors import EmulationError
 
@@ -63,7 +63,7 @@ class Program:
     """Every function of a module, prepared. ``positions`` maps id(instruction) -> (line, col)."""
 
     def __init__(self, module, filename: str = "<ptx>"):
-        from lint.rules import instruction_positions
+        from ptx2py.lint.rules import instruction_positions
 
         self.module = module
         self.filename = filename
@@ -158,7 +158,7 @@ def _brx_targets(code: FunctionCode, instr) -> list[str]:
 
 
 def code_branchtargets(code: FunctionCode) -> dict:
-    from ptxgrammar.tree import LabelList
+    from ptx2py.ptxgrammar.tree import LabelList
 
     out, last_label = {}, None
     for item in code.function.body.items:

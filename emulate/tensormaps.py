@@ -123,7 +123,7 @@ FIELDS = {"global_address": (0, 8), "rank": (8, 4), "elemtype": (12, 4), "swizzl
 
 def request_from_fields(raw: np.ndarray) -> dict | None:
     """The cuTensorMapEncodeTiled-style request a device-built map holds (None: not one)."""
-    from launch.plan import TMA_ELEM_BYTES
+    from ptx2py.launch.plan import TMA_ELEM_BYTES
 
     raw = np.asarray(raw, np.uint8)
 

@@ -6,7 +6,7 @@ Sizes are multiples of 16.
     py2ptx examples/tiled_matmul.py -o tiled_matmul.ptx && ptxas -arch=sm_80 tiled_matmul.ptx
 """
 
-from transpile.dsl import *
+from ptx2py.dsl import *
 
 TILE = 16
 

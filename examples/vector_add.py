@@ -3,7 +3,7 @@
     py2ptx examples/vector_add.py -o vector_add.ptx && ptxas -arch=sm_80 vector_add.ptx
 """
 
-from transpile.dsl import *
+from ptx2py.dsl import *
 
 ptx.version("8.0")
 ptx.target("sm_80")

@@ -4,7 +4,7 @@ lane 0 adds the warp's sum into *out atomically (sm_80).
     py2ptx examples/warp_reduce.py -o warp_reduce.ptx && ptxas -arch=sm_80 warp_reduce.ptx
 """
 
-from transpile.dsl import *
+from ptx2py.dsl import *
 
 ptx.version("8.0")
 ptx.target("sm_80")

@@ -10,7 +10,7 @@ the two matrix descriptors say.
     py2ptx examples/wgmma_tile.py -o wgmma_tile.ptx && ptxas -arch=sm_90a wgmma_tile.ptx
 """
 
-from transpile.dsl import *
+from ptx2py.dsl import *
 
 M = N = 64
 K = 16

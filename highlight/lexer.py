@@ -70,7 +70,7 @@ def build_tokens(terminals=None) -> dict:
     """Pygments states from the grammar's terminals: `root` (a statement's head) and `statement`
     (up to its `;`, or the `{` of a function body)."""
     if terminals is None:
-        from ptxgrammar.parser import grammar_terminals
+        from ptx2py.ptxgrammar.parser import grammar_terminals
 
         terminals = grammar_terminals()
     rx = {t[0]: t[1] for t in terminals}

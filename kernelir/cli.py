@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from outfile import OutputError, write_atomic
+from ptx2py.outfile import OutputError, write_atomic
 
 EXIT_OK, EXIT_INPUT = 0, 2
 
@@ -28,7 +28,7 @@ def cmd_compile_ir(args) -> int:
         kernel = load_kernel(data)
         text = compile_kernel(kernel, target=args.target)
         if args.python:
-            import transpile
+            from ptx2py import transpile
             text = transpile.ptx_to_python(text, filename=src)
     except (CompileError, IRError) as e:
         print(f"{src}: error: {e}", file=sys.stderr)

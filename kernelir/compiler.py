@@ -184,7 +184,7 @@ class _Compiler(StatementLowering, ExpressionLowering):
 
 def compile_module(kernel: ir.Kernel, target: str = "sm_90a"):
     """The compiled kernel as a ptxgrammar Module (its PTX text parsed)."""
-    from ptxgrammar import parse
+    from ptx2py.ptxgrammar import parse
     return parse(compile_kernel(kernel, target), f"{target}.ptx")
 
 

@@ -23,16 +23,16 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kernelir import PROBLEM_NAMES, REFERENCES, compile_kernel, load_problem, make_inputs  # noqa: E402
-from kernelir.dtypes import convert, round_bf16  # noqa: E402
-from kernelir.interp import _Run, eval_scalar  # noqa: E402
+from ptx2py.kernelir import PROBLEM_NAMES, REFERENCES, compile_kernel, load_problem, make_inputs  # noqa: E402
+from ptx2py.kernelir.dtypes import convert, round_bf16  # noqa: E402
+from ptx2py.kernelir.interp import _Run, eval_scalar  # noqa: E402
 
 SKIP = 77
 
 
 def driver():
     """The cuda-python driver module, or None."""
-    from verify.gpu_run import driver_module
+    from ptx2py.verify.gpu_run import driver_module
 
     return driver_module()
 

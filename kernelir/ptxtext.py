@@ -17,8 +17,8 @@ exactly, ``int`` for integers.
 """
 from __future__ import annotations
 
-from transpile.dsl import ptx
-from transpile.names import to_python
+from ptx2py.transpile.dsl import ptx
+from ptx2py.transpile.names import to_python
 
 
 class Reg(str):

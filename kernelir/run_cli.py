@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from emulate.cli import _common, _err, _finish, _load_inputs, _options
+from ptx2py.emulate.cli import _common, _err, _finish, _load_inputs, _options
 
 
 def _params(text: str | None) -> dict:
@@ -23,7 +23,7 @@ def _params(text: str | None) -> dict:
 
 
 def cmd_run_ir(args) -> int:
-    from emulate.errors import EmulationError
+    from ptx2py.emulate.errors import EmulationError
 
     from .compiler import CompileError
     from .load import IRError, load_kernel

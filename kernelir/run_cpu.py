@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from emulate.errors import EmulationError
-from emulate.frontend import Result, run
+from ptx2py.emulate.errors import EmulationError
+from ptx2py.emulate.frontend import Result, run
 
 _SIDECAR_DTYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "s32": "i32", "u32": "u32"}
 

@@ -158,7 +158,7 @@ def entry_info(ptx_text: str, kernel: str) -> EntryInfo:
 
     Only the entry's head is parsed (with an empty body), which is exact for the parameter list
     and much faster than parsing a 3 MB module."""
-    import ptxgrammar
+    from ptx2py import ptxgrammar
 
     heads = _entry_heads(ptx_text)
     if kernel not in heads:

@@ -31,10 +31,10 @@ def _allowed(values) -> set[str]:
 
 
 def run_lint(args) -> int:
-    from ptxgrammar import ParseError, read_ptx
-    import ptxgrammar
+    from ptx2py.ptxgrammar import ParseError, read_ptx
+    from ptx2py import ptxgrammar
 
-    from lint import lint_module
+    from ptx2py.lint import lint_module
 
     status = 0
     found_any = False

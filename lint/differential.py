@@ -75,7 +75,7 @@ def module_text(version: str, target: str, instruction: str) -> str:
 def _declared_types(function) -> dict[str, str]:
     """register name -> declared type, for every `.reg` in the function (parameterized names expanded
     lazily: the prefix is kept with its count)."""
-    from ptxgrammar.tree.declarations import VarDecl
+    from ptx2py.ptxgrammar.tree.declarations import VarDecl
 
     found: dict[str, str] = {}
     for node in function.walk():
@@ -94,8 +94,8 @@ class _Unsupported(Exception):
 
 
 def _canon_operand(op, types, counters, symbol) -> str:
-    from ptxgrammar.emitter import emit
-    from ptxgrammar.tree import operands as O
+    from ptx2py.ptxgrammar.emitter import emit
+    from ptx2py.ptxgrammar.tree import operands as O
 
     if isinstance(op, O.SpecialRegister):
         return emit(op).strip()
@@ -165,9 +165,9 @@ def _kind(text: str) -> str:
 
 def corpus_shapes(paths) -> list[Shape]:
     """One Shape per distinct (opcode, modifiers, operand kinds), first seen wins (files sorted)."""
-    import ptxgrammar
-    from ptxgrammar.tree.declarations import Function
-    from ptxgrammar.tree.statements import Instruction
+    from ptx2py import ptxgrammar
+    from ptx2py.ptxgrammar.tree.declarations import Function
+    from ptx2py.ptxgrammar.tree.statements import Instruction
 
     from .rules import module_targets, module_version
 
@@ -383,7 +383,7 @@ UNDECIDED = re.compile(r"is not defined for option")
 def lint_verdict(case: dict) -> tuple[str, list[str]]:
     """('clean' | 'at-line' | 'elsewhere', findings) for the case's module; at-line: a finding with a
     rule id on the line ptxas blames."""
-    import ptxgrammar
+    from ptx2py import ptxgrammar
 
     from .rules import lint_module
 

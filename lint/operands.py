@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ptxgrammar.isa.special_registers import is_special_register, special_register_type
-from ptxgrammar.tree import operands as O
+from ptx2py.ptxgrammar.isa.special_registers import is_special_register, special_register_type
+from ptx2py.ptxgrammar.tree import operands as O
 
 # --- register types ---------------------------------------------------------------------------
 
@@ -120,8 +120,8 @@ class Declarations:
 def function_declarations(function, module_scope: Declarations | None = None, nodes=None) -> Declarations:
     """``nodes``: the function's `.reg` declarations and labels when the caller collected them
     already (lint_module does, in its one walk); else the function is walked."""
-    from ptxgrammar.tree.declarations import VarDecl
-    from ptxgrammar.tree.statements import Label
+    from ptx2py.ptxgrammar.tree.declarations import VarDecl
+    from ptx2py.ptxgrammar.tree.statements import Label
 
     decl = Declarations()
     if module_scope is not None:
@@ -151,7 +151,7 @@ def function_declarations(function, module_scope: Declarations | None = None, no
 
 
 def module_declarations(module) -> Declarations:
-    from ptxgrammar.tree.declarations import VarDecl
+    from ptx2py.ptxgrammar.tree.declarations import VarDecl
 
     decl = Declarations()
     for item in module.items:
@@ -237,7 +237,7 @@ _ADDRESS_HANDLES = {"ta": (1,), "ts": (1, 2)}
 
 
 def _shown(op) -> str:
-    from ptxgrammar.emitter import emit
+    from ptx2py.ptxgrammar.emitter import emit
 
     return emit(op).strip()
 

@@ -34,9 +34,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ptxgrammar.isa import spec
-from ptxgrammar.isa.matrix import COUNT_RULES, SHAPE_RULES
-from ptxgrammar.tree.operands import Vector
+from ptx2py.ptxgrammar.isa import spec
+from ptx2py.ptxgrammar.isa.matrix import COUNT_RULES, SHAPE_RULES
+from ptx2py.ptxgrammar.tree.operands import Vector
 
 from .operands import check_operands, undeclared_names, vector_elements
 
@@ -61,7 +61,7 @@ class Violation:
 # --- module facts -------------------------------------------------------------------------
 
 def module_version(module) -> tuple[int, int] | None:
-    from ptxgrammar.tree.module import Version
+    from ptx2py.ptxgrammar.tree.module import Version
 
     for item in module.items:
         if isinstance(item, Version):
@@ -70,7 +70,7 @@ def module_version(module) -> tuple[int, int] | None:
 
 
 def module_targets(module) -> tuple[str, ...]:
-    from ptxgrammar.tree.module import Target
+    from ptx2py.ptxgrammar.tree.module import Target
 
     found: list[str] = []
     for item in module.items:
@@ -126,14 +126,14 @@ def _fmt_version(v) -> str:
 # --- per-instruction check ----------------------------------------------------------------
 
 def _operand_is_address(op) -> bool:
-    from ptxgrammar.tree.operands import Address, BinaryExpr, Indexed, Symbol
+    from ptx2py.ptxgrammar.tree.operands import Address, BinaryExpr, Indexed, Symbol
 
     # `ld.global.u64 %rd2, gv[1];` and `sym+imm` are addresses without brackets.
     return isinstance(op, (Address, Symbol, Indexed, BinaryExpr)) and not _is_register(op)
 
 
 def _is_register(op) -> bool:
-    from ptxgrammar.tree.operands import Register
+    from ptx2py.ptxgrammar.tree.operands import Register
 
     return isinstance(op, Register)
 
@@ -218,7 +218,7 @@ def _effective(form, whens):
 
 
 def _range_findings(instruction, ranges) -> list[tuple[str, str, object]]:
-    from ptxgrammar.tree.operands import IntLiteral
+    from ptx2py.ptxgrammar.tree.operands import IntLiteral
 
     out = []
     for pos, allowed in ranges.items():
@@ -254,7 +254,7 @@ def suggest(opcode: str) -> str | None:
 
 
 def _spellings():
-    from ptxgrammar.isa import spellings
+    from ptx2py.ptxgrammar.isa import spellings
 
     return spellings
 
@@ -462,9 +462,9 @@ class Placed:
 def placed_instructions(module) -> tuple[list[Placed], list[int]]:
     """Every instruction with its offsets (computed by emitting the module: each node's trivia[i]
     precedes its i-th own token), and the offsets of line starts after the first."""
-    from ptxgrammar.emitter import default_trivia
-    from ptxgrammar.tree.declarations import Function
-    from ptxgrammar.tree.statements import Instruction
+    from ptx2py.ptxgrammar.emitter import default_trivia
+    from ptx2py.ptxgrammar.tree.declarations import Function
+    from ptx2py.ptxgrammar.tree.statements import Instruction
 
     offset = 0
     found: list[Placed] = []
@@ -474,9 +474,9 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
     scope_nodes: dict[int, list] = {}  # id(function) -> its `.reg` declarations and labels
 
     newline = re.compile(r"\r\n|\r|\n")
-    from ptxgrammar.tree.declarations import VarDecl
-    from ptxgrammar.tree.module import Target
-    from ptxgrammar.tree.statements import Label
+    from ptx2py.ptxgrammar.tree.declarations import VarDecl
+    from ptx2py.ptxgrammar.tree.module import Target
+    from ptx2py.ptxgrammar.tree.statements import Label
 
     def visit(node) -> None:
         nonlocal offset
@@ -539,7 +539,7 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
 
 
 def _leading(node) -> str:
-    from ptxgrammar.emitter import default_trivia
+    from ptx2py.ptxgrammar.emitter import default_trivia
 
     parts = node._parts()
     if not parts:
@@ -601,7 +601,7 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
 
 def _target_version(module, version, targets, filename, newlines, offsets) -> list[Violation]:
     """`.target` names a GPU newer than the module's `.version` knows."""
-    from ptxgrammar.isa.targets import TARGET_SINCE
+    from ptx2py.ptxgrammar.isa.targets import TARGET_SINCE
 
     if version is None or not offsets:
         return []
@@ -617,6 +617,6 @@ def _target_version(module, version, targets, filename, newlines, offsets) -> li
 
 def lint_text(text: str, filename: str = "<ptx>", strict: bool = False,
               allow_unknown: Iterable[str] = ()) -> list[Violation]:
-    import ptxgrammar
+    from ptx2py import ptxgrammar
 
     return lint_module(ptxgrammar.parse(text, filename), filename, strict, allow_unknown)

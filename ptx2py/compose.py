@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sugar import pipeline
-from transpile import ptx_to_python as _plain_python
+from ptx2py.sugar import pipeline
+from ptx2py.transpile import ptx_to_python as _plain_python
 
 
 def ptx_to_python(text: str, *, sugar: bool = False, filename: str = "<string>", param_names=None,

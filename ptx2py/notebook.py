@@ -38,7 +38,7 @@ class Kernel:
 
     def verify(self, other) -> dict:
         """Assemble both with ptxas and compare (verify/report.py's report: registers, spills, SASS)."""
-        from verify.report import verify_texts
+        from ptx2py.verify.report import verify_texts
 
         o = _as_kernel(other)
         return verify_texts(self._ptx, o._ptx, base_name=self.name, edited_name=o.name)
@@ -48,7 +48,7 @@ class Kernel:
             sanitize: bool = True):
         """Run on the CPU engine (emulate.run): the launch is the sidecar's unless given; `max_ctas`,
         `max_elements` reduce it as `ptx2py run` does. Returns emulate's Result(outputs, reports, stats)."""
-        from emulate.frontend import reduced_launch, run, select_spec
+        from ptx2py.emulate.frontend import reduced_launch, run, select_spec
 
         launch = launch if launch is not None else self.sidecar
         if launch is None:
@@ -63,7 +63,7 @@ class Kernel:
         from pygments.formatters import HtmlFormatter
         from pygments.lexers import PythonLexer
 
-        from highlight.lexer import highlight_html
+        from ptx2py.highlight.lexer import highlight_html
 
         py = highlight(self.python(sugar=True), PythonLexer(), HtmlFormatter(noclasses=True))
         cell = '<td style="vertical-align:top;text-align:left;max-width:50%;overflow:auto">'
@@ -84,7 +84,7 @@ def _as_kernel(x) -> Kernel:
 
 def _sidecar_beside(path: Path) -> dict | None:
     """The launch sidecar of a .ptx: beside it (from-triton's k.json) or the corpus's own."""
-    from launch.plan import sidecar_for
+    from ptx2py.launch.plan import sidecar_for
 
     side = sidecar_for(str(path)) if path.suffix == ".ptx" else path.with_suffix(".json")
     if side is None or not side.is_file():
@@ -97,8 +97,8 @@ def _sidecar_beside(path: Path) -> dict | None:
 
 
 def _from_build(build, name: str) -> Kernel:
-    from tritonbridge.outputs import kernel_param_names
-    from tritonbridge.sidecar import build_sidecar
+    from ptx2py.tritonbridge.outputs import kernel_param_names
+    from ptx2py.tritonbridge.sidecar import build_sidecar
 
     sidecar = build_sidecar(build, ptx_file=f"{build.compiled.metadata.name}.ptx")
     sidecar["param_names"] = kernel_param_names(build, sidecar)
@@ -107,7 +107,7 @@ def _from_build(build, name: str) -> Kernel:
 
 def from_triton(compiled) -> Kernel:
     """A Triton `CompiledKernel` (from `triton.compile(...)` or `kernel.warmup(...)`)."""
-    from tritonbridge.compile import from_compiled
+    from ptx2py.tritonbridge.compile import from_compiled
 
     build = from_compiled(compiled)
     return _from_build(build, build.compiled.metadata.name)
@@ -119,15 +119,15 @@ def open(source) -> Kernel:  # noqa: A001 - `ptx2py.open`
         return from_triton(source)
     path = Path(source)
     if path.is_dir():
-        from tritonbridge.compile import from_cache_dir
+        from ptx2py.tritonbridge.compile import from_cache_dir
 
         return _from_build(from_cache_dir(str(path)), path.name)
     if path.suffix == ".py":
-        from transpile import python_to_ptx
+        from ptx2py.transpile import python_to_ptx
 
         ptx = python_to_ptx(path.read_text(), str(path))
     else:
-        from ptxgrammar import read_ptx
+        from ptx2py.ptxgrammar import read_ptx
 
         ptx = read_ptx(str(path))
     return Kernel(ptx, name=str(path), sidecar=_sidecar_beside(path))

@@ -14,7 +14,7 @@ STAGES = ("ptx", "python", "sugar")
 
 def check_file(path: Path, *, python_stage: bool = True, sugar: bool = False) -> dict:
     """Every asked-for round trip on one file; never raises on bad input."""
-    from ptxgrammar import ParseError, emit, parse, read_ptx
+    from ptx2py.ptxgrammar import ParseError, emit, parse, read_ptx
 
     result: dict = {"file": str(path), "ok": False, **dict.fromkeys(STAGES)}
     stage = "ptx"
@@ -25,9 +25,9 @@ def check_file(path: Path, *, python_stage: bool = True, sugar: bool = False) ->
         result["ptx"] = emit(module) == text
         if not result["ptx"]:
             return _failed(result, "ptx", "parse -> emit is not byte-identical")
-        from sugar import pipeline
-        from transpile import ptx_to_python, python_to_ptx
-        from transpile.generator import format_statistics
+        from ptx2py.sugar import pipeline
+        from ptx2py.transpile import ptx_to_python, python_to_ptx
+        from ptx2py.transpile.generator import format_statistics
 
         for stage, wanted in (("python", python_stage), ("sugar", sugar)):
             if not wanted:

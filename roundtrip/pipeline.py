@@ -16,9 +16,9 @@ _LOCATED = re.compile(r"[^\n]*:\d+:\d+: error: [^\n]+\n")
 
 
 def outcome(text: str, filename: str = "fuzz.ptx", sugar: bool = True) -> tuple[str, str | None]:
-    from ptxgrammar import ParseError, emit, parse
-    from sugar import pipeline
-    from transpile import DSLError, ptx_to_python, python_to_ptx
+    from ptx2py.ptxgrammar import ParseError, emit, parse
+    from ptx2py.sugar import pipeline
+    from ptx2py.transpile import DSLError, ptx_to_python, python_to_ptx
 
     stage = "parse"
     try:

@@ -3,9 +3,9 @@ a function body goes between `HEAD` and a tail that ends it."""
 
 from __future__ import annotations
 
-import transpile
+from ptx2py import transpile
 
-HEAD = '''from transpile.dsl import *  # noqa: F401,F403
+HEAD = '''from ptx2py.dsl import *  # noqa: F401,F403
 
 ptx.version("8.0")
 ptx.target("sm_80")

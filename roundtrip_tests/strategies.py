@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ptxgrammar.build import name_node
-from ptxgrammar.tree import (
+from ptx2py.ptxgrammar.build import name_node
+from ptx2py.ptxgrammar.tree import (
     AddressSize, Address, Alias, Align, Applied, Attribute, BinaryExpr, Block, CallPrototype, Cast,
     Conditional, Declarator, File, FloatLiteral, Function, FunctionHead, Guard, Indexed, InitField, InitList,
     Instruction, IntLiteral, Label, LabelList, Loc, Module, Negation, Param, ParamList, Paren, ParenList,

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import cli
+from ptx2py import cli
 from pathlib import Path
 
 from conftest import ROOT, corpus_files, sample

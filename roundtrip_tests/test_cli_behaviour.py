@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-import cli
+from ptx2py import cli
 from conftest import CORPUS, ROOT, corpus_files, sample
 
 GOOD = ".version 9.0\n.target sm_90\n.entry k() {\n\tret;\n}\n"
@@ -23,7 +23,7 @@ def run(*argv, stdin=None):
 
 
 def run_py2ptx(*argv):
-    return subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())", *argv],
+    return subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())", *argv],
                           capture_output=True, text=True, cwd=ROOT)
 
 

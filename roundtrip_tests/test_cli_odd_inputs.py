@@ -13,9 +13,9 @@ import threading
 
 import pytest
 
-import cli
-import outfile
-import ptxgrammar
+from ptx2py import cli
+from ptx2py import outfile
+from ptx2py import ptxgrammar
 from conftest import ROOT
 
 GOOD = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n"
@@ -60,7 +60,7 @@ def test_a_device_as_input_is_refused_not_read_forever():
     for argv in (["/dev/zero"], ["lint", "/dev/zero"]):
         proc = run(*argv, timeout=60)
         assert proc.returncode == 2 and b"/dev/zero: error: a device, not a file" in proc.stderr
-    proc = subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())", "/dev/zero"],
+    proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())", "/dev/zero"],
                           capture_output=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and b"a device, not a file" in proc.stderr
 
@@ -91,7 +91,7 @@ def test_python_with_a_bom_or_crlf_lines_builds_the_same_ptx(tmp_path):
     source = run(str(ptx)).stdout
     for name, data in (("bom.py", b"\xef\xbb\xbf" + source), ("crlf.py", source.replace(b"\n", b"\r\n"))):
         (tmp_path / name).write_bytes(data)
-        proc = subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())",
+        proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())",
                                str(tmp_path / name)], capture_output=True, cwd=ROOT)
         assert proc.returncode == 0 and proc.stdout == GOOD.encode(), proc.stderr
 
@@ -101,7 +101,7 @@ def test_py2ptx_given_a_ptx_file_says_so_and_names_the_command_that_reads_it(tmp
     src, out = tmp_path / "k.ptx", tmp_path / "k.out.ptx"
     src.write_text("// a comment\n" + GOOD)
     line = next(i for i, x in enumerate(src.read_text().splitlines(), 1) if x.startswith(".version"))
-    proc = subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())", str(src),
+    proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())", str(src),
                            "-o", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and proc.stdout == "" and not out.exists()
     head, shown, caret = proc.stderr.splitlines()
@@ -110,7 +110,7 @@ def test_py2ptx_given_a_ptx_file_says_so_and_names_the_command_that_reads_it(tmp
     # Python that does not parse is still told as such
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n")
-    proc = subprocess.run([sys.executable, "-c", "import sys, cli; sys.exit(cli.py2ptx_main())", str(bad)],
+    proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())", str(bad)],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and "invalid Python" in proc.stderr and "looks like PTX" not in proc.stderr
 
@@ -127,7 +127,7 @@ def test_an_output_into_a_pipe_is_written_in_place(tmp_path):
     reader.join(60)
     assert proc.returncode == 0, proc.stderr
     assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the pipe is still a pipe"
-    assert got and got[0].startswith(b"from transpile.dsl import")
+    assert got and got[0].startswith(b"from ptx2py.dsl import")
 
 
 def test_a_device_output_is_never_renamed_over(monkeypatch):
@@ -147,7 +147,7 @@ def test_an_output_through_a_symlink_writes_its_target_and_keeps_the_link(tmp_pa
     link.symlink_to(target.name)
     proc = run(str(src), "-o", str(link))
     assert proc.returncode == 0, proc.stderr
-    assert link.is_symlink() and target.read_bytes().startswith(b"from transpile.dsl import")
+    assert link.is_symlink() and target.read_bytes().startswith(b"from ptx2py.dsl import")
 
 
 def test_a_folder_as_output_is_a_clean_error(tmp_path):

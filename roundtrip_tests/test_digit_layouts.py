@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import ParseError
-from ptxgrammar.parser import parse_fast, parse_full
-from transpile import fastrun
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import ParseError
+from ptx2py.ptxgrammar.parser import parse_fast, parse_full
+from ptx2py.transpile import fastrun
 
 HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
 BODY = """

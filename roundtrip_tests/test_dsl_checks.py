@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-import cli
-from transpile import DSLError, python_to_ptx
+from ptx2py import cli
+from ptx2py.transpile import DSLError, python_to_ptx
 
-HEADER = '''from transpile.dsl import *
+HEADER = '''from ptx2py.dsl import *
 ptx.version("{version}")
 ptx.target("{target}")
 ptx.address_size(64)

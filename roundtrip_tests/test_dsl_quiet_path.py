@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from transpile import DSLError, fastrun, python_to_ptx
-from transpile.generator import HEADER
+from ptx2py.transpile import DSLError, fastrun, python_to_ptx
+from ptx2py.transpile.generator import HEADER
 
-HEAD = 'from transpile.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
+HEAD = 'from ptx2py.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
 
 BODY = '''
 ptx.file(1, "k.cu")
@@ -178,7 +178,7 @@ def test_rows_of_another_ptx_run_as_written():
 @pytest.mark.parametrize("index", [True, 1.0, -1, 8, "1"])
 def test_a_register_index_is_an_int_in_range(index):
     """`r[True]` and `r[1.0]` are errors even once `r[1]` was used (names are shared)."""
-    from transpile.dsl import reg
+    from ptx2py.transpile.dsl import reg
 
     r = reg.b32("%r", 8)
     assert r[1].name == "%r1" and r[1:3][1].name == "%r2"
@@ -189,8 +189,8 @@ def test_a_register_index_is_an_int_in_range(index):
 def test_a_shape_builder_makes_the_nodes_of_the_general_walk():
     """`quiet._shape_builder` writes out, per operand shape key, what `_built_nodes` walks:
     the same nodes with the same trivia slots for every kind of keyed value."""
-    from transpile.dsl import quiet
-    from transpile.dsl.operands import Expr, RegFile, args, sink, sym
+    from ptx2py.transpile.dsl import quiet
+    from ptx2py.transpile.dsl.operands import Expr, RegFile, args, sink, sym
 
     r, rd = RegFile("%r", 8), RegFile("%rd", 8)
     cases = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from transpile import DSLError, python_to_ptx
+from ptx2py.transpile import DSLError, python_to_ptx
 
-HEAD = 'from transpile.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
+HEAD = 'from ptx2py.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nptx.address_size(64)\n'
 
 
 def run(body: str) -> str:
@@ -49,7 +49,7 @@ def test_a_block_comment_across_text_lines_round_trips():
     assert "/* a block\n   comment */" in text
 
 
-_TABLE_MODULE = '''from transpile.dsl import *
+_TABLE_MODULE = '''from ptx2py.dsl import *
 ptx.version("9.0")
 ptx.target("sm_90")
 ptx.address_size(64)
@@ -64,9 +64,9 @@ ptx.trivia({KEY: ENTRY})
 
 
 def _with_entry(entry: str) -> str:
-    from ptxgrammar import parse
-    from ptxgrammar.tree import Instruction
-    from transpile.dsl.trivia_table import fingerprint
+    from ptx2py.ptxgrammar import parse
+    from ptx2py.ptxgrammar.tree import Instruction
+    from ptx2py.transpile.dsl.trivia_table import fingerprint
 
     bar = next(x for x in parse(".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tbar.sync 0;\n\tret;\n}\n").walk()
                if x.__class__ is Instruction and x.opcode.startswith("bar"))

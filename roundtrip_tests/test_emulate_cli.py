@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cli import ptx2py_main
+from ptx2py.cli import ptx2py_main
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "roundtrip_tests" / "cases" / "emulate"
@@ -64,7 +64,7 @@ def test_run_ir_runs_the_compiled_ptx(tmp_path):
     code = ptx2py_main(["run-ir", str(problem), "--target", "sm_90a", "--params", "n=100",
                         "-o", str(out), "--json", str(rep)])
     assert code == 0
-    from kernelir import make_inputs
+    from ptx2py.kernelir import make_inputs
 
     inputs = make_inputs("vector_add", {"n": 100})
     with np.load(out) as data:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from emulate.corpus_check import ROOT, cases, run_case, source_stem
-from emulate.corpus_refs import reference_for
+from ptx2py.emulate.corpus_check import ROOT, cases, run_case, source_stem
+from ptx2py.emulate.corpus_refs import reference_for
 
 FAST = [
     ("corpus/ptx/nvcc/elementwise.sm_80.ptx", "vector_add"),
@@ -46,7 +46,7 @@ def test_nvcc_histogram_matches_numpy(tmp_path):
     """`ptx2py run` with a reduced launch: histogram256 (shared atomics) against np.bincount."""
     import numpy as np
 
-    from cli import ptx2py_main
+    from ptx2py.cli import ptx2py_main
 
     out = tmp_path / "out.npz"
     code = ptx2py_main(["run", str(ROOT / "corpus/ptx/nvcc/reduce.sm_80.ptx"), "--launch",

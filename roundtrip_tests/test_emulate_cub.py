@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import emulate
+from ptx2py import emulate
 
 PTX = Path(__file__).resolve().parent.parent / "corpus" / "ptx" / "nvcc" / "cub_block.sm_80.ptx"
 
@@ -77,7 +77,7 @@ def test_cub_block_primitive_matches_numpy(name, schedule):
 def test_cub_block_radix_sort_pairs():
     spec = launch("_Z16block_radix_sortILi128ELi8EEvPjPf", 128,
                   [arg("keys", "u32", 2048, "randint"), arg("vals", "fp32", 2048, "randn")])
-    import launch.plan as plan
+    from ptx2py.launch import plan as plan
 
     rng = np.random.default_rng(3)
     keys0 = plan.host_array(plan.plan_arguments(plan.entry_info(PTX.read_text(), spec["kernel"]), spec)[0], rng)

@@ -5,7 +5,7 @@ located refusal of what is not emulated. Kernels are small PTX written for each 
 import numpy as np
 import pytest
 
-import emulate
+from ptx2py import emulate
 
 HEAD = """.version 8.0
 .target sm_80

@@ -7,7 +7,7 @@ reads `.const` data. One small PTX kernel per case; out[tid] is compared with nu
 import numpy as np
 import pytest
 
-import emulate
+from ptx2py import emulate
 
 HEAD = """.version 8.0
 .target sm_80

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ptxgrammar
-from emulate.mutations import SCHEDULES, mutate, observe, outcome, sync_sites
+from ptx2py import ptxgrammar
+from ptx2py.emulate.mutations import SCHEDULES, mutate, observe, outcome, sync_sites
 
 CASES = Path(__file__).parent / "cases" / "emulate_mutants"
 NAMES = sorted(p.stem for p in CASES.glob("*.json"))

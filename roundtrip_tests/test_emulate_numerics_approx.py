@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulate.numerics import ALU
+from ptx2py.emulate.numerics import ALU
 from numerics_ref import f32, from_f32
 
 # opcode -> (reference, input range, bound kind, bound)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import CASES, CORPUS
-from emulate.numerics import ALU
-from emulate.numerics.coverage import forms_in, probe, table, summary
-from emulate.numerics.dtypes import TYPES
+from ptx2py.emulate.numerics import ALU
+from ptx2py.emulate.numerics.coverage import forms_in, probe, table, summary
+from ptx2py.emulate.numerics.dtypes import TYPES
 
 DATA = CASES / "numerics"
 EXAMPLES = json.loads((DATA / "isa_examples.json").read_text())["cases"]

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulate.numerics import ALU, NotEmulated
-from emulate.numerics.formats import decode, encode
+from ptx2py.emulate.numerics import ALU, NotEmulated
+from ptx2py.emulate.numerics.formats import decode, encode
 from numerics_ref import arr, from_f32, round_fraction, signed, wrap
 
 MODES = ("rn", "rz", "rm", "rp")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulate.numerics import ALU, NotEmulated
+from ptx2py.emulate.numerics import ALU, NotEmulated
 from numerics_ref import f32, from_f32, from_f64, round_fraction
 
 MODES = ("rn", "rz", "rm", "rp")

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulate.numerics import ALU
-from emulate.numerics.formats import decode, encode
+from ptx2py.emulate.numerics import ALU
+from ptx2py.emulate.numerics.formats import decode, encode
 from numerics_ref import round_fraction
 
 OPS = {"add": (2, lambda a, b: a + b), "sub": (2, lambda a, b: a - b), "mul": (2, lambda a, b: a * b),

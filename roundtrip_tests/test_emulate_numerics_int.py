@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulate.numerics import ALU, NotEmulated
+from ptx2py.emulate.numerics import ALU, NotEmulated
 from numerics_ref import arr, signed, wrap
 
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulate.numerics import ALU, NotEmulated
-from emulate.numerics.coverage import SOURCES
-from emulate.numerics.dtypes import TYPES, UINT
+from ptx2py.emulate.numerics import ALU, NotEmulated
+from ptx2py.emulate.numerics.coverage import SOURCES
+from ptx2py.emulate.numerics.dtypes import TYPES, UINT
 
 MODIFIERS = [".rn", ".rz", ".rm", ".rp", ".rna", ".rni", ".rzi", ".rmi", ".rpi", ".ftz", ".sat", ".relu",
              ".satfinite", ".approx", ".full", ".lo", ".hi", ".wide", ".cc", ".NaN", ".xorsign.abs", ".abs",

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from emulate.numerics import ALU
+from ptx2py.emulate.numerics import ALU
 from numerics_ref import from_f32, round_fraction
 
 pytestmark = pytest.mark.slow

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from emulate.frontend import run
-from emulate.tensormaps import swizzle
+from ptx2py.emulate.frontend import run
+from ptx2py.emulate.tensormaps import swizzle
 
 HEAD = ".version 8.0\n.target sm_90a\n.address_size 64\n"
 
@@ -200,7 +200,7 @@ def test_tma_tile_load_matches_numpy_slice_with_zero_fill(shape, box, coords, dt
 
 @pytest.mark.parametrize("count,ok", [(40, True), (232, True), (41, False), (16, False)])
 def test_setmaxnreg_is_checked_and_has_no_effect(count, ok):
-    from emulate.errors import NotEmulated
+    from ptx2py.emulate.errors import NotEmulated
 
     text = HEAD + (".visible .entry k(.param .u64 out)\n{\n"
                    f"  setmaxnreg.dec.sync.aligned.u32 {count};\n  ret;\n}}\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from emulate.frontend import run
+from ptx2py.emulate.frontend import run
 
 HEAD = ".version 8.6\n.target sm_100a\n.address_size 64\n"
 

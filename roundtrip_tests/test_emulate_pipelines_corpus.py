@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from emulate.frontend import run
-from emulate.gallery import check_output, matmul_launch
+from ptx2py.emulate.frontend import run
+from ptx2py.emulate.gallery import check_output, matmul_launch
 
 ROOT = Path(__file__).resolve().parent.parent
 TRITON = ROOT / "corpus" / "ptx" / "triton"
@@ -63,8 +63,8 @@ def test_device_built_tensor_maps_matmul_matches_numpy(name):
 
     import numpy as np
 
-    from emulate.frontend import reduced_launch
-    from emulate.gallery import host_values, tolerance
+    from ptx2py.emulate.frontend import reduced_launch
+    from ptx2py.emulate.gallery import host_values, tolerance
 
     side = json.loads((SIDECARS / f"{name}.json").read_text())
     spec = reduced_launch(side, 1, scalars={"K": 128})
@@ -89,8 +89,8 @@ def test_attention_on_wgmma_and_tcgen05_agrees_with_the_mma_sync_build(target, a
 
     import numpy as np
 
-    from emulate.corpus_check import small_launch
-    from launch.plan import kernel_specs
+    from ptx2py.emulate.corpus_check import small_launch
+    from ptx2py.launch.plan import kernel_specs
 
     def out(name):
         side = json.loads((SIDECARS / f"{name}.json").read_text())
@@ -107,7 +107,7 @@ def test_attention_on_wgmma_and_tcgen05_agrees_with_the_mma_sync_build(target, a
 def test_device_built_tensor_map_used_without_acquire_is_reported():
     import json
 
-    from emulate.frontend import reduced_launch
+    from ptx2py.emulate.frontend import reduced_launch
 
     name = "matmul_devdesc_fp16_sm90"
     side = json.loads((SIDECARS / f"{name}.json").read_text())

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from emulate.frontend import run
+from ptx2py.emulate.frontend import run
 
 ROOT = Path(__file__).resolve().parent.parent
 SM90 = ROOT / "corpus" / "ptx" / "nvcc" / "wgmma_tma_sm90.sm_90a.ptx"
@@ -178,7 +178,7 @@ def test_remote_arrive_removed_deadlocks_the_waiting_cta():
 
 
 def test_wait_on_another_ctas_mbarrier_is_refused_at_its_line():
-    from emulate.errors import NotEmulated
+    from ptx2py.emulate.errors import NotEmulated
 
     text = MULTICAST.read_text().replace("%p5, [%r9], 0;", "%p5, [%r10], 0;")
     text = text.replace("%r10, %r9, 0;", "%r10, %r9, 1;")        # rank 0 waits on rank 1's barrier
@@ -369,8 +369,8 @@ def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
     through generic addresses, the tf32 fragments rounded element-wise by cvt.rna.tf32.f32).
     The -G build keeps fragments in the caller's stack frame and has device functions write
     them through pointers."""
-    from emulate.corpus_check import small_launch
-    from emulate.gemm_refs import reference_for
+    from ptx2py.emulate.corpus_check import small_launch
+    from ptx2py.emulate.gemm_refs import reference_for
 
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / f"mma_sync.{target}.ptx"
     spec = small_launch(_spec(ptx, kernel), 1)
@@ -385,7 +385,7 @@ def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
 def test_reduced_launch_keeps_the_four_stage_pipeline_at_its_sidecar_minimum_k():
     """The sidecar's reduced_min K = 128 for mma_pipeline_gemm<4> (it needs K >= 96); the
     3-stage kernel is lowered to the sweep's K = 64."""
-    from emulate.corpus_check import LOOP_EXTENTS, small_launch
+    from ptx2py.emulate.corpus_check import LOOP_EXTENTS, small_launch
 
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / "mma_sync.sm_90a.ptx"
     ks = {s: {a["name"]: a.get("value") for a in small_launch(
@@ -402,7 +402,7 @@ def test_sweep_accepts_float_atomic_outputs_that_differ_only_within_the_referenc
     """corpus_check's verdict: warp_specialized_sum's out[0] (one float atomicAdd a thread) may
     differ between schedules when each schedule is within the reference's bound; an integer
     output that differs, or a sum outside the bound, is not accepted."""
-    from emulate.corpus_check import _verdict
+    from ptx2py.emulate.corpus_check import _verdict
 
     name = "_ZN6ptx2py4sm9020warp_specialized_sumILi4EEEv14CUtensorMap_stPfi"
     text = f".visible .entry {name}()\n{{\n\tatom.global.add.f32 %f1, [%rd1], %f2;\n}}\n"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from emulate.errors import NotEmulated
-from emulate.frontend import run
+from ptx2py.emulate.errors import NotEmulated
+from ptx2py.emulate.frontend import run
 
 CASES = Path(__file__).parent / "cases" / "emulate" / "pipeline_refusals.txt"
 KERNEL = """.version 8.7

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import ptxgrammar
-from emulate.frontend import run
-from emulate.semantics.sites import recording
-from ptxgrammar.tree import Block, Function, Instruction
+from ptx2py import ptxgrammar
+from ptx2py.emulate.frontend import run
+from ptx2py.emulate.semantics.sites import recording
+from ptx2py.ptxgrammar.tree import Block, Function, Instruction
 
 ROOT = Path(__file__).resolve().parent.parent
 SM90 = ROOT / "corpus" / "ptx" / "nvcc" / "wgmma_tma_sm90.sm_90a.ptx"
@@ -55,6 +55,6 @@ def test_tma_tile_kernel_wait_fence_and_store_wait_are_observable():
 
 
 def test_no_recording_outside_the_context():
-    from emulate.semantics import sites
+    from ptx2py.emulate.semantics import sites
 
     assert not sites.active()

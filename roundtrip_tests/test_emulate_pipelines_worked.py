@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from emulate.frontend import run
-from emulate.gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
-from verify.report import python_to_ptx_traced as TRACE
+from ptx2py.emulate.frontend import run
+from ptx2py.emulate.gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
+from ptx2py.verify.report import python_to_ptx_traced as TRACE
 
 ROOT = Path(__file__).resolve().parent.parent
 SUGAR = (ROOT / "examples" / "worked_matmul" / "matmul_sugar.py").read_text()

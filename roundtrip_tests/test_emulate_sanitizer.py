@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import emulate
+from ptx2py import emulate
 
 CASES = Path(__file__).parent / "cases" / "emulate"
 NAMES = sorted(p.stem for p in CASES.glob("*.json"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import emulate
+from ptx2py import emulate
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cli import ptx2py_main
+from ptx2py.cli import ptx2py_main
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "corpus" / "ptx" / "nvcc" / "elementwise.sm_80.ptx"

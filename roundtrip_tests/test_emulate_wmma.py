@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from emulate.errors import NotEmulated
-from emulate.frontend import run
+from ptx2py.emulate.errors import NotEmulated
+from ptx2py.emulate.frontend import run
 
 CASES = Path(__file__).parent / "cases" / "emulate" / "wmma_forms.txt"
 K_OF = {"m16n16k16": 16, "m16n16k8": 8}

@@ -7,7 +7,7 @@ perturbed on purpose; without a GPU the suite exits 77 and compares nothing."""
 import numpy as np
 import pytest
 
-from verify import engine_gpu
+from ptx2py.verify import engine_gpu
 
 PLAIN = "add.f32 %f1, %f2, %f3;"
 APPROX = "ex2.approx.ftz.f32 %f1, %f2;"
@@ -58,7 +58,7 @@ SPEC = {"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "seed": 1,
 
 @pytest.mark.parametrize("ulps,status", [(0, "match"), (1, "mismatch")])
 def test_compare_case_is_bitwise_for_exact_float_results(monkeypatch, ulps, status):
-    import emulate
+    from ptx2py import emulate
 
     def gpu_outputs(gpu, text, spec, inputs=None):
         out = emulate.run(text, spec, inputs).outputs

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import ParseError
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import ParseError
 
 from conftest import CASES
 

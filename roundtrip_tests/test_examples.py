@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
-from lint import lint_module
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
+from ptx2py.lint import lint_module
 
 from conftest import ROOT
 

@@ -68,8 +68,8 @@ def test_per_file_rows_give_instructions_and_lines(tmp_path):
     assert len(rows) == 1
     _, producer, n, lines, ratio, path = rows[0]
     import ptx2py
-    from ptxgrammar import parse
-    from ptxgrammar.tree import Instruction
+    from ptx2py.ptxgrammar import parse
+    from ptx2py.ptxgrammar.tree import Instruction
 
     text = src.read_text()
     want_n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
@@ -93,7 +93,7 @@ def test_kind_table_groups_files_by_kernel_name(tmp_path):
 
 def test_breakdown_counts_each_kind_of_line():
     src = "\n".join([
-        "from transpile.dsl import *  # noqa",
+        "from ptx2py.dsl import *  # noqa",
         "with k.entry():",
         "    ptx.label(L.tmp3)",
         "    loc(1, 2)",

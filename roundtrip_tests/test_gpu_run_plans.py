@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from launch import plan as g
-from verify import gpu_run
+from ptx2py.launch import plan as g
+from ptx2py.verify import gpu_run
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCH = ROOT / "corpus" / "launch"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from verify import gpu_run
+from ptx2py.verify import gpu_run
 
 
 class DynamicLibNotFoundError(Exception):
@@ -37,7 +37,7 @@ def test_any_other_set_up_failure_is_raised_not_skipped(monkeypatch, error):
 
 
 def test_a_ragged_tma_box_is_a_valid_request():
-    from launch import plan
+    from ptx2py.launch import plan
 
     arg = {"name": "a", "dtype": "fp16", "shape": [200, 104], "strides": [104, 1], "block_shape": [64, 32]}
     req = plan.tensor_map_request(arg, {"swizzle": 3, "elem_size": 2, "elem_type": 6, "block_size": [64, 32]},

@@ -20,7 +20,7 @@ def test_suite_plans_without_gpu():
 
 @pytest.mark.gpu
 def test_gpu_suite():
-    from verify import gpu_run
+    from ptx2py.verify import gpu_run
 
     why = gpu_run.skip_reason()
     if why:

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import ptxgrammar
-from ptxgrammar.tree import (
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar.tree import (
     Address, BinaryExpr, Block, Declarator, Function, FunctionHead, Guard, Instruction, IntLiteral,
     Label, Loc, Module, ParamList, Register, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector, Version,
     Target, AddressSize,

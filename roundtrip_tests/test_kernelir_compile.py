@@ -10,14 +10,14 @@ import subprocess
 
 import pytest
 
-import cli
-import transpile
-from kernelir import CompileError, PROBLEM_NAMES, compile_kernel, ir, load_problem
-from kernelir.problems import problem_path
-from kernelir.problems.dsl import V, f, i, mod
-from kernelir.tables import LN2, LOG2E, f32_hex
-from ptxgrammar import emit, parse
-from lint import lint_module
+from ptx2py import cli
+from ptx2py import transpile
+from ptx2py.kernelir import CompileError, PROBLEM_NAMES, compile_kernel, ir, load_problem
+from ptx2py.kernelir.problems import problem_path
+from ptx2py.kernelir.problems.dsl import V, f, i, mod
+from ptx2py.kernelir.tables import LN2, LOG2E, f32_hex
+from ptx2py.ptxgrammar import emit, parse
+from ptx2py.lint import lint_module
 
 TARGETS = ("sm_80", "sm_90a")
 CASES = [(n, t) for n in PROBLEM_NAMES for t in TARGETS]
@@ -194,7 +194,7 @@ def test_cli_compiles_and_writes_python(tmp_path):
 
 
 def test_cli_error_names_the_node_and_writes_nothing(tmp_path, capsys):
-    from kernelir import dump_kernel
+    from ptx2py.kernelir import dump_kernel
     import json
     k = _kernel([ir.Load("v", "x", i(0)), ir.Write("y", i(0), mod(V("v"), f(2.0)))])
     src = tmp_path / "bad.json"

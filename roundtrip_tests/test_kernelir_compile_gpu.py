@@ -2,9 +2,9 @@
 references. Runs with ``-m gpu``; skips cleanly without cuda-python or a GPU."""
 import pytest
 
-from kernelir import PROBLEM_NAMES
-from kernelir import gpu_check
-from verify.gpu_run import gpu_absent
+from ptx2py.kernelir import PROBLEM_NAMES
+from ptx2py.kernelir import gpu_check
+from ptx2py.verify.gpu_run import gpu_absent
 
 
 @pytest.fixture(scope="module")

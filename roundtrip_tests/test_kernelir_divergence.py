@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernelir import CompileError, compile_kernel, ir
-from kernelir.problems.dsl import V, i
+from ptx2py.kernelir import CompileError, compile_kernel, ir
+from ptx2py.kernelir.problems.dsl import V, i
 
 TID = ir.Builtin("tid.x")
 

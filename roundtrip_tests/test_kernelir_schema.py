@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from kernelir import PROBLEM_NAMES, IRError, SCHEMA_PATH, dump_kernel, load_kernel, schema
-from kernelir.problems import problem_path
-from kernelir.problems.build import problem_json
+from ptx2py.kernelir import PROBLEM_NAMES, IRError, SCHEMA_PATH, dump_kernel, load_kernel, schema
+from ptx2py.kernelir.problems import problem_path
+from ptx2py.kernelir.problems.build import problem_json
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from launch.plan import entry_info, kernel_specs, plan_arguments
+from ptx2py.launch.plan import entry_info, kernel_specs, plan_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ import pytest
 pygments = pytest.importorskip("pygments")
 from pygments.token import Error, Keyword, Name, Operator  # noqa: E402
 
-from highlight.lexer import PtxLexer  # noqa: E402
+from ptx2py.highlight.lexer import PtxLexer  # noqa: E402
 
 from conftest import CORPUS, EXTERNAL, ptx_files  # noqa: E402
 

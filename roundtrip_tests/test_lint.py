@@ -9,11 +9,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-import ptxgrammar
+from ptx2py import ptxgrammar
 from conftest import CASES, CORPUS, EXTERNAL, PROBES, corpus_files, external_files, file_id, needs, probe_files, sample, small
-from ptxgrammar.isa import spec
-from lint import RULES, Violation, check_instruction, lint_module, lint_text
-from lint.operands import function_declarations
+from ptx2py.ptxgrammar.isa import spec
+from ptx2py.lint import RULES, Violation, check_instruction, lint_module, lint_text
+from ptx2py.lint.operands import function_declarations
 
 INVALID = CASES / "lint" / "invalid.txt"
 KNOWN_EXTERNAL = CASES / "lint" / "external_known_invalid.txt"
@@ -140,7 +140,7 @@ def test_unknown_opcode_is_reported_with_a_suggestion_unless_allowed():
 
 
 def test_every_opcode_of_the_isa_has_a_table():
-    from ptxgrammar.isa import spellings
+    from ptx2py.ptxgrammar.isa import spellings
 
     assert sorted(set(spellings.OPCODES) - set(spec.load())) == []
 

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from conftest import CASES
-from lint import differential as D
+from ptx2py.lint import differential as D
 
 DATA = CASES / "lint" / "differential.jsonl.gz"
 DISAGREEMENTS = CASES / "lint" / "differential_disagreements.jsonl"

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import ParseError
-from ptxgrammar.errors import TERMINAL_NAMES
-from ptxgrammar.parser import _parser
-from transpile import DSLError, python_to_ptx
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import ParseError
+from ptx2py.ptxgrammar.errors import TERMINAL_NAMES
+from ptx2py.ptxgrammar.parser import _parser
+from ptx2py.transpile import DSLError, python_to_ptx
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n"
 
@@ -49,7 +49,7 @@ def test_a_binary_file_is_shown_escaped(tmp_path):
     assert lines[2].index("^") == lines[1].index("\\x7f")
 
 
-PY = 'from transpile.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nwith ptx.entry("k", params=[]):\n'
+PY = 'from ptx2py.dsl import *\nptx.version("9.0")\nptx.target("sm_90")\nwith ptx.entry("k", params=[]):\n'
 
 
 @pytest.mark.parametrize("body, line, column", [

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ptxgrammar
-from roundtrip.mutations import MUTATIONS, mutate
-from roundtrip.pipeline import outcome
+from ptx2py import ptxgrammar
+from ptx2py.roundtrip.mutations import MUTATIONS, mutate
+from ptx2py.roundtrip.pipeline import outcome
 
 from conftest import CASES, ROOT, corpus_files, probe_files, sample
 from strategies import any_modules

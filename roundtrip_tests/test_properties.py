@@ -8,9 +8,9 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ptxgrammar
-from ptxgrammar import ParseError
-from ptxgrammar.parser import parse_full
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import ParseError
+from ptx2py.ptxgrammar.parser import parse_full
 
 from conftest import corpus_files, probe_files, sample, small
 from strategies import modules

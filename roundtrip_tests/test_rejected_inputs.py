@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import ParseError
-from ptxgrammar.parser import parse_full
-from transpile import generator, ptx_to_python
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import ParseError
+from ptx2py.ptxgrammar.parser import parse_full
+from ptx2py.transpile import generator, ptx_to_python
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n"
 PARSERS = pytest.mark.parametrize("parse", [ptxgrammar.parse, parse_full], ids=["fast", "full"])
@@ -42,7 +42,7 @@ def test_a_module_without_a_leading_version_is_refused(parse, text, line, column
 
 
 def test_the_cli_check_counts_an_empty_file_as_failed(tmp_path):
-    import cli
+    from ptx2py import cli
 
     (tmp_path / "empty.ptx").write_text("")
     assert cli.ptx2py_main(["check", str(tmp_path)]) == 1

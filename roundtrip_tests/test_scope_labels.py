@@ -9,8 +9,8 @@ import re
 import pytest
 
 import ptx2py
-import transpile
-from transpile.dsl.errors import DSLError
+from ptx2py import transpile
+from ptx2py.transpile.dsl.errors import DSLError
 
 from inlined_snippet import FILE, HEAD, body_lines
 

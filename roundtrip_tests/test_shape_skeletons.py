@@ -10,8 +10,8 @@ import types
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import parser, shapes
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import parser, shapes
 
 from conftest import CORPUS
 

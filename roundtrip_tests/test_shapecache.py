@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import ParseError, parser, shapecache
-from ptxgrammar.parser import parse_full
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import ParseError, parser, shapecache
+from ptx2py.ptxgrammar.parser import parse_full
 
 from conftest import CORPUS
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import parser, shapes
-from ptxgrammar.tree import Instruction, IntLiteral, Register, SectionData
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import parser, shapes
+from ptx2py.ptxgrammar.tree import Instruction, IntLiteral, Register, SectionData
 
 TEXT = """.version 8.0
 .target sm_80

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar import parser, shapecache
-from ptxgrammar.parser import parse_full
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar import parser, shapecache
+from ptx2py.ptxgrammar.parser import parse_full
 
 from conftest import CORPUS
 

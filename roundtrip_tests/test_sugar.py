@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ptx2py
-import ptxgrammar
-import transpile
-from sugar import pipeline
-from transpile.format import black_format
-from transpile.generator import Generator, render
+from ptx2py import ptxgrammar
+from ptx2py import transpile
+from ptx2py.sugar import pipeline
+from ptx2py.transpile.format import black_format
+from ptx2py.transpile.generator import Generator, render
 
 from conftest import CASES, corpus_files, external_files, file_id, probe_files, sample, small
 from strategies import modules
@@ -175,7 +175,7 @@ def test_sugar_case(pass_name, path):
 
 # --- .loc spellings -----------------------------------------------------------------------------
 
-_LOC_MODULE = '''from transpile.dsl import *  # noqa: F401,F403
+_LOC_MODULE = '''from ptx2py.dsl import *  # noqa: F401,F403
 
 ptx.version("8.0")
 ptx.target("sm_90a")

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 
 import ptx2py
-import transpile
-from transpile.dsl.errors import DSLError
+from ptx2py import transpile
+from ptx2py.transpile.dsl.errors import DSLError
 
 from conftest import ROOT
 
-HEAD = '''from transpile.dsl import *  # noqa: F401,F403
+HEAD = '''from ptx2py.dsl import *  # noqa: F401,F403
 
 srcmap(38, {1: "k.py"})
 ptx.version("8.0")

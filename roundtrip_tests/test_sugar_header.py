@@ -8,9 +8,9 @@ import re
 import pytest
 
 import ptx2py
-import ptxgrammar
-import transpile
-from transpile.format import black_format
+from ptx2py import ptxgrammar
+from ptx2py import transpile
+from ptx2py.transpile.format import black_format
 
 from conftest import ROOT
 from test_sugar import roundtrips
@@ -73,7 +73,7 @@ def test_a_renamed_alias_reemits_the_same_ptx(rel, old, new):
 
 def test_an_alias_is_a_plain_type_a_hand_written_head_can_use():
     src = (
-        "from transpile.dsl import *\n"
+        "from ptx2py.dsl import *\n"
         'ptx.version("8.0")\nptx.target("sm_90a")\nptx.address_size(64)\n'
         "desc = [param.align(64).b8[128], *param.u32 * 2]\n"
         'k = kernel_name("k", params=7)\n'

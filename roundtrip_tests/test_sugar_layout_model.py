@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import ptx2py
-import transpile
-from transpile.dsl.trivia_table import TRAILER, column_line, llvm_column
-from transpile.style import Style, preset_table
+from ptx2py import transpile
+from ptx2py.transpile.dsl.trivia_table import TRAILER, column_line, llvm_column
+from ptx2py.transpile.style import Style, preset_table
 
 ROOT = Path(__file__).resolve().parent.parent
 LLVM_FOLDERS = ("triton", "pallas", "llvm", "clang", "numba")

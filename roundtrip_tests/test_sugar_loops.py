@@ -7,15 +7,15 @@ import re
 
 import pytest
 
-import ptxgrammar
+from ptx2py import ptxgrammar
 import ptx2py
-import transpile
-from analysis import back_edges, dominators, function_cfg, irreducible_edges, natural_loops, post_dominators
-from sugar import structure
-from sugar.loopcheck import check
-from transpile.dsl.descriptors import TCGEN05_IDESC, WGMMA_DESC, decode, encode
-from transpile.dsl.errors import DSLError
-from transpile.format import black_format
+from ptx2py import transpile
+from ptx2py.analysis import back_edges, dominators, function_cfg, irreducible_edges, natural_loops, post_dominators
+from ptx2py.sugar import structure
+from ptx2py.sugar.loopcheck import check
+from ptx2py.transpile.dsl.descriptors import TCGEN05_IDESC, WGMMA_DESC, decode, encode
+from ptx2py.transpile.dsl.errors import DSLError
+from ptx2py.transpile.format import black_format
 
 from conftest import ROOT, corpus_files, file_id, sample, small
 from test_sugar import roundtrips
@@ -173,7 +173,7 @@ def test_triton_descriptor_parameters_are_named_from_the_source_alone(tmp_path, 
 def test_descriptor_slots_need_the_declarations_to_match():
     from types import SimpleNamespace as P
 
-    from sugar.sources import with_descriptor_slots
+    from ptx2py.sugar.sources import with_descriptor_slots
 
     m = P(type=".b8", dim="128")
     u32, u64 = P(type=".u32", dim=None), P(type=".u64", dim=None)
@@ -193,7 +193,7 @@ def test_cuda_parameters_are_named_from_the_source(tmp_path):
 def test_a_parameter_typed_by_unsigned_alone_is_named():
     """`unsigned* __restrict__ hist` (`unsigned` is the whole type) names `hist`; an unnamed
     parameter (`const float*`, `unsigned int`) names nothing, so the kernel keeps `param_N`."""
-    from sugar.sources import cuda_names
+    from ptx2py.sugar.sources import cuda_names
 
     src = "__global__ void h(const unsigned char* __restrict__ in, unsigned* __restrict__ hist, unsigned n) {}"
     assert cuda_names(src, "h", 3) == ["in_", "hist", "n"]
@@ -244,7 +244,7 @@ def test_every_corpus_descriptor_re_encodes_to_its_bits(kind, value):
 
 
 def test_descriptor_spellings():
-    from transpile.dsl import tcgen05_idesc, wgmma_desc
+    from ptx2py.transpile.dsl import tcgen05_idesc, wgmma_desc
 
     assert wgmma_desc(sbo=1024, swizzle="128B") == 0x4000004000000000
     assert tcgen05_idesc("f16", d="f32", a="f16", b="f16", transpose_b=1, n=128, m=128) == 136380432

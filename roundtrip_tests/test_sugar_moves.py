@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import ptx2py
-import transpile
-from sugar.ir import _DIRECTIVES
-from transpile.dsl.families import FAMILIES
+from ptx2py import transpile
+from ptx2py.sugar.ir import _DIRECTIVES
+from ptx2py.transpile.dsl.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx", "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx",
@@ -111,7 +111,7 @@ def _rotation(orig: list, moved: list):
 
 
 def _ptxas(text: str) -> str:
-    from verify.tools import find_ptxas
+    from ptx2py.verify.tools import find_ptxas
 
     import re
 
@@ -183,7 +183,7 @@ def test_the_body_holds_no_layout_and_no_loc_strings(sample):
     """Layout keywords and `.loc` mini-language strings live in the trailer, not the kernel body."""
     import re
 
-    from transpile.dsl.trivia_table import TRAILER, split_trailer
+    from ptx2py.transpile.dsl.trivia_table import TRAILER, split_trailer
 
     path = ROOT / "corpus" / "ptx" / sample
     text = path.read_bytes().decode("latin-1")
@@ -204,7 +204,7 @@ def test_the_body_holds_no_layout_and_no_loc_strings(sample):
 
 
 def test_table_lines_fill_around_the_bodys_own_lines():
-    from transpile.dsl.trivia_table import merge_lines
+    from ptx2py.transpile.dsl.trivia_table import merge_lines
 
     body = [("//", " kept"), "\t// raw"]
     assert merge_lines(["", None, "\t// end inline asm", [""]], body) == ["", ("//", " kept"), "\t// end inline asm", "\t// raw"]

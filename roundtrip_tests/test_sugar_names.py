@@ -8,12 +8,12 @@ from datetime import timedelta
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import ptxgrammar
-import transpile
-from sugar import comment_keys, names, pipeline
-from sugar.names import signature
-from transpile.dsl import DSLError, L, kernel_name, labels, param, reg
-from transpile.format import black_format
+from ptx2py import ptxgrammar
+from ptx2py import transpile
+from ptx2py.sugar import comment_keys, names, pipeline
+from ptx2py.sugar.names import signature
+from ptx2py.transpile.dsl import DSLError, L, kernel_name, labels, param, reg
+from ptx2py.transpile.format import black_format
 
 from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from strategies import modules
@@ -108,8 +108,8 @@ def test_label_names_outside_the_rule_come_from_one_table():
 
 def test_label_table_names_follow_one_rule():
     """The DSL derives the same Python names from the spellings as the names pass."""
-    from transpile.dsl import labels
-    from transpile.names import label_names
+    from ptx2py.transpile.dsl import labels
+    from ptx2py.transpile.names import label_names
 
     spellings = ["$L__BB0_3", "$L__BB1_3", "$L__tmp0", "$L__func_begin0", "$L__BB0_7"]
     table = labels(" ".join(spellings))

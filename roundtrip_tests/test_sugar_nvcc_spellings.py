@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-import transpile
-from transpile.dsl import DSLError
-from transpile.dsl.control import kernel_name
-from transpile.dsl.trivia_table import TriviaTable
+from ptx2py import transpile
+from ptx2py.transpile.dsl import DSLError
+from ptx2py.transpile.dsl.control import kernel_name
+from ptx2py.transpile.dsl.trivia_table import TriviaTable
 
-HEAD = 'from transpile.dsl import *  # noqa: F401,F403\n\nptx.version("9.0")\nptx.target("sm_80")\nptx.address_size(64)\n'
+HEAD = 'from ptx2py.dsl import *  # noqa: F401,F403\n\nptx.version("9.0")\nptx.target("sm_80")\nptx.address_size(64)\n'
 
 
 @pytest.mark.parametrize("spelling,local,name", [
@@ -50,8 +50,8 @@ def test_source_files_records_one_file_directive_each_from_first():
 
 @pytest.mark.parametrize("params,scoped", [('"a n"', True), ("3", True), ('"var n"', False), (None, True)])
 def test_declarations_go_through_a_kernel_only_where_no_parameter_is_named_var(params, scoped):
-    from sugar.demoted import _kernel
-    from sugar.ir import Call, Kw, stmt
+    from ptx2py.sugar.demoted import _kernel
+    from ptx2py.sugar.ir import Call, Kw, stmt
 
     items = ['"f"'] + ([] if params is None else [Kw("params", params)])
     assert (_kernel(stmt(Call("kernel_name", items), 0, "f = ")) == ("f", "f")) is scoped

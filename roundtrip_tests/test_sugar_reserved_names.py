@@ -8,7 +8,7 @@ import re
 import pytest
 
 from ptx2py import ptx_to_python, python_to_ptx
-from transpile import dsl
+from ptx2py.transpile import dsl
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n"
 

@@ -11,10 +11,10 @@ import re
 import pytest
 
 import ptx2py
-import transpile
-from transpile.dsl.errors import DSLError
-from transpile.dsl.trivia_table import TRAILER
-from transpile.format import black_format
+from ptx2py import transpile
+from ptx2py.transpile.dsl.errors import DSLError
+from ptx2py.transpile.dsl.trivia_table import TRAILER
+from ptx2py.transpile.format import black_format
 
 from conftest import ROOT
 from inlined_snippet import FILE, HEAD, body_lines

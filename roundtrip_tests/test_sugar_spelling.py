@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-import ptxgrammar
+from ptx2py import ptxgrammar
 import ptx2py
-from sugar.spelling import check
+from ptx2py.sugar.spelling import check
 
 from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from test_sugar import roundtrips
@@ -93,7 +93,7 @@ def test_tcgen05_ld_inside_an_inlined_call_is_typed():
 def test_inline_asm_has_one_spelling():
     """`asm` for one statement and for a bracket of several; `inline_asm` runs the same but the
     checker reports it (sugar writes `with asm():`)."""
-    import transpile
+    from ptx2py import transpile
 
     got = check("with inline_asm(block=True):\n    pass\nwith at(line=1, col=2).inline_asm():\n    pass\n"
                 "with asm():\n    pass\nwith nvasm(block=True):\n    pass\nasm.bar.sync(0)\n")
@@ -133,6 +133,6 @@ def test_roles_are_named_in_a_tma_matmul():
     assert "src=[rd[14], (r[122], r[63])]" in src  # before the loop r[122] is not the phase
     renamed = src.replace("acc = r[125:189]", "accum = r[125:189]").replace("d=acc,", "d=accum,")
     renamed = re.sub(r"\bstage\b", "k_stage", renamed)
-    import transpile
+    from ptx2py import transpile
 
     assert transpile.python_to_ptx(renamed) == ptxgrammar.read_ptx(TMA)

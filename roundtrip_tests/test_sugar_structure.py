@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ptx2py
-import ptxgrammar
-import transpile
-from sugar import comment_keys, names, pipeline, structure
-from transpile.format import black_format
+from ptx2py import ptxgrammar
+from ptx2py import transpile
+from ptx2py.sugar import comment_keys, names, pipeline, structure
+from ptx2py.transpile.format import black_format
 
 from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from strategies import modules

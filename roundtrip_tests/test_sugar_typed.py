@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-import transpile.dsl as dsl
-from transpile import DSLError, python_to_ptx
-from transpile.dsl import recorder
-from transpile.dsl.typed import FAMILIES
+from ptx2py.transpile import dsl as dsl
+from ptx2py.transpile import DSLError, python_to_ptx
+from ptx2py.transpile.dsl import recorder
+from ptx2py.transpile.dsl.typed import FAMILIES
 
 NS = dict(vars(dsl))
 NS.update(r=dsl.reg.b32("%r", 300), rd=dsl.reg.b64("%rd", 20), p=dsl.reg.pred("%p", 4),
@@ -102,7 +102,7 @@ def test_every_family_leads_with_a_known_spelling():
         assert fam.operands
 
 
-MODULE = '''from transpile.dsl import *
+MODULE = '''from ptx2py.dsl import *
 ptx.version("8.0")
 ptx.target("sm_90a")
 ptx.address_size(64)

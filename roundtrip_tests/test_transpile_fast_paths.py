@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-import ptxgrammar
-from transpile import generator, ptx_to_python, style
-from transpile.style import infer_style
+from ptx2py import ptxgrammar
+from ptx2py.transpile import generator, ptx_to_python, style
+from ptx2py.transpile.style import infer_style
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "ptx"
 FILES = ["nvcc/atomics.sm_80.ptx", "nvcc/reduce.sm_80.ptx", "nvcc/printf_kernels.sm_80.G.ptx",

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "ptx"
 FILES = sorted(CORPUS.rglob("*.ptx"), key=lambda p: p.stat().st_size)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
-from transpile.generator import Generator, generate_python, render
-from transpile.layout import place
-from transpile.style import infer_style
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
+from ptx2py.transpile.generator import Generator, generate_python, render
+from ptx2py.transpile.layout import place
+from ptx2py.transpile.style import infer_style
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "ptx"
 # inline asm and call blocks, -G debug sections, .loc lines, a clang module with sections

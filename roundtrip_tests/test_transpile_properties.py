@@ -12,8 +12,8 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
 
 from strategies import modules
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import ptxgrammar
-from transpile import DSLError, ptx_to_python, python_to_ptx
+from ptx2py import ptxgrammar
+from ptx2py.transpile import DSLError, ptx_to_python, python_to_ptx
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = sorted((ROOT / "corpus" / "ptx").glob("*/*.ptx"))
@@ -148,7 +148,7 @@ def test_edit_changes_only_matching_tokens():
     ("ptx.add.s32(r[1], r[20], r[3])", "out of range"),
 ])
 def test_dsl_errors_point_at_line(body, message):
-    src = "from transpile.dsl import *\n\nr = reg.b32(\"%r\", 10)\n" + body + "\n"
+    src = "from ptx2py.dsl import *\n\nr = reg.b32(\"%r\", 10)\n" + body + "\n"
     with pytest.raises(DSLError) as info:
         python_to_ptx(src, "k.py")
     assert str(info.value).startswith("k.py:4:") and ": error:" in str(info.value) and message in str(info.value)
@@ -156,11 +156,11 @@ def test_dsl_errors_point_at_line(body, message):
 
 def test_python_exception_is_located():
     with pytest.raises(DSLError, match=r"k.py:2:1: error: NameError"):
-        python_to_ptx("from transpile.dsl import *\nundefined_name\n", "k.py")
+        python_to_ptx("from ptx2py.dsl import *\nundefined_name\n", "k.py")
 
 
 def test_hand_written_dsl():
-    src = '''from transpile.dsl import *
+    src = '''from ptx2py.dsl import *
 ptx.version("8.0")
 ptx.target("sm_90")
 ptx.address_size(64)
@@ -188,7 +188,7 @@ def test_style_records_first_operand_gaps_by_instruction_family():
     assert python_to_ptx(src) == text
     style = src[src.index("ptx.style("):src.index("\n)\n")]
     assert "sync.aligned" not in style
-    from transpile.style import preset_table
+    from ptx2py.transpile.style import preset_table
 
     # one family's gap is the module's own entry or the nvcc preset's (nvcc's usual wmma.mma gap)
     assert '"wmma.mma"' in style or '"wmma.load"' in style or ("first", "Instruction", "wmma.mma") in preset_table("nvcc")
@@ -197,8 +197,8 @@ def test_style_records_first_operand_gaps_by_instruction_family():
 def test_line_info_builds_take_their_own_preset():
     """nvcc -lineinfo's `.loc`/`.file`/section layout is the "nvcc-lineinfo" preset, so such a
     module records fewer style entries than under plain "nvcc" (and keeps its bytes)."""
-    from transpile.generator import Generator
-    from transpile.style import Style
+    from ptx2py.transpile.generator import Generator
+    from ptx2py.transpile.style import Style
 
     text = (ROOT / "corpus" / "ptx" / "nvcc" / "stencil.sm_80.lineinfo.ptx").read_text(encoding="latin-1")
     style = Generator(ptxgrammar.parse(text)).style
@@ -215,6 +215,6 @@ def test_line_info_builds_take_their_own_preset():
     ("ptx.add.rp.f32(f[2], f[1], f[3])", "add.rp.f32 %f2, %f1, %f3;"),
 ])
 def test_dsl_accepts_isa_modifiers_outside_the_corpus(call, line):
-    src = ("from transpile.dsl import *\n\nr = reg.b32(\"%r\", 10)\nf = reg.f32(\"%f\", 10)\n"
+    src = ("from ptx2py.dsl import *\n\nr = reg.b32(\"%r\", 10)\nf = reg.f32(\"%f\", 10)\n"
            + call + "\n")
     assert line in python_to_ptx(src, "k.py")

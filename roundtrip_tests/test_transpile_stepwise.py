@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from transpile import DSLError, _run, _run_stepwise, fastrun, python_to_ptx
-from transpile.dsl import recorder
-from transpile.generator import HEADER
+from ptx2py.transpile import DSLError, _run, _run_stepwise, fastrun, python_to_ptx
+from ptx2py.transpile.dsl import recorder
+from ptx2py.transpile.generator import HEADER
 
 PRELUDE = HEADER + '''
 ptx.version("8.0")
@@ -59,7 +59,7 @@ REFUSED = {
     "a name of the runner's": BODY + "    __ptx_p0 = 1\n",
     "an empty block": BODY + "    with ptx.block():\n    ptx.ret()\n",
     "an unexpected indent": BODY + "    ptx.ret()\n        ptx.exit()\n",
-    "another header": "from transpile.dsl import *\n" + BODY,
+    "another header": "from ptx2py.dsl import *\n" + BODY,
 }
 
 FAILING = {  # accepted by the plan; the error is located as the whole run locates it

@@ -5,10 +5,10 @@ one-piece paths give."""
 
 from __future__ import annotations
 
-import ptxgrammar
-from transpile import ptx_to_python, python_to_ptx
-from transpile.dsl import recorder
-from transpile.generator import Generator, render
+from ptx2py import ptxgrammar
+from ptx2py.transpile import ptx_to_python, python_to_ptx
+from ptx2py.transpile.dsl import recorder
+from ptx2py.transpile.generator import Generator, render
 
 from test_transpile_stepwise import PRELUDE, stepwise as run_stepwise, whole as run_whole
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-import ptxgrammar
-from ptxgrammar.parser import _parser
-from ptxgrammar.tree import (
+from ptx2py import ptxgrammar
+from ptx2py.ptxgrammar.parser import _parser
+from ptx2py.ptxgrammar.tree import (
     Address, Function, Instruction, IntLiteral, Module, PerfDirective, Register, SpecialRegister,
     Symbol, VarDecl, Version,
 )
@@ -140,7 +140,7 @@ def test_unknown_instructions_parse_through_the_generic_shape():
 
 @pytest.mark.parametrize("path", sample(small(corpus_files(), 300_000), 10) + sample(probe_files(), 10), ids=file_id)
 def test_trivia_splits_into_typed_parts_that_join_back(path):
-    from ptxgrammar import Comment, LineMarker, Whitespace, split_trivia
+    from ptx2py.ptxgrammar import Comment, LineMarker, Whitespace, split_trivia
 
     module = ptxgrammar.parse(ptxgrammar.read_ptx(path))
     for node in module.walk():
@@ -162,7 +162,7 @@ def test_every_node_class_can_be_built_by_filling_its_fields():
     field outside __init__ would come out different from the grammar's, silently."""
     import dataclasses
 
-    from ptxgrammar.shapes import BUILDER_GLOBALS
+    from ptx2py.ptxgrammar.shapes import BUILDER_GLOBALS
 
     nodes = [c for c in BUILDER_GLOBALS.values() if isinstance(c, type) and dataclasses.is_dataclass(c)]
     assert len(nodes) > 10

@@ -15,10 +15,10 @@ import pytest
 
 triton = pytest.importorskip("triton")
 
-import cli  # noqa: E402
+from ptx2py import cli  # noqa: E402
 from conftest import ROOT  # noqa: E402
-from launch.plan import entry_params  # noqa: E402
-from transpile import python_to_ptx  # noqa: E402
+from ptx2py.launch.plan import entry_params  # noqa: E402
+from ptx2py.transpile import python_to_ptx  # noqa: E402
 
 KERNELS = ROOT / "corpus" / "src" / "triton" / "kernels.py"
 LAUNCH = ROOT / "corpus" / "launch" / "triton"
@@ -63,7 +63,7 @@ def test_from_triton_gives_the_corpus_ptx_and_named_python(stem, tmp_path):
 
 
 def test_sidecar_is_one_launch_plan_reads(tmp_path):
-    from launch.plan import entry_info, kernel_specs, plan_arguments
+    from ptx2py.launch.plan import entry_info, kernel_specs, plan_arguments
 
     py = from_triton("matmul_tma_fp16_sm90", tmp_path)
     side = json.loads(py.with_suffix(".json").read_text())
@@ -169,7 +169,7 @@ def test_from_triton_errors_are_located_and_write_nothing(tmp_path, capsys):
 
 def _compiled(stem: str, cache: Path):
     """A CompiledKernel, as a notebook user has one, in a fresh cache folder."""
-    from tritonbridge.compile import KernelConfig, compile_kernel, load_kernel
+    from ptx2py.tritonbridge.compile import KernelConfig, compile_kernel, load_kernel
 
     side = json.loads((LAUNCH / f"{stem}.json").read_text())
     fn = load_kernel(f"{KERNELS}::{side['source'].split('::')[1]}")
@@ -215,7 +215,7 @@ def test_from_triton_accepts_a_cache_folder(tmp_path, monkeypatch):
 
 def test_notebook_verify_uses_ptxas(tmp_path):
     import ptx2py
-    from verify.tools import find_ptxas_all
+    from ptx2py.verify.tools import find_ptxas_all
 
     if not find_ptxas_all():
         pytest.skip("no ptxas on this machine")
@@ -225,7 +225,7 @@ def test_notebook_verify_uses_ptxas(tmp_path):
 
 
 def test_gpu_runs_find_the_sidecar_beside_and_refuse_an_incomplete_one(tmp_path):
-    from launch.plan import PlanError, entry_info, kernel_specs, plan_arguments, sidecar_for
+    from ptx2py.launch.plan import PlanError, entry_info, kernel_specs, plan_arguments, sidecar_for
 
     py = tmp_path / "k.py"
     assert cli.ptx2py_main(["from-triton", f"{KERNELS}::add_kernel", "--signature", "*fp32,*fp32,*fp32,i32",
@@ -241,7 +241,7 @@ PROGRAM = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from kernels import add_kernel
-from tritonbridge.warmup import cpu_only_driver, tensor
+from ptx2py.tritonbridge.warmup import cpu_only_driver, tensor
 n = 1 << 20
 with cpu_only_driver(90):  # the program's own compile path: kernel[grid](...) minus the launch
     k = add_kernel.warmup(tensor("float32"), tensor("float32"), tensor("float32"), n, BLOCK=1024, grid=(n // 1024,))

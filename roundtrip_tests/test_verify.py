@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import CASES, CORPUS, ROOT, needs
-from verify import locate, sass, tools
-from verify import report as verify
+from ptx2py.verify import locate, sass, tools
+from ptx2py.verify import report as verify
 
 PTXAS = tools.find_ptxas((8, 0))[0]
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="no ptxas found")
@@ -225,7 +225,7 @@ def test_edit_that_does_not_assemble(tmp_path):
 @needs_ptxas
 @needs(CORPUS)
 def test_cli_json_and_python_input(tmp_path):
-    from transpile import ptx_to_python
+    from ptx2py.transpile import ptx_to_python
 
     base = CORPUS / "triton/add_bf16_sm80.ptx"
     py = tmp_path / "k.py"
@@ -241,7 +241,7 @@ def test_cli_json_and_python_input(tmp_path):
 @needs_ptxas
 @needs(CORPUS)
 def test_run_skips_cleanly_without_gpu(tmp_path):
-    from verify import gpu_run
+    from ptx2py.verify import gpu_run
 
     base = CORPUS / "triton/add_bf16_sm80.ptx"
     res = gpu_run.run_pair(str(base), base.read_text())
@@ -254,7 +254,7 @@ def test_run_skips_cleanly_without_gpu(tmp_path):
 @needs_ptxas
 @needs(CORPUS)
 def test_python_edit_error_maps_to_python_line(tmp_path):
-    from transpile import ptx_to_python
+    from ptx2py.transpile import ptx_to_python
 
     base = CORPUS / "triton/add_bf16_sm80.ptx"
     lines = ptx_to_python(base.read_text(), filename=str(base)).splitlines()
@@ -354,7 +354,7 @@ def _check_page(page: str, report: dict):
 
 
 def test_page_structure_from_a_report():
-    from verify.html import render_html
+    from ptx2py.verify.html import render_html
 
     k = sass.compare_kernel(_stream(SASS_CASES[0]["base"]), _stream(SASS_CASES[0]["edited"]))
     fig = {"registers": 90, "spill_stores": 0, "spill_loads": 0, "stack": 0, "smem": 0, "barriers": 1}
@@ -367,7 +367,7 @@ def test_page_structure_from_a_report():
 
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium to render the page")
 def test_page_renders_in_headless_chromium(tmp_path):
-    from verify.html import write_html
+    from ptx2py.verify.html import write_html
 
     k = sass.compare_kernel(_stream(SASS_CASES[0]["base"]), _stream(SASS_CASES[0]["edited"]))
     page = tmp_path / "r.html"
@@ -382,8 +382,8 @@ def test_page_renders_in_headless_chromium(tmp_path):
 # --- races (SentryWard) ---------------------------------------------------------------------------
 
 def test_races_input_json_from_the_sidecar():
-    from verify import races
-    from launch import plan as lp
+    from ptx2py.verify import races
+    from ptx2py.launch import plan as lp
 
     path = CORPUS / "triton" / "matmul_tma_fp16_sm100.ptx"
     spec = races.launch_spec(str(path))
@@ -402,7 +402,7 @@ def test_races_input_json_from_the_sidecar():
 
 
 def test_races_flat_launch_keeps_each_cta_share():
-    from verify import races
+    from ptx2py.verify import races
 
     path = CORPUS / "triton" / "add_fp32_sm100.ptx"
     doc, shrunk = races.input_json(path.read_text(), races.launch_spec(str(path)), ctas=2)
@@ -411,7 +411,7 @@ def test_races_flat_launch_keeps_each_cta_share():
 
 
 def test_races_result_read_and_witness_mapped_to_python():
-    from verify import races
+    from ptx2py.verify import races
 
     ptx = "l1\nl2\n\tst.shared.u32 [%r1], %r2;\n\tld.shared.u32 %r3, [%r1];\n"
     result = {"result": "potential_race", "checks": {"synchronization": "passed", "memory": "failed"},
@@ -426,7 +426,7 @@ def test_races_result_read_and_witness_mapped_to_python():
 
 
 def test_races_kernel_is_given_without_loc_so_race_ends_are_ptx_lines():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     ptx = "\t.loc\t1 265 5\n\tst.shared.b32 [%r1], %r2;\n\t.loc 2 314 12, function_name $L__info_string0\n\tbar.sync 0;\n"
     blank = race_report.without_loc(ptx)
@@ -446,7 +446,7 @@ RACE_PTX = ("l1\n\tst.shared.v4.b32 \t[%r1], {%r2, %r3, %r4, %r5};\n\tadd.s32 %r
 
 
 def test_races_witness_ends_are_the_ptx_and_python_lines_sentryward_names():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     result = {"result": "potential_race", "checks": {}, "races": [_race(("write", 32), ("read", 0))],
               "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
@@ -461,7 +461,7 @@ def test_races_witness_ends_are_the_ptx_and_python_lines_sentryward_names():
 
 
 def test_races_same_warp_duplicate_store_is_said_so_and_stays_a_finding():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     dup = {"result": "potential_race", "checks": {}, "races": [_race(("write", 0), ("write", 1), 2, 2)],
            "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
@@ -475,7 +475,7 @@ def test_races_same_warp_duplicate_store_is_said_so_and_stays_a_finding():
 
 
 def test_edit_sites_name_replaced_and_removed_lines():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     base = "a;\n\tmbarrier.try_wait.parity.b64 p, [%r1], %r2;\nb;\n\tbar.sync 0;\nc;\n"
     edited = "a;\n\tmov.pred p, 1;\nb;\nc;\n"
@@ -487,7 +487,7 @@ def test_edit_sites_name_replaced_and_removed_lines():
 
 
 def test_lifecycle_witness_names_the_edited_ptx_and_python_line():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     ptx = ("\tmbarrier.init.shared::cta.b64 [%r1], 1;\n\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%r1];\n"
            "\tmov.pred p, 1;\n\tmbarrier.inval.shared::cta.b64 [%r1];\n")
@@ -512,7 +512,7 @@ def test_lifecycle_witness_names_the_edited_ptx_and_python_line():
 
 @pytest.mark.slow
 def test_races_cli_on_a_tcgen05_matmul_and_a_removed_wait(tmp_path):
-    from verify import races
+    from ptx2py.verify import races
 
     if races.sentryward_available():
         pytest.skip(races.sentryward_available())
@@ -541,7 +541,7 @@ def test_races_cli_on_a_tcgen05_matmul_and_a_removed_wait(tmp_path):
 
 
 def test_a_finding_the_base_shares_is_told_by_the_exhaustive_race_count():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     dup = {"result": "potential_race", "checks": {}, "races": [_race(("write", 0), ("write", 1), 2, 2)],
            "diagnostics": [{"code": "conflicting_accesses_unordered"}]}
@@ -558,7 +558,7 @@ def test_a_finding_the_base_shares_is_told_by_the_exhaustive_race_count():
 
 
 def test_a_synchronisation_counterexample_names_its_ptx_line_and_the_edit():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     ptx = ("\tmbarrier.init.shared::cta.b64 [%r1], 1;\n\tmov.pred p, 1;\n"
            "\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1];\n")
@@ -578,7 +578,7 @@ def test_a_synchronisation_counterexample_names_its_ptx_line_and_the_edit():
 
 
 def test_a_timeout_is_no_proof_and_says_how_to_shrink_further():
-    from verify import race_report
+    from ptx2py.verify import race_report
 
     r = race_report.read_result({"result": "timeout", "checks": {"synchronization": "incomplete"},
                                  "diagnostics": [{"code": "time_budget"}]}, RACE_PTX, "k.ptx", None)

@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 from conftest import CORPUS, ROOT
-from verify import race_report, races
+from ptx2py.verify import race_report, races
 
 
 def _corpus_script():
@@ -84,7 +84,7 @@ def test_each_edit_kind_is_reported_with_a_witness_at_the_edited_line():
     store, the first TMA-load wait and the wait after the last tcgen05.commit (before the
     accumulator is read from tensor memory), each removed."""
     _needs_sentryward()
-    from ptxgrammar import read_ptx
+    from ptx2py.ptxgrammar import read_ptx
 
     path = CORPUS / "triton" / "matmul_tma_fp16_sm100.ptx"
     text = read_ptx(str(path))
@@ -114,7 +114,7 @@ def test_a_removed_barrier_behind_a_duplicate_store_gets_its_own_witness():
     (line 184), which SentryWard reports first in the base and in the edit alike; with those
     stores taken as one per warp the base is race-free and the edit's race straddles it."""
     _needs_sentryward()
-    from ptxgrammar import read_ptx
+    from ptx2py.ptxgrammar import read_ptx
 
     path = CORPUS / "triton" / "row_reduce_fp32_sm120.ptx"
     text = read_ptx(str(path))

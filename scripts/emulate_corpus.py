@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from emulate.corpus_check import cases, not_covered, run_case  # noqa: E402
+from ptx2py.emulate.corpus_check import cases, not_covered, run_case  # noqa: E402
 
 DEFAULT_TARGETS = "sm_75,sm_80,sm_86,sm_89,sm_90"
 ALL_TARGETS = DEFAULT_TARGETS + ",sm_90a,sm_100a,sm_103a,sm_120,sm_120a"

@@ -25,12 +25,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import ptxgrammar  # noqa: E402
+from ptx2py import ptxgrammar  # noqa: E402
 
-from emulate import EmulationError, run  # noqa: E402
-from emulate.corpus_check import small_launch  # noqa: E402
-from emulate.mutations import SCHEDULES, instruction_at, mutate, observe, sync_sites  # noqa: E402
-from emulate.mutations import outcome as run_outcome  # noqa: E402
+from ptx2py.emulate import EmulationError, run  # noqa: E402
+from ptx2py.emulate.corpus_check import small_launch  # noqa: E402
+from ptx2py.emulate.mutations import SCHEDULES, instruction_at, mutate, observe, sync_sites  # noqa: E402
+from ptx2py.emulate.mutations import outcome as run_outcome  # noqa: E402
 
 
 def outcome(module, launch, inputs, filename, executed=None):
@@ -54,8 +54,8 @@ MUTATION_PARAMS = {"matmul_512": {"M": 20, "N": 24, "K": 20}, "matmul_rect": {"M
 
 
 def ir_kernels():
-    from kernelir.run_cpu import ir_launch
-    from kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
+    from ptx2py.kernelir.run_cpu import ir_launch
+    from ptx2py.kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
 
     for name in PROBLEM_NAMES:
         kernel, meta = load_problem(name)
@@ -66,7 +66,7 @@ def ir_kernels():
 
 
 def corpus_kernels(sweep_json, ctas=2):
-    from launch.plan import kernel_specs
+    from ptx2py.launch.plan import kernel_specs
 
     results = json.loads(Path(sweep_json).read_text())
     for r in results:

@@ -19,8 +19,8 @@ _INSTR = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][a-z0-9_]*)((?:\.[\w:]+)*)\s", re
 
 
 def main(argv=None) -> int:
-    from emulate.semantics import HANDLERS
-    from emulate.semantics.alu import _numerics
+    from ptx2py.emulate.semantics import HANDLERS
+    from ptx2py.emulate.semantics.alu import _numerics
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "emulate_opcodes.md"))

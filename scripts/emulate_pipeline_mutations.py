@@ -30,13 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import ptxgrammar  # noqa: E402
-from ptxgrammar.tree import IntLiteral  # noqa: E402
+from ptx2py import ptxgrammar  # noqa: E402
+from ptx2py.ptxgrammar.tree import IntLiteral  # noqa: E402
 
-from emulate import EmulationError, run  # noqa: E402
-from emulate.mutations import edit_statement, instruction_at, instructions  # noqa: E402
-from emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
-from emulate.semantics.sites import recording  # noqa: E402
+from ptx2py.emulate import EmulationError, run  # noqa: E402
+from ptx2py.emulate.mutations import edit_statement, instruction_at, instructions  # noqa: E402
+from ptx2py.emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
+from ptx2py.emulate.semantics.sites import recording  # noqa: E402
 from emulate_mutations import summarize  # noqa: E402
 
 PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05", "cluster"}
@@ -85,8 +85,8 @@ def _launch(spec, k):
     and the refills run: mutants of guarded-off stages are otherwise unobservable)."""
     import numpy as np
 
-    from emulate.corpus_check import LOOP_EXTENTS
-    from emulate.frontend import reduced_launch
+    from ptx2py.emulate.corpus_check import LOOP_EXTENTS
+    from ptx2py.emulate.frontend import reduced_launch
 
     if not k:
         return small_launch(spec, 1)
@@ -97,10 +97,10 @@ def _launch(spec, k):
 def kernels(sweep, k=None, only=None, base_only=False):
     """Pipeline kernels that passed the sweep (or, without one, every corpus kernel with a
     sidecar that uses them: an unmutated kernel that is not clean is counted apart)."""
-    from launch.plan import kernel_specs
+    from ptx2py.launch.plan import kernel_specs
 
     if sweep is None:
-        from emulate.corpus_check import cases
+        from ptx2py.emulate.corpus_check import cases
         from emulate_pipelines_corpus import TARGETS, features
 
         for _, ptx, spec in cases(TARGETS, None, variants=not base_only):

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from emulate.corpus_check import cases, kernel_text, run_case  # noqa: E402
+from ptx2py.emulate.corpus_check import cases, kernel_text, run_case  # noqa: E402
 
 FEATURES = {"tma": r"cp\.async\.bulk", "mbarrier": r"\bmbarrier\.", "wgmma": r"\bwgmma\.",
             "mma.sync": r"\bmma\.sync", "ldmatrix": r"\b(ld|st)matrix\.", "tcgen05": r"\btcgen05\.",

@@ -43,7 +43,7 @@ PROGRESS: list = [None]   # a file this worker rewrites with its tally every 250
 
 
 def check(text: str, timeout: int, tally, bad: list, label: str) -> None:
-    from roundtrip.pipeline import outcome
+    from ptx2py.roundtrip.pipeline import outcome
 
     signal.alarm(timeout)
     try:
@@ -67,8 +67,8 @@ def worker(args) -> dict:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
-    import ptxgrammar
-    from roundtrip.mutations import mutate
+    from ptx2py import ptxgrammar
+    from ptx2py.roundtrip.mutations import mutate
     from strategies import any_modules
 
     rng = random.Random(seed * 1000 + index)

@@ -37,8 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from transpile import ptx_to_python, python_to_ptx  # noqa: E402
-from verify import gpu_run  # noqa: E402
+from ptx2py.transpile import ptx_to_python, python_to_ptx  # noqa: E402
+from ptx2py.verify import gpu_run  # noqa: E402
 
 SKIP = 77
 CORPUS = ROOT / "corpus" / "ptx"
@@ -133,8 +133,8 @@ def run_case(case, gpu, args) -> list[dict]:
 
 
 def run_ir(args) -> tuple[list[str], list[str]]:
-    from kernelir import PROBLEM_NAMES
-    from kernelir import gpu_check
+    from ptx2py.kernelir import PROBLEM_NAMES
+    from ptx2py.kernelir import gpu_check
 
     gpu = gpu_check.GPU(gpu_check.driver())
     target = gpu.target()
@@ -158,16 +158,16 @@ def run_ir(args) -> tuple[list[str], list[str]]:
 def engine_cases(targets, only):
     """(label, PTX text, launch, inputs, reference) of (d): the corpus sweep's cases, then the IR
     problems."""
-    from emulate.corpus_check import cases as corpus_cases, small_launch, source_stem
-    from emulate.corpus_refs import reference_for
+    from ptx2py.emulate.corpus_check import cases as corpus_cases, small_launch, source_stem
+    from ptx2py.emulate.corpus_refs import reference_for
 
     for producer, ptx, spec in corpus_cases(set(targets), only):
         yield (f"cpu-vs-gpu {ptx.relative_to(CORPUS)}::{spec['kernel'][:60]}", ptx.read_text(),
                small_launch(spec, 2), None, reference_for(producer, source_stem(ptx), spec["kernel"]))
     if only:
         return
-    from kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
-    from kernelir.run_cpu import ir_launch
+    from ptx2py.kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
+    from ptx2py.kernelir.run_cpu import ir_launch
 
     for name in PROBLEM_NAMES:
         kernel, meta = load_problem(name)
@@ -182,11 +182,11 @@ def run_engine_vs_gpu(gpu, args) -> tuple[list[dict], list[str]]:
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from emulate import EmulationError
-    from emulate.corpus_check import _context
-    from emulate.corpus_refs import check
-    from emulate.frontend import seeded_inputs
-    from verify.engine_gpu import compare_case, engine_outputs
+    from ptx2py.emulate import EmulationError
+    from ptx2py.emulate.corpus_check import _context
+    from ptx2py.emulate.corpus_refs import check
+    from ptx2py.emulate.frontend import seeded_inputs
+    from ptx2py.verify.engine_gpu import compare_case, engine_outputs
 
     cc = gpu.cc[0] * 10 + gpu.cc[1]
     targets = [t for t in args.engine_targets.split(",")

@@ -89,6 +89,8 @@ def find_modules(root: Path = ROOT) -> dict[str, Path]:
             modules[top] = single
             continue
         for path in sorted((root / top).rglob("*.py")):
+            if path.is_symlink():   # ptx2py/cli.py is cli.py, placed in the package for the wheel
+                continue
             parts = path.relative_to(root).with_suffix("").parts
             if not all(part.isidentifier() for part in parts):
                 continue
@@ -109,8 +111,20 @@ def _base(module: str, path: Path, level: int, target: str | None) -> str:
     return ".".join(parts + ([target] if target else []))
 
 
+FACADE = "ptx2py"   # the one installed package: `ptx2py.lint.x` is the module lint.x of the layout
+
+
+def _in_layout(name: str, modules: dict[str, Path]) -> str:
+    """`ptx2py.<package>...` named as the layout's folders are (`<package>...`); other names as given."""
+    head, _, rest = name.partition(".")
+    if head == FACADE and rest and rest.split(".")[0] in {m.split(".")[0] for m in modules} - {FACADE}:
+        return rest
+    return name
+
+
 def _known(name: str, modules: dict[str, Path]) -> str | None:
     """The longest prefix of `name` that is a project module."""
+    name = _in_layout(name, modules)
     while name:
         if name in modules:
             return name
@@ -135,7 +149,7 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[
         elif isinstance(node, ast.ImportFrom):
             base = _base(module, path, node.level, node.module) if node.level else node.module or ""
             for alias in node.names:
-                sub = f"{base}.{alias.name}"
+                sub = _in_layout(f"{base}.{alias.name}", modules)
                 add(sub if sub in modules else base, node.lineno)
         elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
               and isinstance(node.args[0].value, str) and _call_name(node.func) in DYNAMIC_IMPORTS):

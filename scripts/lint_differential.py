@@ -25,7 +25,7 @@ SEEDS = ((17, 12), (18, 10))  # (seed, mutants per shape)
 
 
 def regenerate(ptxas: str | None, jobs: int) -> None:
-    from lint import differential as D
+    from ptx2py.lint import differential as D
 
     files = sorted((ROOT / "corpus" / "ptx").rglob("*.ptx"))
     cases, seen = [], set()
@@ -55,7 +55,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.regenerate:
         regenerate(args.ptxas, args.jobs)
-    from lint import differential as D
+    from ptx2py.lint import differential as D
 
     argv = ["score", str(CASES), "--disagreements", str(DISAGREEMENTS)]
     if args.matrix:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import ptxgrammar  # noqa: E402
+from ptx2py import ptxgrammar  # noqa: E402
 from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
@@ -47,7 +47,7 @@ def header_excerpt(src: str) -> str:
 
 def verify(base_ptx: str, edited_ptx: str) -> str:
     try:
-        from verify.report import VerifyError, format_report, verify_texts
+        from ptx2py.verify.report import VerifyError, format_report, verify_texts
     except ImportError as e:
         return f"verify not available: {e}"
     try:

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["PTX2PY_SHAPE_CACHE"] = "off"       # nothing stored: the grammar builds every shape
 
-import ptxgrammar  # noqa: E402
-from ptxgrammar import parser, shapecache, shapes  # noqa: E402
+from ptx2py import ptxgrammar  # noqa: E402
+from ptx2py.ptxgrammar import parser, shapecache, shapes  # noqa: E402
 
 
 def learn(files: list[Path]) -> list[tuple[str, str, str, object]]:

@@ -33,8 +33,8 @@ JOBS = 2
 
 def observed(path: str) -> dict:
     """Every key the file's statements consult (its finer and coarse keys), with its usual value."""
-    from ptxgrammar import parse
-    from transpile.style import infer_style
+    from ptx2py.ptxgrammar import parse
+    from ptx2py.transpile.style import infer_style
 
     return infer_style(parse(Path(path).read_bytes().decode("latin-1"))).own
 
@@ -45,7 +45,7 @@ def preset_entries(seen: dict, files: int) -> dict:
     least MIN_FILES, less the entries the table's
     fallback rule predicts anyway (dropping those changes no prediction: each one's value
     is what the keys after it in the fallback chain give)."""
-    from transpile.style import Style
+    from ptx2py.transpile.style import Style
 
     table = {}
     for k, cnt in seen.items():

@@ -28,9 +28,9 @@ def code_lines(src: str) -> int:
 
 def page(title: str, rel: str) -> str:
     import ptx2py
-    import transpile
-    from ptxgrammar import parse, read_ptx
-    from ptxgrammar.tree import Instruction
+    from ptx2py import transpile
+    from ptx2py.ptxgrammar import parse, read_ptx
+    from ptx2py.ptxgrammar.tree import Instruction
 
     text = read_ptx(ROOT / rel)
     plain = transpile.ptx_to_python(text)

@@ -35,7 +35,7 @@ WARMUP = f"""\
 import json, sys
 sys.path.insert(0, "corpus/src/triton")
 from kernels import add_kernel
-from tritonbridge.warmup import cpu_only_driver, tensor
+from ptx2py.tritonbridge.warmup import cpu_only_driver, tensor
 n = {N}
 with cpu_only_driver(90):  # Triton's launch path for an sm_90a device, minus the launch
     k = add_kernel.warmup(tensor("float32"), tensor("float32"), tensor("float32"), n, BLOCK=1024, grid=(n // 1024,))

@@ -18,9 +18,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def one(path: str):
-    import ptxgrammar
+    from ptx2py import ptxgrammar
     import ptx2py
-    from sugar.loopcheck import check
+    from ptx2py.sugar.loopcheck import check
 
     text = ptxgrammar.read_ptx(path)
     try:

@@ -19,10 +19,10 @@ sys.path.insert(0, str(ROOT))
 
 def kernels(path: Path):
     """(kernel, parameter count, named from a source) for every function with parameters."""
-    import ptxgrammar
-    from sugar import names
-    from sugar.ctx import Context
-    from transpile.generator import Generator
+    from ptx2py import ptxgrammar
+    from ptx2py.sugar import names
+    from ptx2py.sugar.ctx import Context
+    from ptx2py.transpile.generator import Generator
 
     text = ptxgrammar.read_ptx(path)
     module = ptxgrammar.parse(text)
@@ -44,14 +44,14 @@ def kernels(path: Path):
 
 def defined(kernel: str, source: str) -> bool:
     """The source holds the kernel's definition (a `__global__` function or a Triton `def`)."""
-    from sugar.sources import _GLOBAL, _base_name
+    from ptx2py.sugar.sources import _GLOBAL, _base_name
 
     base = _base_name(kernel)
     return any(m.group(1) == base for m in _GLOBAL.finditer(source)) or f"def {kernel}(" in source
 
 
 def main(argv=None) -> int:
-    from launch.plan import sidecar_for
+    from ptx2py.launch.plan import sidecar_for
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-v", action="store_true", help="list the kernels left without source names")

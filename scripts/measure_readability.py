@@ -60,8 +60,8 @@ def instruction_line_numbers(src: str) -> set:
     """The (1-based) numbers of the lines of the instruction statements of `src`."""
     import ast
 
-    from sugar.ir import _DIRECTIVES
-    from transpile.dsl.families import FAMILIES
+    from ptx2py.sugar.ir import _DIRECTIVES
+    from ptx2py.transpile.dsl.families import FAMILIES
 
     lines = set()
     tree = ast.parse(src)
@@ -126,7 +126,7 @@ LONG_ASM = re.compile(r"\binline_asm\(")
 def layout_counts(src: str) -> tuple:
     """(layout keywords, mini-language strings, opens with ptx.style, `inline_asm(` brackets)
     in the body of `src`."""
-    from transpile.dsl.trivia_table import split_trailer
+    from ptx2py.transpile.dsl.trivia_table import split_trailer
 
     body = split_trailer(src)[0]
     head = body.split("\n", 3)[2] if body.count("\n") >= 3 else ""
@@ -137,9 +137,9 @@ def layout_counts(src: str) -> tuple:
 def one(job):
     path, sugar, check, min_insns, floor, loops, layout, kinds = job
     import ptx2py
-    import transpile
-    from ptxgrammar import parse
-    from ptxgrammar.tree import Instruction
+    from ptx2py import transpile
+    from ptx2py.ptxgrammar import parse
+    from ptx2py.ptxgrammar.tree import Instruction
 
     text = Path(path).read_bytes().decode("latin-1")
     n = sum(1 for x in parse(text).walk() if x.__class__ is Instruction)
@@ -152,7 +152,7 @@ def one(job):
     lay = layout_counts(src) if layout else None
     loop_report = None
     if loops:
-        from sugar.loopcheck import check as check_loops
+        from ptx2py.sugar.loopcheck import check as check_loops
 
         rep = check_loops(text, src)
         loop_report = (rep.back_edges, rep.raised, rep.errors)

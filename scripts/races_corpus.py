@@ -123,8 +123,8 @@ def tally(rows: list[dict]) -> str:
 
 
 def main() -> int:
-    from ptxgrammar import read_ptx
-    from verify.races import launch_spec, race_one, sentryward_available
+    from ptx2py.ptxgrammar import read_ptx
+    from ptx2py.verify.races import launch_spec, race_one, sentryward_available
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default=",".join(DEFAULT))

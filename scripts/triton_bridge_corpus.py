@@ -28,7 +28,7 @@ TRITON_ROOT = re.compile(r'^\s*\.file\s+\d+\s+"([^"]*/triton)/language/', re.M)
 
 
 def one(stem: str, out: Path) -> dict:
-    from launch.plan import entry_params
+    from ptx2py.launch.plan import entry_params
 
     side = json.loads((LAUNCH / f"{stem}.json").read_text())
     corpus = (PTX / f"{stem}.ptx").read_text()

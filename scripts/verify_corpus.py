@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def verify_one(path: str) -> dict:
-    import ptxgrammar
-    from transpile import ptx_to_python, python_to_ptx
-    from verify.report import VerifyError, verify_texts
+    from ptx2py import ptxgrammar
+    from ptx2py.transpile import ptx_to_python, python_to_ptx
+    from ptx2py.verify.report import VerifyError, verify_texts
 
     text = ptxgrammar.read_ptx(path)
     edited = python_to_ptx(ptx_to_python(text))

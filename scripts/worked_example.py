@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import ptxgrammar  # noqa: E402
+from ptx2py import ptxgrammar  # noqa: E402
 from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
-from verify.html import write_html  # noqa: E402
-from verify.report import format_report, verify_files  # noqa: E402
+from ptx2py.verify.html import write_html  # noqa: E402
+from ptx2py.verify.report import format_report, verify_files  # noqa: E402
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
 OUT = ROOT / "examples" / "worked_matmul"
@@ -96,7 +96,7 @@ def move_arrive(source: str) -> tuple[str, int]:
 
 def gpu_section(base_path: Path, edited_ptx: str) -> str:
     try:
-        from verify.gpu_run import run_pair
+        from ptx2py.verify.gpu_run import run_pair
     except ImportError as e:
         return f"GPU run not possible here: {e}\n"
     result = run_pair(str(base_path), edited_ptx)
@@ -111,8 +111,8 @@ def cpu_section(sugar: str) -> str:
     reduced size (emulate/gallery.py; tests in roundtrip_tests/test_emulate_pipelines_worked.py)."""
     import numpy as np
 
-    from emulate.gallery import EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
-    from verify.report import python_to_ptx_traced as trace
+    from ptx2py.emulate.gallery import EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
+    from ptx2py.verify.report import python_to_ptx_traced as trace
 
     m, n, k = 256, 256, 128
     spec = matmul_launch(m, n, k)

@@ -19,10 +19,10 @@ import builtins
 import keyword
 import re
 
-import transpile.dsl as dsl
-from transpile.dsl.families import FAMILIES
-from transpile.format import LINE
-from transpile.generator import q
+from ptx2py.transpile import dsl as dsl
+from ptx2py.transpile.dsl.families import FAMILIES
+from ptx2py.transpile.format import LINE
+from ptx2py.transpile.generator import q
 
 from .ir import _DIRECTIVES, Call, Kw, is_call, layout_lines, stmt, taken_names
 from .srcloc import at_fits, locs_before, with_at

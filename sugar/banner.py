@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from transpile.dsl.structured import BANNERS
-from transpile.generator import q
+from ptx2py.transpile.dsl.structured import BANNERS
+from ptx2py.transpile.generator import q
 
 from .ir import Call, is_call, stmt, taken_names, unq
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ptxgrammar.tree import Loc, SectionData
+from ptx2py.ptxgrammar.tree import Loc, SectionData
 
 
 class Context:

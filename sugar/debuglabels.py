@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-from ptxgrammar.tree import Instruction, LabelList, Symbol
-from transpile.dsl import control
-from transpile.format import LINE, flat
+from ptx2py.ptxgrammar.tree import Instruction, LabelList, Symbol
+from ptx2py.transpile.dsl import control
+from ptx2py.transpile.format import LINE, flat
 
 from .ir import Call, Kw, is_insn, stmt, taken_names, unq
 from .loops import label_atom

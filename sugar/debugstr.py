@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from transpile.dsl.structured import line_text, llvm_string_note, pad_to
+from ptx2py.transpile.dsl.structured import line_text, llvm_string_note, pad_to
 
 from .ir import Call, Kw, byte_values, inline_comment, is_call, stmt, taken_names
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from transpile.generator import q
+from ptx2py.transpile.generator import q
 
 from .ir import Call, Kw, is_call, kwargs, layout_lines, unq
 

@@ -5,10 +5,10 @@ a later pass made wrap goes back to `loc(...)` lines where those take fewer line
 
 from __future__ import annotations
 
-from transpile.dsl.families import FAMILIES
-from transpile.dsl.locs import DEFAULT_FILE
-from transpile.dsl.structured import STATEMENT_CALLS
-from transpile.format import LINE
+from ptx2py.transpile.dsl.families import FAMILIES
+from ptx2py.transpile.dsl.locs import DEFAULT_FILE
+from ptx2py.transpile.dsl.structured import STATEMENT_CALLS
+from ptx2py.transpile.format import LINE
 
 from .aliases import _AT
 from .ir import Call, Kw, is_call, layout_lines

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import re
 
-from ptxgrammar.tree import Loc, Statement
-from transpile.dsl.locs import DEFAULT_FILE
+from ptx2py.ptxgrammar.tree import Loc, Statement
+from ptx2py.transpile.dsl.locs import DEFAULT_FILE
 
 from .ir import Call, Kw, stmt
 

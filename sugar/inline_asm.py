@@ -14,8 +14,8 @@ keyword of the `with`: `with asm(block=True, pred="p") as p_2:`.
 
 from __future__ import annotations
 
-from transpile.dsl.structured import STATEMENT_CALLS
-from transpile.generator import q
+from ptx2py.transpile.dsl.structured import STATEMENT_CALLS
+from ptx2py.transpile.generator import q
 
 from .ir import Call, Display, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
 

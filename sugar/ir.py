@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from transpile.dsl.directives import PTX
-from transpile.format import Call, Display, Kw
-from transpile.generator import PyStmt
+from ptx2py.transpile.dsl.directives import PTX
+from ptx2py.transpile.format import Call, Display, Kw
+from ptx2py.transpile.generator import PyStmt
 
 _DIRECTIVES = frozenset(n for n in dir(PTX) if not n.startswith("_")) | {"data"}
 
@@ -106,7 +106,7 @@ def byte_values(items):
 
 def layout_lines(expr, depth, prefix="") -> int:
     """How many lines `transpile.format.layout` (black's layout) gives `prefix + expr` at `depth`."""
-    from transpile.format import layout
+    from ptx2py.transpile.format import layout
 
     out = []
     layout(expr, "    " * depth, prefix, "", out)

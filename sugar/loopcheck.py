@@ -11,9 +11,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-import ptxgrammar
-from analysis import dominators, function_cfg, natural_loops
-from transpile.dsl import control
+from ptx2py import ptxgrammar
+from ptx2py.analysis import dominators, function_cfg, natural_loops
+from ptx2py.transpile.dsl import control
 
 
 @dataclass
@@ -162,7 +162,7 @@ def _callee(call) -> str | None:
 
 def _branches_to(g, p, b):
     """Block p's last statement branches to block b (rather than only falling into it)."""
-    from analysis.cfg import BRANCHES
+    from ptx2py.analysis.cfg import BRANCHES
 
     blk = g.blocks[p]
     last = g.items[blk.end - 1] if blk.end > blk.start else None

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from analysis import build, dominators, irreducible_edges, natural_loops
-from analysis.cfg import Step
+from ptx2py.analysis import build, dominators, irreducible_edges, natural_loops
+from ptx2py.analysis.cfg import Step
 
 from .ir import Call, Kw, is_call, stmt, taken_names
 

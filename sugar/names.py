@@ -15,12 +15,12 @@ from __future__ import annotations
 import builtins
 import keyword
 
-from transpile import dsl
+from ptx2py.transpile import dsl
 
-from transpile.cxxnames import ident as _ident
-from transpile.cxxnames import param_names, signature, strip_templates as _strip_templates
-from transpile.generator import q
-from transpile.names import is_local_label, label_names, rule_label_name
+from ptx2py.transpile.cxxnames import ident as _ident
+from ptx2py.transpile.cxxnames import param_names, signature, strip_templates as _strip_templates
+from ptx2py.transpile.generator import q
+from ptx2py.transpile.names import is_local_label, label_names, rule_label_name
 
 from . import param_types
 from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from transpile.format import layout
+from ptx2py.transpile.format import layout
 
 from .ir import Call, Display, Kw, layout_lines, stmt
 

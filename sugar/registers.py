@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from transpile.dsl.ops import NVPTX_REGISTERS
+from ptx2py.transpile.dsl.ops import NVPTX_REGISTERS
 
 from .ir import Call, Kw, stmt, taken_names, unq
 

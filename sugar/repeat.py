@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from transpile.format import LINE
+from ptx2py.transpile.format import LINE
 
 from .ir import Call, Display, Kw, is_asm_bracket, layout_lines, stmt, taken_names
 from .names import RESERVED

@@ -15,8 +15,8 @@ inlined call) roll into loops.
 
 from __future__ import annotations
 
-from ptxgrammar.tree import Function, Label
-from transpile.dsl.scopelabels import implied, number
+from ptx2py.ptxgrammar.tree import Function, Label
+from ptx2py.transpile.dsl.scopelabels import implied, number
 
 from .debuglabels import label_spellings, referenced_labels
 from .ir import Call, Kw, stmt, taken_names

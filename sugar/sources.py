@@ -46,7 +46,7 @@ def _unique(names):
 def sidecar_names(spec: dict) -> list | None:
     """Parameter names from one kernel's launch spec (None where it cannot be expanded)."""
     try:
-        from launch.plan import logical_slots
+        from ptx2py.launch.plan import logical_slots
 
         slots = logical_slots(spec)
     except Exception:  # noqa: BLE001 - a sidecar the planner refuses names nothing
@@ -66,7 +66,7 @@ def sidecar_names(spec: dict) -> list | None:
 
 
 def _specs(path) -> list:
-    from launch.plan import kernel_specs
+    from ptx2py.launch.plan import kernel_specs
 
     return kernel_specs(json.loads(Path(path).read_text()))
 
@@ -78,7 +78,7 @@ def launch_specs(launch: str | None, filename: str | None) -> list:
         return _specs(launch)
     try:
         if filename and not filename.startswith("<") and Path(filename).is_file():
-            from launch.plan import sidecar_for
+            from ptx2py.launch.plan import sidecar_for
 
             found = sidecar_for(filename)
             return _specs(found) if found is not None else []
@@ -152,7 +152,7 @@ def _base_name(kernel: str) -> str:
     """`hillis_steele_scan` of `_Z18hillis_steele_scanILi256EEvPKfPfS2_i` (demangled, no templates)."""
     if not kernel.startswith("_Z"):
         return kernel
-    from transpile.dsl.control import _demangle
+    from ptx2py.transpile.dsl.control import _demangle
 
     dem = _demangle(kernel) or kernel
     head, depth = [], 0
@@ -187,7 +187,7 @@ def param_names(kernel: str, count: int, options: dict, module=None) -> list | N
 
 def entry_params(module, kernel: str) -> list:
     """The declared parameters (`Param` nodes) of `kernel`'s entry in `module` ([] if absent)."""
-    from ptxgrammar.tree import Function
+    from ptx2py.ptxgrammar.tree import Function
 
     for f in getattr(module, "items", ()):
         if f.__class__ is Function and f.head.name == kernel and f.head.params is not None:
@@ -226,12 +226,12 @@ def _source_paths(options, module, specs):
     if options.get("source"):
         yield options["source"]
     if module is not None:
-        from ptxgrammar.tree import File
+        from ptx2py.ptxgrammar.tree import File
 
         for f in module.items:   # `.file` is a module-level directive (the grammar's _module_item)
             if f.__class__ is File:
                 yield f.path[1:-1]
-    from launch.plan import LAUNCH
+    from ptx2py.launch.plan import LAUNCH
 
     corpus = LAUNCH.parent
     for spec in specs[:1]:

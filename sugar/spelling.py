@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import ast
 
-from transpile.dsl.families import OTHERS
-from transpile.dsl.typed import FAMILIES, applicable
-from transpile.names import from_python, to_python
+from ptx2py.transpile.dsl.families import OTHERS
+from ptx2py.transpile.dsl.typed import FAMILIES, applicable
+from ptx2py.transpile.names import from_python, to_python
 
 _LEADS = sorted(((tuple(to_python(w) for w in f.lead), n) for n, f in FAMILIES.items()), key=lambda x: -len(x[0]))
 _PREFIXES = ("ptx", "asm", "nvasm", "block")

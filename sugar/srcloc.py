@@ -21,11 +21,11 @@ from __future__ import annotations
 import functools
 from collections import Counter
 
-from ptxgrammar.tree import File, Loc
-from transpile.dsl.locs import DEFAULT_FILE
-from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
+from ptx2py.ptxgrammar.tree import File, Loc
+from ptx2py.transpile.dsl.locs import DEFAULT_FILE
+from ptx2py.transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
 
-from transpile.generator import q
+from ptx2py.transpile.generator import q
 
 from .frames import definitions, frame_key, named_frames
 from .inline_asm import BEGIN, END

@@ -14,10 +14,10 @@ so no instruction crosses a barrier, fence or mbarrier operation.
 
 from __future__ import annotations
 
-from ptxgrammar.tree import File
-from transpile.dsl.control import SPIN_WAITS
-from transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
-from transpile.generator import q
+from ptx2py.ptxgrammar.tree import File
+from ptx2py.transpile.dsl.control import SPIN_WAITS
+from ptx2py.transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
+from ptx2py.transpile.generator import q
 
 from . import loops, srcloc
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names

@@ -18,13 +18,13 @@ import re
 
 from collections import Counter
 
-from ptxgrammar.tree import Function, Label
-from transpile.dsl.trivia_table import (
+from ptx2py.ptxgrammar.tree import Function, Label
+from ptx2py.transpile.dsl.trivia_table import (
     BLANK_BEFORE, BRACES, END, LABEL_COMMENTS, MARKER_TEXTS, column_line, comment_column, fingerprint, label_pad,
     placed_comment,
 )
-from transpile.format import Pair
-from transpile.generator import q
+from ptx2py.transpile.format import Pair
+from ptx2py.transpile.generator import q
 
 from .comment_keys import COMMENT_TAIL
 from .ir import Call, Display, Kw, stmt, unq

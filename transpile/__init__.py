@@ -32,7 +32,7 @@ def ptx_to_python(text: str, *, passes=None, filename: str = "<string>") -> str:
 
 
 def _to_python(text: str, passes, filename: str) -> str:
-    from ptxgrammar import parse
+    from ptx2py.ptxgrammar import parse
 
     from .generator import _Unsupported, unsupported_error
     from .style import deep_trees
@@ -67,8 +67,10 @@ def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = Fals
     one compiled piece, so every recording frame is at its own line of `filename`
     (the line maps of `transpile.traced` read them)."""
     from .dsl import recorder
+    from .legacy import upgrade_header
     from .style import deep_trees
 
+    source = upgrade_header(source, filename)
     with deep_trees():
         if stepwise:
             recorder.begin(check=check)
@@ -89,7 +91,7 @@ def _run_stepwise(source: str, filename: str) -> str | None:
     """The module run statement by statement from compiled templates (`transpile.fastrun`),
     or None: outside fastrun's subset, or it raised -- then `_run` runs the module whole,
     from a fresh recorder, and locates the error."""
-    from ptxgrammar import emit
+    from ptx2py.ptxgrammar import emit
 
     from . import fastrun
     from .dsl import recorder
@@ -121,7 +123,7 @@ def _run_stepwise(source: str, filename: str) -> str | None:
 
 
 def _run(source: str, filename: str) -> str:
-    from ptxgrammar import emit
+    from ptx2py.ptxgrammar import emit
 
     from .dsl import recorder
 

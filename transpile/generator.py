@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ptxgrammar.tree import (
+from ptx2py.ptxgrammar.tree import (
     Address, AddressSize, Alias, Align, Applied, Attribute, BinaryExpr, Block, CallPrototype, Cast,
     Conditional, Declarator, File, FloatLiteral, Function, Indexed, InitField, InitList,
     Instruction, IntLiteral, Label, LabelList, Loc, Negation, Param, Paren, ParenList,
@@ -21,7 +21,7 @@ from ptxgrammar.tree import (
     SpecialRegister, Symbol, Target, UnaryExpr, Vector, Version, VarDecl,
 )
 
-from ptxgrammar.isa.spellings import OPCODES, is_modifier
+from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .dsl.ops import LINKAGE
 from .dsl.trivia_table import END, TRAILER, KeyCounter
 from .format import LINE, Call, Display, Kw, Pair, layout
@@ -997,15 +997,15 @@ class _Unsupported(Exception):
 
 def unsupported_error(e: _Unsupported, module, text: str, filename: str):
     """A located ParseError for a statement the generator cannot write as Python."""
-    from ptxgrammar.emitter import offset_of
-    from ptxgrammar.errors import error_at
+    from ptx2py.ptxgrammar.emitter import offset_of
+    from ptx2py.ptxgrammar.errors import error_at
 
     pos = offset_of(module, e.node) if e.node is not None else None
     return error_at(text, pos or 0, f"ptx2py cannot write this {type(e.node).__name__} as Python "
                                     f"(unsupported {e}); no output written", filename)
 
 
-HEADER = "from transpile.dsl import *  # noqa: F401,F403"
+HEADER = "from ptx2py.dsl import *  # noqa: F401,F403"
 
 
 def render(stmts: list, style, trailer=None) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ptxgrammar.tree import Module
+from ptx2py.ptxgrammar.tree import Module
 
 from .style import (
     CONTAINER_CLASSES, SAME_LINE, Style, asm_context, close_key, flatten, inner_container, lead_value, position_keys,

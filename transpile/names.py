@@ -83,7 +83,7 @@ def _py_var_base(base: str) -> str:
 _PY_VAR: dict = {}   # register family -> its name before any numbering (families repeat)
 
 
-# Names the generated module imports from transpile.dsl; register variables avoid them.
+# Names the generated module imports from ptx2py.dsl; register variables avoid them.
 RESERVED = frozenset(
     "ptx reg var param regparam sreg sym regn imm fimm sink expr unary paren cast cond index "
     "apply addr args pair neg comp d field secref perf print len range list tuple int str".split()

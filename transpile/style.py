@@ -36,7 +36,7 @@ import sys
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 
-from ptxgrammar.tree import Block, Declarator, Function, Module, Section
+from ptx2py.ptxgrammar.tree import Block, Declarator, Function, Module, Section
 
 PUNCT = frozenset(",;{}()[]<>=+-|@!:?*/%&^~")
 TIGHT_BEFORE = frozenset({",", ";", ")", "]", ":", "|", "<", ">", "[", "(", "}"})
@@ -653,7 +653,7 @@ def detect_newline(module: Module) -> str:
 # are gathered, by specialised walkers for the hot node classes and a generic
 # walker over ``_parts()`` for the rest.
 
-from ptxgrammar.tree import (  # noqa: E402
+from ptx2py.ptxgrammar.tree import (  # noqa: E402
     Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, SectionData,
     SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )

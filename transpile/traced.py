@@ -10,10 +10,10 @@ def python_to_ptx_traced(source: str, filename: str, check: bool = False) -> tup
     Any mismatch with the recorder's internals gives no map rather than a wrong one."""
     import sys
 
-    import transpile
+    from ptx2py import transpile
 
     try:
-        from transpile.dsl import recorder
+        from ptx2py.transpile.dsl import recorder
         Recorder = recorder.Recorder
         original_record, original_finish = Recorder.record, Recorder.finish
     except (ImportError, AttributeError):
@@ -41,7 +41,7 @@ def python_to_ptx_traced(source: str, filename: str, check: bool = False) -> tup
         Recorder.record, Recorder.finish = original_record, original_finish
     if not finished:
         return ptx, None
-    from lint import instruction_positions
+    from ptx2py.lint import instruction_positions
 
     line_map = {}
     for instr, line, _ in instruction_positions(finished[-1]):

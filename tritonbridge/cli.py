@@ -101,7 +101,7 @@ def _private_cache() -> None:
 
 
 def run_from_triton(args) -> int:
-    from outfile import write_atomic
+    from ptx2py.outfile import write_atomic
 
     from .compile import compile_kernel, from_cache_dir, load_kernel, record_triton_root
     from .errors import BridgeError
@@ -140,7 +140,7 @@ def run_from_triton(args) -> int:
 
 
 def run_to_triton(args) -> int:
-    from outfile import write_atomic
+    from ptx2py.outfile import write_atomic
 
     from .errors import BridgeError
     from .override import CACHE_NOTE, place

@@ -125,7 +125,7 @@ class _DType(str):
 
     @property
     def itemsize(self) -> int:
-        from launch.plan import dtype_bytes
+        from ptx2py.launch.plan import dtype_bytes
 
         return dtype_bytes(self)
 

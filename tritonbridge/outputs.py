@@ -12,7 +12,7 @@ from .sidecar import build_sidecar, param_names, ttir_param_names
 
 def kernel_param_names(build, sidecar: dict) -> list[str] | None:
     """One Python name per PTX parameter of the kernel, or None when they cannot be matched."""
-    from launch.plan import entry_params
+    from ptx2py.launch.plan import entry_params
 
     params = entry_params(build.ptx, sidecar["kernel"])
     if build.src is not None and not sidecar.get("incomplete_signature"):
@@ -26,8 +26,8 @@ def kernel_param_names(build, sidecar: dict) -> list[str] | None:
 
 
 def python_of(build, names: list[str] | None, sugar: bool, filename: str = "<triton>") -> str:
-    from sugar import pipeline
-    from transpile import ptx_to_python
+    from ptx2py.sugar import pipeline
+    from ptx2py.transpile import ptx_to_python
 
     table = {build.compiled.metadata.name: names} if names else None
     return ptx_to_python(build.ptx, passes=pipeline.passes(filename=filename, param_names=table) if sugar else None,

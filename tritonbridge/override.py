@@ -23,10 +23,10 @@ def edited_ptx(path: str) -> str:
     if not p.is_file():
         raise BridgeError(f"{path}: error: no such file")
     if p.suffix == ".py":
-        from transpile import python_to_ptx
+        from ptx2py.transpile import python_to_ptx
 
         return python_to_ptx(p.read_text(), str(p))
-    from ptxgrammar import read_ptx
+    from ptx2py.ptxgrammar import read_ptx
 
     return read_ptx(str(p))
 
@@ -45,7 +45,7 @@ def sidecar_beside(path: str) -> dict:
 
 def check_entry(ptx: str, kernel: str, path: str) -> None:
     """Triton launches the cubin under the name its own compile gave the kernel."""
-    from launch.plan import PlanError, entry_params
+    from ptx2py.launch.plan import PlanError, entry_params
 
     try:
         entry_params(ptx, kernel)
@@ -55,7 +55,7 @@ def check_entry(ptx: str, kernel: str, path: str) -> None:
 
 def place(path: str, out_dir: str) -> tuple[Path, str, list[str]]:
     """Where the edited PTX of `path` goes for Triton's override: (file, PTX, environment lines)."""
-    from ptxgrammar import parse
+    from ptx2py.ptxgrammar import parse
 
     data = sidecar_beside(path)
     ptx = edited_ptx(path)

@@ -66,7 +66,7 @@ def launch_args(signature: dict, values: dict, inits: dict) -> tuple[list[dict],
 def param_names(sidecar: dict) -> list[str]:
     """One Python name per PTX parameter, from the sidecar's argument names: `a_desc`,
     `a_desc_shape0`, `a_desc_stride1`, ..., `global_scratch`, `profile_scratch`."""
-    from launch.plan import logical_slots
+    from ptx2py.launch.plan import logical_slots
 
     names, seen = [], {}
     suffix = {"desc-shape": "shape", "desc-stride": "stride", "desc-flag": "flag"}

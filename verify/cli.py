@@ -12,7 +12,7 @@ import sys
 
 
 def run_verify(args) -> int:
-    from ptxgrammar import ParseError
+    from ptx2py.ptxgrammar import ParseError
 
     from .report import EXIT_FAIL, EXIT_INPUT, VerifyError, format_report, verify_files
 
@@ -44,7 +44,7 @@ def run_verify(args) -> int:
         print(format_races(report["races"]))
         if report["races"].get("finding"):
             code = EXIT_FAIL
-    from emulate.compare_run import verify_on_cpu
+    from ptx2py.emulate.compare_run import verify_on_cpu
 
     if args.run and report.get("ok") and cpu_run_wanted(args.run):
         code = verify_on_cpu(args, report, report["edited_ptx"], code)
@@ -66,7 +66,7 @@ def run_verify(args) -> int:
 
         write_html(report, args.html)
     if args.json:
-        from outfile import write_atomic
+        from ptx2py.outfile import write_atomic
 
         write_atomic(args.json, json.dumps(report, indent=1, default=str))
     return code

@@ -19,8 +19,8 @@ import re
 
 import numpy as np
 
-from emulate import run as engine_run
-from launch.plan import canon_dtype, compare
+from ptx2py.emulate import run as engine_run
+from ptx2py.launch.plan import canon_dtype, compare
 
 from .gpu_run import Session
 
@@ -65,7 +65,7 @@ def gpu_outputs(gpu, text: str, spec: dict, inputs: dict | None = None) -> dict:
 def engine_outputs(label: str, text: str, spec: dict, inputs: dict | None = None):
     """(outputs, None) of the engine's inorder run, or (None, why) on a refusal or a report; a
     top-level function, so that a process pool can run the engine side of many cases at once."""
-    from emulate import EmulationError
+    from ptx2py.emulate import EmulationError
 
     try:
         r = engine_run(text, spec, dict(inputs or {}), filename=label)

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from launch.plan import (  # noqa: F401  (re-exported: the plans belong to a run)
+from ptx2py.launch.plan import (  # noqa: F401  (re-exported: the plans belong to a run)
     LAUNCH,
     PlanError,
     check_tensor_map_request,

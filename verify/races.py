@@ -126,7 +126,7 @@ def _grid(spec: dict, ratio: float) -> list[int]:
 
 def input_json(ptx_text: str, spec: dict, cap: int = 128, ctas: int = 2) -> tuple[dict, dict]:
     """(SentryWard input JSON, a description of the shrunk launch) for one kernel."""
-    from launch import plan as lp
+    from ptx2py.launch import plan as lp
 
     entry = lp.entry_info(ptx_text, spec["kernel"])
     plans = lp.plan_arguments(entry, spec)
@@ -266,7 +266,7 @@ def race_count(ptx_text: str, doc: dict, timeout: int) -> int | None:
 
 def launch_specs(ptx_path: str) -> list[dict]:
     """Every kernel's launch spec from the sidecar of `ptx_path` (RaceSetupError without one)."""
-    from launch import plan as lp
+    from ptx2py.launch import plan as lp
 
     sidecar = lp.sidecar_for(ptx_path)
     if sidecar is None:
@@ -282,7 +282,7 @@ def race_one(spec: dict, ptx_text: str, name: str, line_map: dict[int, int] | No
              cap: int = 128, timeout: int = 300, base: dict | None = None) -> dict:
     """One kernel through SentryWard at the shrunk launch of `spec`; `base` ({"ptx": text,
     "result": race_one's answer for it}) lets a finding the base lacks name the edited lines."""
-    from launch import plan as lp
+    from ptx2py.launch import plan as lp
 
     try:
         doc, shrunk = input_json(ptx_text, spec, cap)
@@ -359,7 +359,7 @@ def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: di
     why = sentryward_available()
     if why:
         return {"status": "skipped", "message": f"--races skipped: {why}", "finding": False}
-    from ptxgrammar import read_ptx
+    from ptx2py.ptxgrammar import read_ptx
 
     try:
         specs = launch_specs(base_path)

@@ -22,7 +22,7 @@ from pathlib import Path
 from .locate import Source, located_diagnostics
 from .sass import SassInstr, compare_kernel, parse_sass_listing
 from .tools import Tool, ToolError, find_disassembler, require_ptxas
-from transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
+from ptx2py.transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -107,9 +107,9 @@ def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, so
 
 def module_facts(ptx: str, filename: str):
     """(.version, .target list, whether it declares functions it does not define)."""
-    import ptxgrammar
+    from ptx2py import ptxgrammar
 
-    from lint import module_targets, module_version
+    from ptx2py.lint import module_targets, module_version
 
     module = ptxgrammar.parse(ptx, filename)
     extern = any(f.body is None and ".extern" in f.head.linkage for f in module.functions)
@@ -129,11 +129,11 @@ def load_edited(path: str) -> tuple[str, Source, list[str]]:
     then comes from the unchecked run so that ptxas still gets to speak."""
     text = Path(path).read_text()
     if not path.endswith(".py"):
-        from lint import lint_text
+        from ptx2py.lint import lint_text
 
         findings = [str(v) for v in lint_text(text, path)]
         return text, Source(path, text), findings
-    from transpile.dsl import DSLError
+    from ptx2py.transpile.dsl import DSLError
 
     try:
         ptx, line_map = python_to_ptx_traced(text, path, check=True)
@@ -209,7 +209,7 @@ def verify_texts(base_ptx: str, edited_ptx: str, *, base_name="base.ptx", edited
 
 
 def verify_files(base_path: str, edited_path: str, ptxas_path: str | None = None) -> dict:
-    from ptxgrammar import read_ptx
+    from ptx2py.ptxgrammar import read_ptx
 
     base_ptx = read_ptx(base_path)
     edited_ptx, source, findings = load_edited(edited_path)

@@ -39,8 +39,8 @@ U32_OPERANDS = {"shl": (1,), "shr": (1,), "shf": (2,), "bfe": (1, 2), "bfi": (2,
 
 def forms_in(paths):
     """Counter of arithmetic forms ("fma.rn.f32") over the PTX files, and the files that failed."""
-    import ptxgrammar
-    from ptxgrammar.tree import Instruction
+    from ptx2py import ptxgrammar
+    from ptx2py.ptxgrammar.tree import Instruction
     counts, failed = collections.Counter(), []
     for path in paths:
         try:

@@ -3,7 +3,7 @@
 A handler factory takes (instruction, scope) once, decodes the operands and returns
 ``run(warp, mask)`` for ordinary instructions, or ``run(warp, mask, entry)`` for the control
 instructions that move the warp's SIMT stack themselves (CONTROL). Value semantics of
-integer/bit/float/half/fp8/cvt/approx instructions come from emulate.numerics.ALU (alu.py).
+integer/bit/float/half/fp8/cvt/approx instructions come from ptx2py.emulate.numerics.ALU (alu.py).
 An opcode or form without a handler stops the run: `file:line:col: error: not emulated: ...`.
 """
 
@@ -37,7 +37,7 @@ def decode(instr, scope) -> Op:
     run = factory(instr, scope)
     guard = None
     if instr.guard is not None:
-        from ptxgrammar.tree import Register
+        from ptx2py.ptxgrammar.tree import Register
 
         g = scope.decoder.reader(Register(instr.guard.predicate), TYPES[".pred"])
         guard = (lambda w, m: ~g(w, m)) if instr.guard.negated else g

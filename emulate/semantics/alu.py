@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import PredPair
+from ptx2py.ptxgrammar.tree import PredPair
 
 from ..errors import NotEmulated
 from ..types import TYPES, type_modifiers
@@ -92,7 +92,7 @@ SETP_COMBINE = (".and", ".or", ".xor")
 
 def _numerics():
     try:
-        from emulate.numerics import ALU, NotEmulated as NumericsNotEmulated
+        from ptx2py.emulate.numerics import ALU, NotEmulated as NumericsNotEmulated
     except ImportError:
         return {}, NotEmulated
     return ALU, NumericsNotEmulated

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Address
+from ptx2py.ptxgrammar.tree import Address
 
 from .. import memory as M
 from ..errors import NotEmulated

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import ParenList, Symbol
+from ptx2py.ptxgrammar.tree import ParenList, Symbol
 
 from ..errors import NotEmulated, Trap
 from ..operands import constant

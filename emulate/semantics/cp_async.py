@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Address, Register
+from ptx2py.ptxgrammar.tree import Address, Register
 
 from ..asyncops import SharedWrite
 from ..errors import NotEmulated

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Address, Vector
+from ptx2py.ptxgrammar.tree import Address, Vector
 
 from ..errors import NotEmulated
 from ..types import TYPES

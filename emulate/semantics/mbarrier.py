@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Address, Sink
+from ptx2py.ptxgrammar.tree import Address, Sink
 
 from ..errors import NotEmulated
 from ..memory import SHARED_WINDOW, WINDOW_SIZE

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Address, Vector
+from ptx2py.ptxgrammar.tree import Address, Vector
 
 from ..asyncops import CTA_END, AsyncOp
 from ..errors import NotEmulated

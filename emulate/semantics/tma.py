@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Address, Vector
+from ptx2py.ptxgrammar.tree import Address, Vector
 
 from .. import memory as M
 from ..asyncops import AsyncOp, CommitGroups, SharedWrite

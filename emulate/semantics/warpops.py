@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import PredPair
+from ptx2py.ptxgrammar.tree import PredPair
 
 from ..errors import NotEmulated
 from ..sanitizer import thread_name

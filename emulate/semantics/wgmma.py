@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxgrammar.tree import Register, Vector
+from ptx2py.ptxgrammar.tree import Register, Vector
 
 from ..asyncops import AsyncOp, CommitGroups
 from ..errors import NotEmulated

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ptxgrammar.tree import Address, Vector
+from ptx2py.ptxgrammar.tree import Address, Vector
 
 from ..errors import NotEmulated
 from ..types import TYPES

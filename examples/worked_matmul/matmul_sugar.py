@@ -1,4 +1,4 @@
-from transpile.dsl import *  # noqa: F401,F403
+from ptx2py.dsl import *  # noqa: F401,F403
 
 stmatrix_m8n8 = stmatrix.m8n8.x4.shared.b16
 tma_load = asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes

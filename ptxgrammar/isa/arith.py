@@ -249,7 +249,7 @@ _BITS_SIZE = {".b16": 16, ".b32": 32, ".b64": 64, ".b128": 128}
 
 def mov_pack(form, modifiers, operands=()):
     """mov.bN between a scalar and a {vector}: 2 or 4 elements of N/2 or N/4 bits each."""
-    from ptxgrammar.tree.operands import Vector
+    from ptx2py.ptxgrammar.tree.operands import Vector
 
     size = next((_BITS_SIZE[m] for m in modifiers if m in _BITS_SIZE), None)
     out = []

@@ -82,7 +82,7 @@ _MODE_COORDS = {".tile::gather4": {".2d": 5}, ".tile::scatter4": {".2d": 5}}
 
 
 def tma_coordinates(form, modifiers, operands=()):
-    from ptxgrammar.tree.operands import Address, Vector
+    from ptx2py.ptxgrammar.tree.operands import Address, Vector
 
     dim = next((m for m in modifiers if m in _DIM_COORDS), None)
     if dim is None:

@@ -43,7 +43,7 @@ GEOMETRY_COORDS = {".1d": 1, ".2d": 2, ".3d": 4, ".a1d": 2, ".a2d": 4, ".cube": 
 
 
 def texture_coordinates(form, modifiers, operands=()):
-    from ptxgrammar.tree.operands import Address, Vector
+    from ptx2py.ptxgrammar.tree.operands import Address, Vector
 
     geom = next((m for m in modifiers if m in GEOMETRY_COORDS), None)
     if geom is None:

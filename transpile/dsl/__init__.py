@@ -6,7 +6,7 @@ statement's line text, `//` notes after it); locs (`.loc` lines and their source
 (the `--sugar` typed families, their table first) and control (names, control flow); structured (the `--sugar`
 prefixes, inline asm, banners and data rows).
 
-Generated modules start with `from transpile.dsl import *`.
+Generated modules start with `from ptx2py.dsl import *`.
 """
 
 from .directives import ptx

@@ -17,7 +17,7 @@ directives, comments and layout are methods:
 
 from __future__ import annotations
 
-from ptxgrammar.tree import (
+from ptx2py.ptxgrammar.tree import (
     Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList,
     ParamList, PerfDirective, Pragma, Section, SectionData, Target, Version,
 )

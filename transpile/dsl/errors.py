@@ -22,7 +22,7 @@ class DSLError(Exception):
         head = f"{self.filename}:{self.line}:{self.column}: error: {self.message}"
         if not self.source_line:
             return head
-        from ptxgrammar.errors import printable
+        from ptx2py.ptxgrammar.errors import printable
 
         shown, caret = printable(self.source_line, self.column - 1)
         return f"{head}\n{shown}\n{' ' * caret}^"

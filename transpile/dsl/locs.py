@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ptxgrammar.tree import Loc
+from ptx2py.ptxgrammar.tree import Loc
 
 from . import quiet, recorder
 from .errors import DSLError

@@ -19,8 +19,8 @@ appear in many statements.
 
 from __future__ import annotations
 
-from ptxgrammar.isa.special_registers import is_special_register
-from ptxgrammar.tree import (
+from ptx2py.ptxgrammar.isa.special_registers import is_special_register
+from ptx2py.ptxgrammar.tree import (
     Address, Applied, BinaryExpr, Cast, Conditional, FloatLiteral, Indexed, InitField, InitList,
     IntLiteral, Negation, Paren, ParenList, PredPair, Register, SectionRef, Sink, SpecialRegister,
     Symbol, UnaryExpr, Vector,

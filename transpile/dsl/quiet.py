@@ -15,7 +15,7 @@ off the quiet path).
 
 from __future__ import annotations
 
-from ptxgrammar.tree import (
+from ptx2py.ptxgrammar.tree import (
     Address, Align, BinaryExpr, Declarator, Guard, InitList, Instruction, IntLiteral, Label, Loc, ParenList,
     Register, SectionData, Sink, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 
-from ptxgrammar.tree import Function, Instruction, Label, Loc, Module, VarDecl
+from ptx2py.ptxgrammar.tree import Function, Instruction, Label, Loc, Module, VarDecl
 
 from .scopelabels import ScopeRule
 from .trivia_check import check_trivia
@@ -340,8 +340,8 @@ class InstructionChecker:
     A violation raises DSLError, which python_to_ptx locates at the calling line."""
 
     def __init__(self):
-        from lint import check_instruction
-        from lint.operands import Declarations
+        from ptx2py.lint import check_instruction
+        from ptx2py.lint.operands import Declarations
 
         self.check = check_instruction
         self.version = None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ptxgrammar.tree import Block, Instruction, Label, Loc
+from ptx2py.ptxgrammar.tree import Block, Instruction, Label, Loc
 
 from .errors import DSLError
 

@@ -40,7 +40,7 @@ for several; `with inline_asm():` (the bracket's class) is the same bracket, spe
 
 from __future__ import annotations
 
-from ptxgrammar.tree import IntLiteral, SectionData
+from ptx2py.ptxgrammar.tree import IntLiteral, SectionData
 
 from . import control, recorder
 from .directives import ptx

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ptxgrammar.tree import Label
+from ptx2py.ptxgrammar.tree import Label
 
 from ..style import flatten
 from .errors import DSLError

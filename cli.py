@@ -194,8 +194,8 @@ def print_summary(results) -> None:
 # --- ptx2py FILE / py2ptx FILE --------------------------------------------------------
 
 def cmd_transpile(args) -> int:
-    from ptx2py.ptxgrammar import ParseError
     from ptx2py import ptx_to_python
+    from ptx2py.ptxgrammar import ParseError
 
     try:
         text = read_input(args.input)

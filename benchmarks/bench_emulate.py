@@ -64,8 +64,8 @@ def bench_loop():
 
 
 def bench_matmul():
-    from ptx2py.kernelir.run_cpu import run_ir
     from ptx2py.kernelir import load_problem, make_inputs
+    from ptx2py.kernelir.run_cpu import run_ir
 
     kernel, meta = load_problem("matmul_rect")
     params = {**meta["params"], **meta["test_params"]}

@@ -20,7 +20,6 @@ import numpy as np
 
 from . import memory as M
 
-
 CTA_END: list = []     # f(cta) run when a CTA ends, after every async op completed (lifetime checks)
 
 

@@ -175,7 +175,7 @@ def not_covered(targets, only, covered: set) -> list[dict]:
     import sys
 
     sys.path.insert(0, str(ROOT / "corpus" / "scripts"))
-    from launch_sidecars import NO_SIDECAR   # noqa: E402 - the corpus build scripts are not a package
+    from launch_sidecars import NO_SIDECAR  # noqa: E402 - the corpus build scripts are not a package
 
     rows = []
     for ptx in sorted((ROOT / "corpus" / "ptx").rglob("*.ptx")):

@@ -13,8 +13,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ptx2py.launch.plan import (PlanError, entry_info, host_array, kernel_specs, launch_request,
-                         plan_arguments, scalar_bytes)
+from ptx2py.launch.plan import (
+    PlanError,
+    entry_info,
+    host_array,
+    kernel_specs,
+    launch_request,
+    plan_arguments,
+    scalar_bytes,
+)
 
 from .errors import EmulationError, NotEmulated
 from .machine import Machine

@@ -18,8 +18,8 @@ from . import memory as M
 from .errors import EmulationError, NotEmulated, Report, Trap
 from .layout import FrameLayout, SharedLayout, decl_size, init_bytes, kernel_param_layout
 from .operands import OperandDecoder
-from .semantics.cluster import has_remote, remote_load, remote_store, split_ranks
 from .sanitizer import SharedShadow, thread_name
+from .semantics.cluster import has_remote, remote_load, remote_store, split_ranks
 from .warp import BLOCKED, DONE, READY, WARP, Frame, Warp
 
 QUANTUM = 4096

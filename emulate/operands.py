@@ -6,8 +6,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptx2py.ptxgrammar.tree import (Address, BinaryExpr, Cast, FloatLiteral, IntLiteral, Negation, Paren,
-                             PredPair, Register, Sink, SpecialRegister, Symbol, UnaryExpr, Vector)
+from ptx2py.ptxgrammar.tree import (
+    Address,
+    BinaryExpr,
+    Cast,
+    FloatLiteral,
+    IntLiteral,
+    Negation,
+    Paren,
+    PredPair,
+    Register,
+    Sink,
+    SpecialRegister,
+    Symbol,
+    UnaryExpr,
+    Vector,
+)
 
 from .errors import NotEmulated
 from .types import TYPES, UINT, PtxType, float_bits, mask_bits, to_container

@@ -33,10 +33,10 @@ import re
 
 from . import ir
 from . import ptxtext as D
-from .tables import (BANK, BANK_DECL, BANK_ORDER, ITEMSIZE, MOV, PARAM, VERSIONS)
 from .lower_expr import ExpressionLowering
 from .lower_stmt import StatementLowering
-from .lowering import (CompileError, Imm, _static)
+from .lowering import CompileError, Imm, _static
+from .tables import BANK, BANK_DECL, BANK_ORDER, ITEMSIZE, MOV, PARAM, VERSIONS
 from .uniformity import Uniformity
 
 __all__ = ["CompileError", "compile_kernel", "compile_module", "kernel_arguments"]

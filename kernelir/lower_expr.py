@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from . import ir
 from . import ptxtext as D
-from .ptxtext import Reg as Name
 from .dtypes import lit_value
-from .tables import (ACCUM, ARITH, BITWISE, CMP_F32, CMP_INT, LN2, LOG2E, SELP,
-                     SWAP_CMP, UNARY_F32, bf16_bits, f16_bits)
-from .lowering import (FLOAT, HALF, INT, CompileError, Imm, _fold, _opnd, _wrap)
+from .lowering import FLOAT, HALF, INT, CompileError, Imm, _fold, _opnd, _wrap
+from .ptxtext import Reg as Name
+from .tables import ACCUM, ARITH, BITWISE, CMP_F32, CMP_INT, LN2, LOG2E, SELP, SWAP_CMP, UNARY_F32, bf16_bits, f16_bits
 
 
 class ExpressionLowering:
@@ -191,8 +190,9 @@ class ExpressionLowering:
         if src == dst:
             return x, dst
         if isinstance(x, Imm):
-            from .dtypes import convert
             import numpy as np
+
+            from .dtypes import convert
             v = convert(np.asarray(x.value, {"pred": np.bool_, "s32": np.int64, "u32": np.int64}
                                    .get(src, np.float32)), src, dst)
             return Imm(dst, float(v) if dst in FLOAT else int(v)), dst

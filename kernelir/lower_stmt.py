@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from . import ir
 from . import ptxtext as D
+from .lowering import HALF, INT, ONES, CompileError, Imm, _opnd, _sign
 from .ptxtext import Reg as Name
-from .tables import (ACCUM, ITEMSIZE, MEM, MOV)
-from .lowering import (HALF, INT, ONES, CompileError, Imm, _opnd, _sign)
+from .tables import ACCUM, ITEMSIZE, MEM, MOV
 
 
 def _addr_text(parts) -> str:

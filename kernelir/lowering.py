@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from . import ir
-from .tables import (bf16_bits, f16_bits, f32_hex)
+from .tables import bf16_bits, f16_bits, f32_hex
 
 FLOAT = ("f32", "f16", "bf16")
 HALF = ("f16", "bf16")

@@ -31,10 +31,9 @@ def _allowed(values) -> set[str]:
 
 
 def run_lint(args) -> int:
-    from ptx2py.ptxgrammar import ParseError, read_ptx
     from ptx2py import ptxgrammar
-
     from ptx2py.lint import lint_module
+    from ptx2py.ptxgrammar import ParseError, read_ptx
 
     status = 0
     found_any = False

@@ -12,8 +12,27 @@ from __future__ import annotations
 import functools
 
 from .tree import (
-    Address, Align, BinaryExpr, Block, Declarator, FloatLiteral, InitList, Instruction, IntLiteral, Label, Loc, Register,
-    ParenList, PredPair, Section, SectionData, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
+    Address,
+    Align,
+    BinaryExpr,
+    Block,
+    Declarator,
+    FloatLiteral,
+    InitList,
+    Instruction,
+    IntLiteral,
+    Label,
+    Loc,
+    ParenList,
+    PredPair,
+    Register,
+    Section,
+    SectionData,
+    SpecialRegister,
+    Symbol,
+    UnaryExpr,
+    VarDecl,
+    Vector,
 )
 from .tree.base import Node
 from .tree.statements import Statement
@@ -68,7 +87,7 @@ def _emit_into(root, out: list, fast: bool = True) -> None:
 
 @functools.lru_cache(maxsize=1)
 def _default_style():
-    from .style import DEFAULT_STYLE     # style imports the tree; imported on first use
+    from .style import DEFAULT_STYLE  # style imports the tree; imported on first use
 
     return DEFAULT_STYLE
 

@@ -19,13 +19,20 @@ from pathlib import Path
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from . import scanner
+from . import scanner, shapecache
 from .build import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
-from . import shapecache
 from .shapes import (
-    DIGITS, HOLES, SKELETONS, ShapeMismatch, add_pattern_sources, builder_code, builder_from_code, pattern_sources,
-    shared, sharing,
+    DIGITS,
+    HOLES,
+    SKELETONS,
+    ShapeMismatch,
+    add_pattern_sources,
+    builder_code,
+    builder_from_code,
+    pattern_sources,
+    shared,
+    sharing,
 )
 from .tree import Block, Function, Module, Section, Version
 

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 pytest.importorskip("pyptx", reason="the peer is the bench extra: pip install -e '.[bench]'")

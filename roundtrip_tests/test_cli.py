@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-
-import pytest
-
-from ptx2py import cli
 from pathlib import Path
 
+import pytest
 from conftest import ROOT, corpus_files, sample
+
+from ptx2py import cli
 
 GOOD = ".version 9.0\n.target sm_90\n.entry k() {\n\tret;\n}\n"
 BAD = ".version 9.0\n.target sm_90\n.entry k() {\n\tmov.u32 %r1, 10u;\n}\n"

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import CORPUS, ROOT, corpus_files, sample
 
 from ptx2py import cli
-from conftest import CORPUS, ROOT, corpus_files, sample
 
 GOOD = ".version 9.0\n.target sm_90\n.entry k() {\n\tret;\n}\n"
 PROBLEM = ROOT / "kernelir" / "problems" / "array_sum.json"

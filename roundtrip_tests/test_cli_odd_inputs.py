@@ -12,11 +12,9 @@ import sys
 import threading
 
 import pytest
-
-from ptx2py import cli
-from ptx2py import outfile
-from ptx2py import ptxgrammar
 from conftest import ROOT
+
+from ptx2py import cli, outfile, ptxgrammar
 
 GOOD = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n"
 

@@ -6,8 +6,8 @@ problems take tens of seconds each and are marked slow."""
 import numpy as np
 import pytest
 
-from ptx2py.kernelir.run_cpu import run_ir
 from ptx2py.kernelir import PROBLEM_NAMES, REFERENCES, load_problem, make_inputs, run_kernel
+from ptx2py.kernelir.run_cpu import run_ir
 
 SLOW = {"matmul_512", "matmul_rect", "attention_d64", "attention_d128"}
 CASES = [pytest.param(name, target, marks=[pytest.mark.slow] if name in SLOW else [])

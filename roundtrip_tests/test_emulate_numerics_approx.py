@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numerics_ref import f32, from_f32
 
 from ptx2py.emulate.numerics import ALU
-from numerics_ref import f32, from_f32
 
 # opcode -> (reference, input range, bound kind, bound)
 BOUNDS = {

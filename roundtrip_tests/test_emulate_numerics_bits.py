@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numerics_ref import arr, signed, wrap
 
 from ptx2py.emulate.numerics import ALU, NotEmulated
-from numerics_ref import arr, signed, wrap
 
 u32 = st.integers(0, 2 ** 32 - 1)
 u64 = st.integers(0, 2 ** 64 - 1)

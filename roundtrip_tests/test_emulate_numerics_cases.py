@@ -7,10 +7,10 @@ import struct
 
 import numpy as np
 import pytest
-
 from conftest import CASES, CORPUS
+
 from ptx2py.emulate.numerics import ALU
-from ptx2py.emulate.numerics.coverage import forms_in, probe, table, summary
+from ptx2py.emulate.numerics.coverage import forms_in, probe, summary, table
 from ptx2py.emulate.numerics.dtypes import TYPES
 
 DATA = CASES / "numerics"

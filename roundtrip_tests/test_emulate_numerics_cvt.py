@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numerics_ref import arr, from_f32, round_fraction, signed, wrap
 
 from ptx2py.emulate.numerics import ALU, NotEmulated
 from ptx2py.emulate.numerics.formats import decode, encode
-from numerics_ref import arr, from_f32, round_fraction, signed, wrap
 
 MODES = ("rn", "rz", "rm", "rp")
 f32_values = st.floats(width=32, allow_nan=False)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numerics_ref import f32, from_f32, from_f64, round_fraction
 
 from ptx2py.emulate.numerics import ALU, NotEmulated
-from numerics_ref import f32, from_f32, from_f64, round_fraction
 
 MODES = ("rn", "rz", "rm", "rp")
 

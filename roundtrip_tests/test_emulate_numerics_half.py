@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numerics_ref import round_fraction
 
 from ptx2py.emulate.numerics import ALU
 from ptx2py.emulate.numerics.formats import decode, encode
-from numerics_ref import round_fraction
 
 OPS = {"add": (2, lambda a, b: a + b), "sub": (2, lambda a, b: a - b), "mul": (2, lambda a, b: a * b),
        "fma": (3, lambda a, b, c: a * b + c)}

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numerics_ref import arr, signed, wrap
 
 from ptx2py.emulate.numerics import ALU, NotEmulated
-from numerics_ref import arr, signed, wrap
 
 
 def call(opcode, mods, types, *srcs, **kw):

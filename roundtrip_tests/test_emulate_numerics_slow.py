@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from numerics_ref import from_f32, round_fraction
 
 from ptx2py.emulate.numerics import ALU
-from numerics_ref import from_f32, round_fraction
 
 pytestmark = pytest.mark.slow
 RNG = np.random.default_rng(2026)

@@ -6,11 +6,10 @@ import codecs
 import re
 
 import pytest
+from conftest import CASES
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar import ParseError
-
-from conftest import CASES
 
 HEADER = ".version 9.0\n.target sm_90a\n.address_size 64\n"
 KERNEL_OPEN = ".visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<4>;\n"

@@ -8,12 +8,11 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import ROOT
 
 from ptx2py import ptxgrammar
-from ptx2py.transpile import ptx_to_python, python_to_ptx
 from ptx2py.lint import lint_module
-
-from conftest import ROOT
+from ptx2py.transpile import ptx_to_python, python_to_ptx
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 

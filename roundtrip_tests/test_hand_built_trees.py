@@ -7,15 +7,33 @@ from datetime import timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from strategies import bare_modules, without_trivia
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar.tree import (
-    Address, BinaryExpr, Block, Declarator, Function, FunctionHead, Guard, Instruction, IntLiteral,
-    Label, Loc, Module, ParamList, Register, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector, Version,
-    Target, AddressSize,
+    Address,
+    AddressSize,
+    BinaryExpr,
+    Block,
+    Declarator,
+    Function,
+    FunctionHead,
+    Guard,
+    Instruction,
+    IntLiteral,
+    Label,
+    Loc,
+    Module,
+    ParamList,
+    Register,
+    SpecialRegister,
+    Symbol,
+    Target,
+    UnaryExpr,
+    VarDecl,
+    Vector,
+    Version,
 )
-
-from strategies import bare_modules, without_trivia
 
 
 def header():

@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import ROOT
 
 

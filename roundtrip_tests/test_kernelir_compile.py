@@ -10,14 +10,13 @@ import subprocess
 
 import pytest
 
-from ptx2py import cli
-from ptx2py import transpile
-from ptx2py.kernelir import CompileError, PROBLEM_NAMES, compile_kernel, ir, load_problem
+from ptx2py import cli, transpile
+from ptx2py.kernelir import PROBLEM_NAMES, CompileError, compile_kernel, ir, load_problem
 from ptx2py.kernelir.problems import problem_path
 from ptx2py.kernelir.problems.dsl import V, f, i, mod
 from ptx2py.kernelir.tables import LN2, LOG2E, f32_hex
-from ptx2py.ptxgrammar import emit, parse
 from ptx2py.lint import lint_module
+from ptx2py.ptxgrammar import emit, parse
 
 TARGETS = ("sm_80", "sm_90a")
 CASES = [(n, t) for n in PROBLEM_NAMES for t in TARGETS]
@@ -194,8 +193,9 @@ def test_cli_compiles_and_writes_python(tmp_path):
 
 
 def test_cli_error_names_the_node_and_writes_nothing(tmp_path, capsys):
-    from ptx2py.kernelir import dump_kernel
     import json
+
+    from ptx2py.kernelir import dump_kernel
     k = _kernel([ir.Load("v", "x", i(0)), ir.Write("y", i(0), mod(V("v"), f(2.0)))])
     src = tmp_path / "bad.json"
     src.write_text(json.dumps(dump_kernel(k)))

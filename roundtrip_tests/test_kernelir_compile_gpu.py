@@ -2,8 +2,7 @@
 references. Runs with ``-m gpu``; skips cleanly without cuda-python or a GPU."""
 import pytest
 
-from ptx2py.kernelir import PROBLEM_NAMES
-from ptx2py.kernelir import gpu_check
+from ptx2py.kernelir import PROBLEM_NAMES, gpu_check
 from ptx2py.verify.gpu_run import gpu_absent
 
 

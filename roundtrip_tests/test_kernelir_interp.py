@@ -7,8 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from ptx2py.kernelir import PROBLEM_NAMES, REFERENCES, IRError, load_kernel, load_problem, make_inputs
-from ptx2py.kernelir import ir, run_kernel
+from ptx2py.kernelir import PROBLEM_NAMES, REFERENCES, IRError, ir, load_kernel, load_problem, make_inputs, run_kernel
 from ptx2py.kernelir.dtypes import round_bf16
 from ptx2py.kernelir.problems.dsl import B, V, add, div, eq, f, i, lt, mod, mul, sub
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from ptx2py.kernelir import PROBLEM_NAMES, IRError, SCHEMA_PATH, dump_kernel, load_kernel, schema
+from ptx2py.kernelir import PROBLEM_NAMES, SCHEMA_PATH, IRError, dump_kernel, load_kernel, schema
 from ptx2py.kernelir.problems import problem_path
 from ptx2py.kernelir.problems.build import problem_json
 

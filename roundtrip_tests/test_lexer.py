@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 pygments = pytest.importorskip("pygments")
+from conftest import CORPUS, EXTERNAL, ptx_files  # noqa: E402
 from pygments.token import Error, Keyword, Name, Operator  # noqa: E402
 
 from ptx2py.highlight.lexer import PtxLexer  # noqa: E402
-
-from conftest import CORPUS, EXTERNAL, ptx_files  # noqa: E402
 
 EXTERNAL_DIR = EXTERNAL if EXTERNAL.is_dir() else Path("/work/shared/corpus-external")
 

@@ -8,12 +8,24 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+from conftest import (
+    CASES,
+    CORPUS,
+    EXTERNAL,
+    PROBES,
+    corpus_files,
+    external_files,
+    file_id,
+    needs,
+    probe_files,
+    sample,
+    small,
+)
 
 from ptx2py import ptxgrammar
-from conftest import CASES, CORPUS, EXTERNAL, PROBES, corpus_files, external_files, file_id, needs, probe_files, sample, small
-from ptx2py.ptxgrammar.isa import spec
 from ptx2py.lint import RULES, Violation, check_instruction, lint_module, lint_text
 from ptx2py.lint.operands import function_declarations
+from ptx2py.ptxgrammar.isa import spec
 
 INVALID = CASES / "lint" / "invalid.txt"
 KNOWN_EXTERNAL = CASES / "lint" / "external_known_invalid.txt"

@@ -10,8 +10,8 @@ import json
 import random
 
 import pytest
-
 from conftest import CASES
+
 from ptx2py.lint import differential as D
 
 DATA = CASES / "lint" / "differential.jsonl.gz"

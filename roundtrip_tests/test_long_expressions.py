@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ptx2py import ptxgrammar
+from ptx2py import ptx_to_python, ptxgrammar, python_to_ptx
 from ptx2py.ptxgrammar import ParseError
 from ptx2py.ptxgrammar.parser import parse_full
-from ptx2py import ptx_to_python, python_to_ptx
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n"
 

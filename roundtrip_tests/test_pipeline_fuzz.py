@@ -10,15 +10,14 @@ import random
 from datetime import timedelta
 
 import pytest
+from conftest import CASES, ROOT, corpus_files, probe_files, sample
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import any_modules
 
 from ptx2py import ptxgrammar
 from ptx2py.roundtrip.mutations import MUTATIONS, mutate
 from ptx2py.roundtrip.pipeline import outcome
-
-from conftest import CASES, ROOT, corpus_files, probe_files, sample
-from strategies import any_modules
 
 SETTINGS = settings(max_examples=40, deadline=timedelta(seconds=60),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

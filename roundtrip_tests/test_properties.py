@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from conftest import corpus_files, probe_files, sample, small
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import modules
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar import ParseError
 from ptx2py.ptxgrammar.parser import parse_full
-
-from conftest import corpus_files, probe_files, sample, small
-from strategies import modules
 
 SETTINGS = settings(max_examples=150, deadline=timedelta(seconds=30),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from conftest import (
+    EXTERNAL,
+    corpus_files,
+    external_files,
+    file_id,
+    needs,
+    probe_files,
+    sample,
+    small,
+)
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar.parser import Unsure, parse_fast, parse_full
-
-from conftest import (
-    EXTERNAL, corpus_files, external_files, file_id, needs, probe_files, sample, small,
-)
 
 
 def assert_roundtrip(path):

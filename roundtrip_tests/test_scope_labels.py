@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from inlined_snippet import FILE, HEAD, body_lines
 
 import ptx2py
 from ptx2py import transpile
 from ptx2py.transpile.dsl.errors import DSLError
-
-from inlined_snippet import FILE, HEAD, body_lines
 
 TAIL = "    at(11, 3).ret()\n"
 

@@ -9,11 +9,10 @@ import re
 import types
 
 import pytest
+from conftest import CORPUS
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar import parser, shapes
-
-from conftest import CORPUS
 
 FILES = [CORPUS / "nvcc" / "reduce.sm_80.ptx", *sorted(CORPUS.rglob("*.G.ptx"))[:1],
          *sorted(CORPUS.rglob("*lineinfo.ptx"))[:1]]

@@ -8,12 +8,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from conftest import CORPUS
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar import ParseError, parser, shapecache
 from ptx2py.ptxgrammar.parser import parse_full
-
-from conftest import CORPUS
 
 SAMPLE = CORPUS / "nvcc" / "reduce.sm_80.ptx"
 HEADER = ".version 8.0\n.target sm_80\n.address_size 64\n"

@@ -6,12 +6,11 @@ stale, damaged or colliding entry is a miss, never a wrong tree or an error."""
 from __future__ import annotations
 
 import pytest
+from conftest import CORPUS
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar import parser, shapecache
 from ptx2py.ptxgrammar.parser import parse_full
-
-from conftest import CORPUS
 
 SAMPLE = CORPUS / "nvcc" / "reduce.sm_80.ptx"
 

@@ -8,18 +8,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from conftest import CASES, corpus_files, external_files, file_id, probe_files, sample, small
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import modules
 
 import ptx2py
-from ptx2py import ptxgrammar
-from ptx2py import transpile
+from ptx2py import ptxgrammar, transpile
 from ptx2py.sugar import pipeline
 from ptx2py.transpile.format import black_format
 from ptx2py.transpile.generator import Generator, render
-
-from conftest import CASES, corpus_files, external_files, file_id, probe_files, sample, small
-from strategies import modules
 
 SUGAR_CASES = CASES / "sugar"
 PASS_NAMES = [p.__name__.rsplit(".", 1)[1] for p in pipeline.PASSES]

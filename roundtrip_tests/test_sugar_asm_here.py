@@ -7,12 +7,11 @@ place (what Triton would write there)."""
 from __future__ import annotations
 
 import pytest
+from conftest import ROOT
 
 import ptx2py
 from ptx2py import transpile
 from ptx2py.transpile.dsl.errors import DSLError
-
-from conftest import ROOT
 
 HEAD = '''from ptx2py.dsl import *  # noqa: F401,F403
 

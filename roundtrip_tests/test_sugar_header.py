@@ -6,14 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
-import ptx2py
-from ptx2py import ptxgrammar
-from ptx2py import transpile
-from ptx2py.transpile.format import black_format
-
 from conftest import ROOT
 from test_sugar import roundtrips
+
+import ptx2py
+from ptx2py import ptxgrammar, transpile
+from ptx2py.transpile.format import black_format
 
 CORPUS = ROOT / "corpus" / "ptx"
 

@@ -6,19 +6,17 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import ROOT, corpus_files, file_id, sample, small
+from test_sugar import roundtrips
 
-from ptx2py import ptxgrammar
 import ptx2py
-from ptx2py import transpile
+from ptx2py import ptxgrammar, transpile
 from ptx2py.analysis import back_edges, dominators, function_cfg, irreducible_edges, natural_loops, post_dominators
 from ptx2py.sugar import structure
 from ptx2py.sugar.loopcheck import check
 from ptx2py.transpile.dsl.descriptors import TCGEN05_IDESC, WGMMA_DESC, decode, encode
 from ptx2py.transpile.dsl.errors import DSLError
 from ptx2py.transpile.format import black_format
-
-from conftest import ROOT, corpus_files, file_id, sample, small
-from test_sugar import roundtrips
 
 HEAD = [".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
         "\t.reg .b32 \t%r<50>;", "\t.reg .pred \t%p<9>;"]

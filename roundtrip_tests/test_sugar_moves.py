@@ -111,9 +111,9 @@ def _rotation(orig: list, moved: list):
 
 
 def _ptxas(text: str) -> str:
-    from ptx2py.verify.tools import find_ptxas
-
     import re
+
+    from ptx2py.verify.tools import find_ptxas
 
     m = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", text, re.M)
     target = re.search(r"^\s*\.target\s+(\w+)", text, re.M).group(1)

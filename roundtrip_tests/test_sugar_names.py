@@ -6,18 +6,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from hypothesis import HealthCheck, given, settings
+from strategies import modules
+from test_sugar import roundtrips
 
-from ptx2py import ptxgrammar
-from ptx2py import transpile
+from ptx2py import ptxgrammar, transpile
 from ptx2py.sugar import comment_keys, names, pipeline
 from ptx2py.sugar.names import signature
 from ptx2py.transpile.dsl import DSLError, L, kernel_name, labels, param, reg
 from ptx2py.transpile.format import black_format
-
-from conftest import ROOT, corpus_files, external_files, file_id, sample, small
-from strategies import modules
-from test_sugar import roundtrips
 
 SM90 = sorted((ROOT / "corpus" / "ptx" / "triton").glob("*sm90*.ptx"))
 SAMPLE = sample(small(corpus_files(), 250_000), 22) + sample(external_files(), 8)

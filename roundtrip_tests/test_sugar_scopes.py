@@ -9,15 +9,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import ROOT
+from inlined_snippet import FILE, HEAD, body_lines
 
 import ptx2py
 from ptx2py import transpile
 from ptx2py.transpile.dsl.errors import DSLError
 from ptx2py.transpile.dsl.trivia_table import TRAILER
 from ptx2py.transpile.format import black_format
-
-from conftest import ROOT
-from inlined_snippet import FILE, HEAD, body_lines
 
 # kernels whose source inlines small functions (scans, reductions)
 SCANS = ["cummax_2d_fp32_sm90", "cumsum_i32_b4096_w8_sm90", "linear_recurrence_fp32_sm90"]

@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from ptx2py import ptxgrammar
-import ptx2py
-from ptx2py.sugar.spelling import check
-
 from conftest import ROOT, corpus_files, external_files, file_id, sample, small
 from test_sugar import roundtrips
+
+import ptx2py
+from ptx2py import ptxgrammar
+from ptx2py.sugar.spelling import check
 
 # (`cp.async.ca`/`.cg`: Ampere's copies, one spelling through their `cp_async` alias)
 FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|cp\.async\.c[ag]\.|mbarrier\.|tcgen05\.|mma\.sync|ldmatrix|stmatrix)")

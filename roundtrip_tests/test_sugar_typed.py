@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ptx2py.transpile import dsl as dsl
 from ptx2py.transpile import DSLError, python_to_ptx
+from ptx2py.transpile import dsl as dsl
 from ptx2py.transpile.dsl import recorder
 from ptx2py.transpile.dsl.typed import FAMILIES
 

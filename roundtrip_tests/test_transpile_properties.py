@@ -11,11 +11,10 @@ import ast
 from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
+from strategies import modules
 
 from ptx2py import ptxgrammar
 from ptx2py.transpile import ptx_to_python, python_to_ptx
-
-from strategies import modules
 
 SETTINGS = settings(max_examples=250, deadline=timedelta(seconds=20),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -5,12 +5,14 @@ one-piece paths give."""
 
 from __future__ import annotations
 
+from test_transpile_stepwise import PRELUDE
+from test_transpile_stepwise import stepwise as run_stepwise
+from test_transpile_stepwise import whole as run_whole
+
 from ptx2py import ptxgrammar
 from ptx2py.transpile import ptx_to_python, python_to_ptx
 from ptx2py.transpile.dsl import recorder
 from ptx2py.transpile.generator import Generator, render
-
-from test_transpile_stepwise import PRELUDE, stepwise as run_stepwise, whole as run_whole
 
 TWO_KERNELS = PRELUDE + '''
 with ptx.entry("a", visible=True):

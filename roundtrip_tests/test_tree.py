@@ -7,15 +7,23 @@ import difflib
 import re
 
 import pytest
+from conftest import corpus_files, file_id, probe_files, sample, small
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar.parser import _parser
 from ptx2py.ptxgrammar.tree import (
-    Address, Function, Instruction, IntLiteral, Module, PerfDirective, Register, SpecialRegister,
-    Symbol, VarDecl, Version,
+    Address,
+    Function,
+    Instruction,
+    IntLiteral,
+    Module,
+    PerfDirective,
+    Register,
+    SpecialRegister,
+    Symbol,
+    VarDecl,
+    Version,
 )
-
-from conftest import corpus_files, file_id, probe_files, sample, small
 
 KERNEL = """//
 // a comment with 12 digits

@@ -15,8 +15,9 @@ import pytest
 
 triton = pytest.importorskip("triton")
 
-from ptx2py import cli  # noqa: E402
 from conftest import ROOT  # noqa: E402
+
+from ptx2py import cli  # noqa: E402
 from ptx2py.launch.plan import entry_params  # noqa: E402
 from ptx2py.transpile import python_to_ptx  # noqa: E402
 

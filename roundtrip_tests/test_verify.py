@@ -6,13 +6,12 @@ import json
 import re
 import subprocess
 import sys
-
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import CASES, CORPUS, ROOT, needs
+
 from ptx2py.verify import locate, sass, tools
 from ptx2py.verify import report as verify
 
@@ -382,8 +381,8 @@ def test_page_renders_in_headless_chromium(tmp_path):
 # --- races (SentryWard) ---------------------------------------------------------------------------
 
 def test_races_input_json_from_the_sidecar():
-    from ptx2py.verify import races
     from ptx2py.launch import plan as lp
+    from ptx2py.verify import races
 
     path = CORPUS / "triton" / "matmul_tma_fp16_sm100.ptx"
     spec = races.launch_spec(str(path))

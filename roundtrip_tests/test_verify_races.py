@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-
 from conftest import CORPUS, ROOT
+
 from ptx2py.verify import race_report, races
 
 

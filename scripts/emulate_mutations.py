@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ptx2py import ptxgrammar  # noqa: E402
-
 from ptx2py.emulate import EmulationError, run  # noqa: E402
 from ptx2py.emulate.corpus_check import small_launch  # noqa: E402
 from ptx2py.emulate.mutations import SCHEDULES, instruction_at, mutate, observe, sync_sites  # noqa: E402
@@ -54,8 +53,8 @@ MUTATION_PARAMS = {"matmul_512": {"M": 20, "N": 24, "K": 20}, "matmul_rect": {"M
 
 
 def ir_kernels():
-    from ptx2py.kernelir.run_cpu import ir_launch
     from ptx2py.kernelir import PROBLEM_NAMES, compile_kernel, load_problem, make_inputs
+    from ptx2py.kernelir.run_cpu import ir_launch
 
     for name in PROBLEM_NAMES:
         kernel, meta = load_problem(name)

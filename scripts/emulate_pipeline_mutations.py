@@ -30,14 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from ptx2py import ptxgrammar  # noqa: E402
-from ptx2py.ptxgrammar.tree import IntLiteral  # noqa: E402
-
-from ptx2py.emulate import EmulationError, run  # noqa: E402
-from ptx2py.emulate.mutations import edit_statement, instruction_at, instructions  # noqa: E402
-from ptx2py.emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
-from ptx2py.emulate.semantics.sites import recording  # noqa: E402
 from emulate_mutations import summarize  # noqa: E402
+
+from ptx2py import ptxgrammar  # noqa: E402
+from ptx2py.emulate import EmulationError, run  # noqa: E402
+from ptx2py.emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
+from ptx2py.emulate.mutations import edit_statement, instruction_at, instructions  # noqa: E402
+from ptx2py.emulate.semantics.sites import recording  # noqa: E402
+from ptx2py.ptxgrammar.tree import IntLiteral  # noqa: E402
 
 PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05", "cluster"}
 
@@ -100,8 +100,9 @@ def kernels(sweep, k=None, only=None, base_only=False):
     from ptx2py.launch.plan import kernel_specs
 
     if sweep is None:
-        from ptx2py.emulate.corpus_check import cases
         from emulate_pipelines_corpus import TARGETS, features
+
+        from ptx2py.emulate.corpus_check import cases
 
         for _, ptx, spec in cases(TARGETS, None, variants=not base_only):
             text = ptx.read_text()

@@ -66,10 +66,10 @@ def worker(args) -> dict:
     PROGRESS[0] = progress and f"{progress}.{index}"
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
+    from strategies import any_modules
 
     from ptx2py import ptxgrammar
     from ptx2py.roundtrip.mutations import mutate
-    from strategies import any_modules
 
     rng = random.Random(seed * 1000 + index)
     pool = seeds(size)

@@ -133,8 +133,7 @@ def run_case(case, gpu, args) -> list[dict]:
 
 
 def run_ir(args) -> tuple[list[str], list[str]]:
-    from ptx2py.kernelir import PROBLEM_NAMES
-    from ptx2py.kernelir import gpu_check
+    from ptx2py.kernelir import PROBLEM_NAMES, gpu_check
 
     gpu = gpu_check.GPU(gpu_check.driver())
     target = gpu.target()
@@ -158,7 +157,8 @@ def run_ir(args) -> tuple[list[str], list[str]]:
 def engine_cases(targets, only):
     """(label, PTX text, launch, inputs, reference) of (d): the corpus sweep's cases, then the IR
     problems."""
-    from ptx2py.emulate.corpus_check import cases as corpus_cases, small_launch, source_stem
+    from ptx2py.emulate.corpus_check import cases as corpus_cases
+    from ptx2py.emulate.corpus_check import small_launch, source_stem
     from ptx2py.emulate.corpus_refs import reference_for
 
     for producer, ptx, spec in corpus_cases(set(targets), only):

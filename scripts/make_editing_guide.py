@@ -19,8 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from ptx2py import ptxgrammar  # noqa: E402
-from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
+from ptx2py import (  # noqa: E402
+    ptx_to_python,
+    ptxgrammar,  # noqa: E402
+    python_to_ptx,
+)
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
 DOC = ROOT / "docs" / "editing_guide.md"

@@ -95,11 +95,10 @@ def scratch_dir(prefix: str) -> str:
 def triton_set(out: Path) -> list:
     os.environ["TRITON_CACHE_DIR"] = scratch_dir("ptx2py-fresh-triton-")
     sys.path.insert(0, str(SRC / "triton"))
+    import fresh_kernels as K
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
-
-    import fresh_kernels as K
 
     made = []
     (out / "triton").mkdir(parents=True, exist_ok=True)
@@ -143,11 +142,10 @@ def pallas_set(out: Path) -> list:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["TRITON_CACHE_DIR"] = scratch_dir("ptx2py-fresh-pallas-")
     sys.path[:0] = [str(SRC / "pallas"), str(ROOT / "corpus" / "scripts")]
+    import fresh_kernels as K
     import triton
     from build_pallas import lower
     from triton.backends.compiler import GPUTarget
-
-    import fresh_kernels as K
 
     made = []
     (out / "pallas").mkdir(parents=True, exist_ok=True)

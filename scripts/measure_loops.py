@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def one(path: str):
-    from ptx2py import ptxgrammar
     import ptx2py
+    from ptx2py import ptxgrammar
     from ptx2py.sugar.loopcheck import check
 
     text = ptxgrammar.read_ptx(path)

@@ -28,8 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ptx2py import ptxgrammar  # noqa: E402
-from ptx2py import ptx_to_python, python_to_ptx  # noqa: E402
+from ptx2py import (  # noqa: E402
+    ptx_to_python,
+    ptxgrammar,  # noqa: E402
+    python_to_ptx,
+)
 from ptx2py.verify.html import write_html  # noqa: E402
 from ptx2py.verify.report import format_report, verify_files  # noqa: E402
 

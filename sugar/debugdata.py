@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections import Counter
 
 from ptx2py.transpile.dsl.structured import line_text, pad_to
-
 from ptx2py.transpile.generator import q
 
 from .ir import Call, Kw, byte_values, inline_comment, is_call, kwargs, layout_lines, stmt, taken_names

@@ -16,9 +16,9 @@ import builtins
 import keyword
 
 from ptx2py.transpile import dsl
-
 from ptx2py.transpile.cxxnames import ident as _ident
-from ptx2py.transpile.cxxnames import param_names, signature, strip_templates as _strip_templates
+from ptx2py.transpile.cxxnames import param_names, signature
+from ptx2py.transpile.cxxnames import strip_templates as _strip_templates
 from ptx2py.transpile.generator import q
 from ptx2py.transpile.names import is_local_label, label_names, rule_label_name
 

@@ -4,7 +4,30 @@ from __future__ import annotations
 
 import functools
 
-from . import aliases, arrays, banner, comment_keys, debugdata, debuglabels, demoted, debugstr, fitted, inline_asm, name_runs, names, ranges, registers, repeat, roles, scopelabels, srcfiles, srcloc, structure, tensorcore, trivia
+from . import (
+    aliases,
+    arrays,
+    banner,
+    comment_keys,
+    debugdata,
+    debuglabels,
+    debugstr,
+    demoted,
+    fitted,
+    inline_asm,
+    name_runs,
+    names,
+    ranges,
+    registers,
+    repeat,
+    roles,
+    scopelabels,
+    srcfiles,
+    srcloc,
+    structure,
+    tensorcore,
+    trivia,
+)
 
 # comment_keys tags the generator's same-line comments before any pass rebuilds them;
 # trivia takes the layout out before name_runs and repeat roll statements into loops (each

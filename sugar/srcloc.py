@@ -24,13 +24,12 @@ from collections import Counter
 from ptx2py.ptxgrammar.tree import File, Loc
 from ptx2py.transpile.dsl.locs import DEFAULT_FILE
 from ptx2py.transpile.dsl.structured import line_text, loc_comment, pad_to, source_name
-
 from ptx2py.transpile.generator import q
 
 from .frames import definitions, frame_key, named_frames
 from .inline_asm import BEGIN, END
-from .names import RESERVED
 from .ir import ASM_BRACKETS, Call, Display, Kw, inline_comment, is_call, is_insn, layout_lines, stmt, taken_names, unq
+from .names import RESERVED
 
 NAMES = ("at", "loc", "srcmap")
 MAX_PREFIX = 44

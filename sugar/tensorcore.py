@@ -19,9 +19,9 @@ from itertools import product
 
 from ptx2py.transpile.dsl.descriptors import TCGEN05_IDESC, WGMMA_DESC, decode
 from ptx2py.transpile.dsl.errors import DSLError
-from ptx2py.transpile.generator import q
 from ptx2py.transpile.dsl.typed import FAMILIES, applicable, operands
 from ptx2py.transpile.format import flat
+from ptx2py.transpile.generator import q
 from ptx2py.transpile.names import from_python, to_python
 
 from .ir import Call, Display, Kw, is_insn, per_function, positional, stmt, taken_names

@@ -15,12 +15,19 @@ loop stands for finds its own entry, by its own tokens, when the loop runs.
 from __future__ import annotations
 
 import re
-
 from collections import Counter
 
 from ptx2py.ptxgrammar.tree import Function, Label
 from ptx2py.transpile.dsl.trivia_table import (
-    BLANK_BEFORE, BRACES, END, LABEL_COMMENTS, MARKER_TEXTS, column_line, comment_column, fingerprint, label_pad,
+    BLANK_BEFORE,
+    BRACES,
+    END,
+    LABEL_COMMENTS,
+    MARKER_TEXTS,
+    column_line,
+    comment_column,
+    fingerprint,
+    label_pad,
     placed_comment,
 )
 from ptx2py.transpile.format import Pair

@@ -95,7 +95,6 @@ def _run_stepwise(source: str, filename: str) -> str | None:
 
     from . import fastrun
     from .dsl import recorder
-
     from .dsl.trivia_table import split_trailer
 
     body, trailer = split_trailer(source)
@@ -126,7 +125,6 @@ def _run(source: str, filename: str) -> str:
     from ptx2py.ptxgrammar import emit
 
     from .dsl import recorder
-
     from .dsl.trivia_table import split_trailer
 
     try:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import ast
 import re
 from itertools import accumulate, count, groupby, repeat
-from operator import add as _plus, itemgetter
+from operator import add as _plus
+from operator import itemgetter
 
 from .generator import HEADER
 

@@ -13,20 +13,57 @@ from __future__ import annotations
 
 import re
 
+from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from ptx2py.ptxgrammar.tree import (
-    Address, AddressSize, Alias, Align, Applied, Attribute, BinaryExpr, Block, CallPrototype, Cast,
-    Conditional, Declarator, File, FloatLiteral, Function, Indexed, InitField, InitList,
-    Instruction, IntLiteral, Label, LabelList, Loc, Negation, Param, Paren, ParenList,
-    PerfDirective, Pragma, PredPair, Register, Section, SectionData, SectionRef, Sink,
-    SpecialRegister, Symbol, Target, UnaryExpr, Vector, Version, VarDecl,
+    Address,
+    AddressSize,
+    Alias,
+    Align,
+    Applied,
+    Attribute,
+    BinaryExpr,
+    Block,
+    CallPrototype,
+    Cast,
+    Conditional,
+    Declarator,
+    File,
+    FloatLiteral,
+    Function,
+    Indexed,
+    InitField,
+    InitList,
+    Instruction,
+    IntLiteral,
+    Label,
+    LabelList,
+    Loc,
+    Negation,
+    Param,
+    Paren,
+    ParenList,
+    PerfDirective,
+    Pragma,
+    PredPair,
+    Register,
+    Section,
+    SectionData,
+    SectionRef,
+    Sink,
+    SpecialRegister,
+    Symbol,
+    Target,
+    UnaryExpr,
+    VarDecl,
+    Vector,
+    Version,
 )
 
-from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .dsl.ops import LINKAGE
 from .dsl.trivia_table import END, TRAILER, KeyCounter
 from .format import LINE, Call, Display, Kw, Pair, layout
-from .names import py_var, reversible, to_python
 from .layout import place
+from .names import py_var, reversible, to_python
 from .style import gc_paused, infer_style
 
 _COMMENT = re.compile(r"([ \t]*)//([^\n]*)\Z")

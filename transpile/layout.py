@@ -20,8 +20,19 @@ from typing import NamedTuple
 from ptx2py.ptxgrammar.tree import Module
 
 from .style import (
-    CONTAINER_CLASSES, SAME_LINE, Style, asm_context, close_key, flatten, inner_container, lead_value, position_keys,
-    predicted_blank_lines, prev_tag, shape_trivia, split_lead,
+    CONTAINER_CLASSES,
+    SAME_LINE,
+    Style,
+    asm_context,
+    close_key,
+    flatten,
+    inner_container,
+    lead_value,
+    position_keys,
+    predicted_blank_lines,
+    prev_tag,
+    shape_trivia,
+    split_lead,
 )
 
 

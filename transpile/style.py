@@ -654,8 +654,20 @@ def detect_newline(module: Module) -> str:
 # walker over ``_parts()`` for the rest.
 
 from ptx2py.ptxgrammar.tree import (  # noqa: E402
-    Address, BinaryExpr, FloatLiteral, Instruction, IntLiteral, Label, Loc, Register, SectionData,
-    SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
+    Address,
+    BinaryExpr,
+    FloatLiteral,
+    Instruction,
+    IntLiteral,
+    Label,
+    Loc,
+    Register,
+    SectionData,
+    SpecialRegister,
+    Symbol,
+    UnaryExpr,
+    VarDecl,
+    Vector,
 )
 
 _BLOCK, _SECTION, _END, _INSN, _ADDR, _VEC, _BIN, _UN = (object() for _ in range(8))

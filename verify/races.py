@@ -28,8 +28,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .race_report import (FINDINGS, KERNEL_FILE, carried_lines, duplicate_store_line, edit_sites,
-                          finding_signature, read_result, without_loc)
+from .race_report import (
+    FINDINGS,
+    KERNEL_FILE,
+    carried_lines,
+    duplicate_store_line,
+    edit_sites,
+    finding_signature,
+    read_result,
+    without_loc,
+)
 
 # sidecar dtype (canonical, launch/plan.py) -> SentryWard element / scalar type
 ELEMENT_TYPE = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64", "fp8e4nv": "e4m3", "fp8e5": "e5m2",

@@ -19,10 +19,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ptx2py.transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
+
 from .locate import Source, located_diagnostics
 from .sass import SassInstr, compare_kernel, parse_sass_listing
 from .tools import Tool, ToolError, find_disassembler, require_ptxas
-from ptx2py.transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -108,7 +109,6 @@ def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, so
 def module_facts(ptx: str, filename: str):
     """(.version, .target list, whether it declares functions it does not define)."""
     from ptx2py import ptxgrammar
-
     from ptx2py.lint import module_targets, module_version
 
     module = ptxgrammar.parse(ptx, filename)

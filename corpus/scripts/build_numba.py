@@ -11,11 +11,10 @@ import launch_sidecars  # noqa: E402
 from common import PTX, SRC, clean_dir, record, update_manifest  # noqa: E402
 
 sys.path.insert(0, str(SRC / "numba"))
+import kernels as K  # noqa: E402
 import numba  # noqa: E402
 import numba_cuda  # noqa: E402
 from numba import cuda  # noqa: E402
-
-import kernels as K  # noqa: E402
 
 KERNELS = [
     ("saxpy_f32", K.saxpy, "void(float32[:], float32, float32[:], float32[:])", ["elementwise"]),

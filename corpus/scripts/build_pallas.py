@@ -15,11 +15,10 @@ _cache = tempfile.mkdtemp(prefix="ptx2py-pallas-cache-")
 os.environ["TRITON_CACHE_DIR"] = _cache
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BUILD, LAUNCH, PTX, SRC, clean_dir, record, update_manifest, write_json  # noqa: E402
-
 import jax  # noqa: E402
 import jaxlib  # noqa: E402
 import triton  # noqa: E402
+from common import BUILD, LAUNCH, PTX, SRC, clean_dir, record, update_manifest, write_json  # noqa: E402
 from jaxlib.mlir import ir  # noqa: E402
 from jaxlib.triton import dialect as tt_dialect  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402

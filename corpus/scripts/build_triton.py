@@ -16,11 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import LAUNCH, PTX, SRC, clean_dir, record, update_manifest, write_json  # noqa: E402
 
 sys.path.insert(0, str(SRC / "triton"))
+import kernels as K  # noqa: E402
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
-
-import kernels as K  # noqa: E402
 
 CAPS = [80, 89, 90, 100, 120]
 TMA_CAPS = [90, 100, 120]

@@ -4,8 +4,8 @@ See docs/emulate_coverage.md for what is implemented and at what accuracy. Handl
 module per family; importing them registers them in ALU.
 """
 
+from . import approx, bit_ops, compare, cvt, float_ops, half_ops, int_ops  # noqa: F401,E402  (registration)
 from .errors import NotEmulated
 from .registry import ALU
-from . import int_ops, bit_ops, float_ops, compare, cvt, half_ops, approx  # noqa: F401,E402  (registration)
 
 __all__ = ["ALU", "NotEmulated"]

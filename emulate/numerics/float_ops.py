@@ -15,8 +15,17 @@ import numpy as np
 from .errors import accept, refuse
 from .floatbits import SCALAR_FLOATS, decode, encode, flush, fmt_of, relu, saturate
 from .registry import handles
-from .rounding import (FORMATS, FloatFormat, clamp_overflow_f64, fma_nearest_f64, fraction_pairs, round_pair,
-                       two_prod, two_prod_exact, two_sum)
+from .rounding import (
+    FORMATS,
+    FloatFormat,
+    clamp_overflow_f64,
+    fma_nearest_f64,
+    fraction_pairs,
+    round_pair,
+    two_prod,
+    two_prod_exact,
+    two_sum,
+)
 
 ROUNDINGS = {".rn": "rn", ".rz": "rz", ".rm": "rm", ".rp": "rp"}
 

@@ -13,6 +13,7 @@ from .dtypes import int_range, int_value, ptx_type, to_bits
 from .errors import accept, refuse
 from .registry import handles
 
+
 def _arr(x, t):
     return np.asarray(x).astype(t.container, copy=False)
 

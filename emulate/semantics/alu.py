@@ -92,7 +92,8 @@ SETP_COMBINE = (".and", ".or", ".xor")
 
 def _numerics():
     try:
-        from ptx2py.emulate.numerics import ALU, NotEmulated as NumericsNotEmulated
+        from ptx2py.emulate.numerics import ALU
+        from ptx2py.emulate.numerics import NotEmulated as NumericsNotEmulated
     except ImportError:
         return {}, NotEmulated
     return ALU, NumericsNotEmulated

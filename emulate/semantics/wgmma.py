@@ -33,8 +33,8 @@ from ..errors import NotEmulated
 from ..operands import constant
 from ..tensormaps import swizzle
 from ..types import TYPES
-from .matrix import _decode, _layout_m16n8k16
 from . import sites
+from .matrix import _decode, _layout_m16n8k16
 from .tma import async_read, check_fenced, hold_reads, release_reads
 
 LANE = np.arange(32)

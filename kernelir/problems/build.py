@@ -6,12 +6,50 @@ import json
 import math
 from pathlib import Path
 
-from ..ir import (Accum, Assign, Buffer, CpAsyncCommit, CpAsyncCopy, CpAsyncWait,
-                  Kernel, Launch, Load, Loop, Param, Shared, StridedLoop, Cond,
-                  Swizzle, Sync, Write, ZeroInit)
+from ..ir import (
+    Accum,
+    Assign,
+    Buffer,
+    Cond,
+    CpAsyncCommit,
+    CpAsyncCopy,
+    CpAsyncWait,
+    Kernel,
+    Launch,
+    Load,
+    Loop,
+    Param,
+    Shared,
+    StridedLoop,
+    Swizzle,
+    Sync,
+    Write,
+    ZeroInit,
+)
 from ..load import dump_kernel
-from .dsl import (B, V, add, block_reduce, call, cast, ceil_div, div, eq, f,
-                  gtid, i, idx, land, lt, maximum, minimum, mod, mul, sub, un)
+from .dsl import (
+    B,
+    V,
+    add,
+    block_reduce,
+    call,
+    cast,
+    ceil_div,
+    div,
+    eq,
+    f,
+    gtid,
+    i,
+    idx,
+    land,
+    lt,
+    maximum,
+    minimum,
+    mod,
+    mul,
+    sub,
+    un,
+)
 
 HERE = Path(__file__).parent
 PROBLEMS: dict = {}   # name -> (kernel, meta)

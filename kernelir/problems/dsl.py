@@ -1,8 +1,7 @@
 """Tiny constructors that keep the problem kernels in build.py readable."""
 from __future__ import annotations
 
-from ..ir import (Binary, Builtin, Call, Cast, Cond, Index, Lit, Sync, TreeHalve,
-                  Unary, Var, WarpShuffle, Write)
+from ..ir import Binary, Builtin, Call, Cast, Cond, Index, Lit, Sync, TreeHalve, Unary, Var, WarpShuffle, Write
 
 
 def i(v):

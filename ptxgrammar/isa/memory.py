@@ -1,7 +1,7 @@
 """Data movement (PTX ISA 9.7.9): ld, ldu, st, st.async, st.bulk, prefetch, cvta, isspacep,
 mapa, getctarank, createpolicy, applypriority, discard; atom, red, red.async (9.7.13); multimem."""
 
-from .common import (BITS, FLOAT, INT, L1_EVICT, L2_EVICT, L2_PREFETCH, LDST, SCOPE, SPACES, VEC)
+from .common import BITS, FLOAT, INT, L1_EVICT, L2_EVICT, L2_PREFETCH, LDST, SCOPE, SPACES, VEC
 
 # the types each atomic operation takes (scalar forms)
 _ATOM_TYPES = [dict(has=op, lacks=".v2 .v4 .v8", only=types, msg=f"{op} takes {types}") for op, types in (

@@ -1,18 +1,43 @@
 """The typed, lossless PTX tree. Every node owns the trivia before its tokens."""
 
 from .base import Node, joined
-from .trivia import Comment, LineMarker, Whitespace, comments, split_trivia
-from .operands import (
-    Address, Applied, BinaryExpr, Cast, Conditional, FloatLiteral, Indexed, IntLiteral,
-    Negation, Operand, Paren, ParenList, PredPair, Register, Sink, SpecialRegister, Symbol,
-    UnaryExpr, Vector,
-)
-from .statements import Block, CallPrototype, Guard, Instruction, Label, LabelList, Loc, Pragma, Statement
 from .declarations import (
-    Align, Attribute, Declarator, Function, FunctionHead, InitField, InitList, Param, ParamList,
-    PerfDirective, VarDecl,
+    Align,
+    Attribute,
+    Declarator,
+    Function,
+    FunctionHead,
+    InitField,
+    InitList,
+    Param,
+    ParamList,
+    PerfDirective,
+    VarDecl,
 )
 from .module import AddressSize, Alias, File, Module, Section, SectionData, SectionRef, Target, Version
+from .operands import (
+    Address,
+    Applied,
+    BinaryExpr,
+    Cast,
+    Conditional,
+    FloatLiteral,
+    Indexed,
+    IntLiteral,
+    Negation,
+    Operand,
+    Paren,
+    ParenList,
+    PredPair,
+    Register,
+    Sink,
+    SpecialRegister,
+    Symbol,
+    UnaryExpr,
+    Vector,
+)
+from .statements import Block, CallPrototype, Guard, Instruction, Label, LabelList, Loc, Pragma, Statement
+from .trivia import Comment, LineMarker, Whitespace, comments, split_trivia
 
 NODE_CLASSES = {
     cls.__name__: cls

@@ -12,8 +12,25 @@ Generated modules start with `from ptx2py.dsl import *`.
 from .directives import ptx
 from .errors import DSLError
 from .operands import (
-    addr, apply, args, cast, cond, expr, field, fimm, imm, index, neg, pair, paren, regn, secref,
-    sink, sreg, sym, unary,
+    addr,
+    apply,
+    args,
+    cast,
+    cond,
+    expr,
+    field,
+    fimm,
+    imm,
+    index,
+    neg,
+    pair,
+    paren,
+    regn,
+    secref,
+    sink,
+    sreg,
+    sym,
+    unary,
 )
 from .ops import d, param, reg, regparam, regs, var
 
@@ -25,11 +42,14 @@ __all__ = [
 
 from .structured import *  # noqa: E402,F401,F403  (--sugar constructs)
 from .structured import __all__ as _structured_all  # noqa: E402
+
 __all__ += _structured_all
 from .typed import *; from .typed import __all__ as _typed_all; __all__ += _typed_all  # noqa: E402,E702,F403
 from .control import *  # noqa: E402,F401,F403  (--sugar names and control flow)
 from .control import __all__ as _control_all  # noqa: E402
+
 __all__ += _control_all
 from .descriptors import *  # noqa: E402,F401,F403  (--sugar's decoded bit patterns)
 from .descriptors import __all__ as _descriptors_all  # noqa: E402
+
 __all__ += _descriptors_all

@@ -19,13 +19,13 @@ Names are a table inside the Python; the PTX keeps the original spellings.
 
 from __future__ import annotations
 
+from ..cxxnames import param_names, signature
+from ..names import is_local_label, label_names, rule_label_name, rule_label_spelling
 from .directives import ptx
 from .errors import DSLError
 from .locs import record_loc
 from .operands import Value, sym
 from .ops import Decl, reg
-from ..cxxnames import param_names, signature
-from ..names import is_local_label, label_names, rule_label_name, rule_label_spelling
 
 
 class _Statics:

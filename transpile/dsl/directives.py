@@ -18,20 +18,35 @@ directives, comments and layout are methods:
 from __future__ import annotations
 
 from ptx2py.ptxgrammar.tree import (
-    Alias, AddressSize, Block, CallPrototype, File, Function, FunctionHead, Label, LabelList,
-    ParamList, PerfDirective, Pragma, Section, SectionData, Target, Version,
+    AddressSize,
+    Alias,
+    Block,
+    CallPrototype,
+    File,
+    Function,
+    FunctionHead,
+    Label,
+    LabelList,
+    ParamList,
+    PerfDirective,
+    Pragma,
+    Section,
+    SectionData,
+    Target,
+    Version,
 )
 
 from ..names import from_python
 from ..style import Style
 from . import quiet, recorder
 from .errors import DSLError
-from .locs import loc_directive, spelled as _s
+from .locs import loc_directive
+from .locs import spelled as _s
 from .notes import note_after
+from .operands import to_node
+from .ops import LINKAGE, insn, opcode
 from .trivia_check import check_comment_text, check_trivia
 from .trivia_table import same_line_pad
-from .ops import LINKAGE, insn, opcode
-from .operands import to_node
 
 
 class _Opened:

@@ -21,9 +21,27 @@ from __future__ import annotations
 
 from ptx2py.ptxgrammar.isa.special_registers import is_special_register
 from ptx2py.ptxgrammar.tree import (
-    Address, Applied, BinaryExpr, Cast, Conditional, FloatLiteral, Indexed, InitField, InitList,
-    IntLiteral, Negation, Paren, ParenList, PredPair, Register, SectionRef, Sink, SpecialRegister,
-    Symbol, UnaryExpr, Vector,
+    Address,
+    Applied,
+    BinaryExpr,
+    Cast,
+    Conditional,
+    FloatLiteral,
+    Indexed,
+    InitField,
+    InitList,
+    IntLiteral,
+    Negation,
+    Paren,
+    ParenList,
+    PredPair,
+    Register,
+    SectionRef,
+    Sink,
+    SpecialRegister,
+    Symbol,
+    UnaryExpr,
+    Vector,
 )
 
 from .errors import DSLError

@@ -7,13 +7,13 @@ spelling costs plain attribute lookups. Calling the chain records the statement.
 
 from __future__ import annotations
 
+from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from ptx2py.ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Param, VarDecl
 
 from ..names import from_python, to_python
 from . import quiet, recorder
 from .errors import DSLError
 from .locs import loc, run_locs  # noqa: F401
-from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from .operands import Name, Neg, RegFile, init_node, to_node
 
 LINKAGE = ("visible", "extern", "weak", "common")

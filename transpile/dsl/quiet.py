@@ -16,8 +16,25 @@ off the quiet path).
 from __future__ import annotations
 
 from ptx2py.ptxgrammar.tree import (
-    Address, Align, BinaryExpr, Declarator, Guard, InitList, Instruction, IntLiteral, Label, Loc, ParenList,
-    Register, SectionData, Sink, SpecialRegister, Symbol, UnaryExpr, VarDecl, Vector,
+    Address,
+    Align,
+    BinaryExpr,
+    Declarator,
+    Guard,
+    InitList,
+    Instruction,
+    IntLiteral,
+    Label,
+    Loc,
+    ParenList,
+    Register,
+    SectionData,
+    Sink,
+    SpecialRegister,
+    Symbol,
+    UnaryExpr,
+    VarDecl,
+    Vector,
 )
 
 from ..style import asm_context, prev_tag, token_class

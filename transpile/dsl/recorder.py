@@ -15,13 +15,21 @@ import gc
 
 from ptx2py.ptxgrammar.tree import Function, Instruction, Label, Loc, Module, VarDecl
 
+from ..style import (
+    SAME_LINE,
+    Style,
+    apply_plan,
+    asm_context,
+    close_key,
+    flatten,
+    position_keys,
+    prev_tag,
+    shape_nodes,
+    trivia_plan,
+)
 from .scopelabels import ScopeRule
 from .trivia_check import check_trivia
 from .trivia_table import END, comment_column, merge_lines
-from ..style import (
-    SAME_LINE, Style, apply_plan, asm_context, close_key, flatten, position_keys, prev_tag, shape_nodes, trivia_plan,
-)
-
 
 # Formatting predictions per statement shape for the default style, shared by
 # every recorder that uses it (programs that build many modules, e.g. kernelir).
@@ -362,10 +370,10 @@ class InstructionChecker:
         elif cls == "Instruction":
             problems = self.check(stmt, self.version, self.targets, self.registers)
             if problems:
-                from .errors import DSLError
-
                 # the caret goes under the first `.modifier` a finding names, when the line spells it
                 import re
+
+                from .errors import DSLError
 
                 named = re.search(r"`(\.[\w:]+)`", problems[0])
                 raise DSLError(f"{stmt.name}: " + "; ".join(problems), token=named.group(1) if named else None)

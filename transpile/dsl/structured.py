@@ -45,7 +45,20 @@ from ptx2py.ptxgrammar.tree import IntLiteral, SectionData
 from . import control, recorder
 from .directives import ptx
 from .errors import DSLError
-from .locs import Frame, LocCall, inlined, loc, loc_again, loc_calls, loc_chain, loc_comment, record_loc, run_locs, source_name, srcmap  # noqa: F401
+from .locs import (  # noqa: F401
+    Frame,
+    LocCall,
+    inlined,
+    loc,
+    loc_again,
+    loc_calls,
+    loc_chain,
+    loc_comment,
+    record_loc,
+    run_locs,
+    source_name,
+    srcmap,
+)
 from .notes import line_text, note_after, pad_to  # noqa: F401  (also used from here by sugar/)
 from .ops import reg
 from .scopelabels import ScopeRule

@@ -24,7 +24,8 @@ from typing import NamedTuple
 from ..names import from_python, to_python
 from .directives import ptx
 from .errors import DSLError
-from .families import FAMILIES as _TABLE, LEGACY, RENAMED
+from .families import FAMILIES as _TABLE
+from .families import LEGACY, RENAMED
 from .operands import sink
 
 

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import warnings
 from collections import defaultdict
 from pathlib import Path

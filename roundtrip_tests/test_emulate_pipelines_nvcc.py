@@ -129,7 +129,8 @@ def test_cluster_wait_without_arrive_is_reported():
     text = SM90.read_text()
     head = text.index(".entry cluster_raw_ptx")
     body = text[head:].replace("barrier.cluster.arrive.release.aligned;",
-                               "{ .reg .pred %q;\nsetp.eq.u32 %q, %r3, 0;\n@%q barrier.cluster.arrive.release.aligned; }", 1)
+                               "{ .reg .pred %q;\nsetp.eq.u32 %q, %r3, 0;\n"
+                               "@%q barrier.cluster.arrive.release.aligned; }", 1)
     res = _run(SM90, _spec(SM90, "cluster_raw_ptx"), text=text[:head] + body)
     assert any(r.kind == "barrier-divergence" and "no barrier.cluster.arrive" in r.message for r in res.reports), \
         res.reports
@@ -407,7 +408,8 @@ def test_sweep_accepts_float_atomic_outputs_that_differ_only_within_the_referenc
     name = "_ZN6ptx2py4sm9020warp_specialized_sumILi4EEEv14CUtensorMap_stPfi"
     text = f".visible .entry {name}()\n{{\n\tatom.global.add.f32 %f1, [%rd1], %f2;\n}}\n"
     spec = {"grid": [1, 1, 1], "args": [{"name": "x", "dtype": "fp32"}, {"name": "out", "dtype": "fp32"},
-                                        {"name": "flag", "dtype": "u32"}, {"name": "tiles", "dtype": "i32", "value": 8}]}
+                                        {"name": "flag", "dtype": "u32"},
+                                        {"name": "tiles", "dtype": "i32", "value": 8}]}
     exact = 4096.0
     ok = _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])
     assert ok["status"] == "pass" and ok["float_atomic_outputs"] == ["out"]

@@ -38,7 +38,8 @@ def test_the_wait_group_edit_gives_identical_outputs():
 
 
 WGMMA = re.compile(r"\.wgmma_mma\.m64n128k16")
-TMA_LOAD = re.compile(r"cp(?:\.async_\.bulk\.tensor|_async_bulk_tensor)\._2d\.shared__cta|^\s*tma_load\(")  # plain, typed or the alias
+# plain, typed or the alias
+TMA_LOAD = re.compile(r"cp(?:\.async_\.bulk\.tensor|_async_bulk_tensor)\._2d\.shared__cta|^\s*tma_load\(")
 TMA_STORE = re.compile(r"cp_async_bulk_tensor\._2d\.global_")
 # edit -> (report kind expected or None, the Python statement the report points at, output wrong?)
 GALLERY = {

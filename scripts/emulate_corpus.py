@@ -70,7 +70,10 @@ def main(argv=None) -> int:
 
 def _write(path, results) -> int:
     if path:
-        Path(path).write_text(json.dumps(results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)) + "\n")
+        def plain(v):
+            return v.tolist() if hasattr(v, "tolist") else str(v)
+
+        Path(path).write_text(json.dumps(results, indent=1, default=plain) + "\n")
     return 0
 
 

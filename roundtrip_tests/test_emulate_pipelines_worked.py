@@ -1,5 +1,5 @@
 """The worked example executed: the Triton sm_90a fp16 TMA+WGMMA matmul on the CPU engine, its
-wait_group 1 -> 0 edit, and the gallery of broken pipeline edits (emulate/gallery.py), each made
+wait_group 1 -> 0 edit, and the gallery of broken pipeline edits (corpus/scripts/gallery.py), each made
 in the sugar Python and caught at the Python line."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
 
 from ptx2py.emulate.frontend import run
-from ptx2py.emulate.gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
 from ptx2py.verify.report import python_to_ptx_traced as TRACE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@
 for the nvcc sources whose kernels build_nvcc.py's LAUNCH_SPECS does not describe, written from
 the PTX already in corpus/ptx (no compiler needed). One sidecar per PTX file, except a build
 variant (`X.sm_80.O0.ptx`, `.g`, `.G`, `.debug`, `.lineinfo`, `.fastmath`) whose plain build
-`X.sm_80.ptx` exists: it shares that file's sidecar (emulate/corpus_check.build_variants);
+`X.sm_80.ptx` exists: it shares that file's sidecar (corpus/scripts/corpus_check.build_variants);
 numba variants have their own (the entry name carries the build's options).
 
     python corpus/scripts/launch_sidecars.py [numba clang llvm nvcc]

@@ -1,5 +1,5 @@
 """numpy references for the corpus kernels with launch sidecars, written from their sources in
-corpus/src (scripts/emulate_corpus.py, emulate/corpus_check.py).
+corpus/src (scripts/emulate_corpus.py, corpus/scripts/corpus_check.py).
 
 A reference gets the run's seeded inputs, its outputs, scalars and launch shape (a reduced
 launch computes only what its CTAs cover) and returns, per buffer, what the buffer must hold

@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-
-from .gallery import host_values
+from gallery import host_values
 
 U = 2.0 ** -24          # f32 unit roundoff
 

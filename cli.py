@@ -15,7 +15,7 @@ import json
 import os
 import re
 import sys
-import tempfile
+import time
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -101,19 +101,30 @@ def cmd_check(args) -> int:
         print(f"{' '.join(args.paths)}: error: no .ptx files found" + (" in this shard" if args.shard else ""),
               file=sys.stderr)
         return EXIT_INPUT
-    results = []
+    results, start = [], time.perf_counter()
     for (path, folder), result in zip(files, progress(check_results(files, args), "check", len(files))):
         result["folder"] = str(folder)
         results.append(result)
         if not result["ok"]:
             print(f"{path}: FAIL at {result['stage']}: {result.get('error', '')}", file=sys.stderr)
     print_summary(results)
-    if args.json:
-        try:
-            write_atomic(args.json, json.dumps({"files": results, "summary": summarize(results)}, indent=1))
-        except OutputError as e:
-            return report_error(e)
+    try:
+        write_check_reports(args, results, time.perf_counter() - start)
+    except OutputError as e:
+        return report_error(e)
     return EXIT_OK if all(r["ok"] for r in results) else EXIT_FINDINGS
+
+
+def write_check_reports(args, results: list[dict], seconds: float) -> None:
+    """--junit-xml (with each stage's time) and --json (without: the same input gives the same file)."""
+    if args.junit_xml:
+        from ptx2py.roundtrip.junit import junit_xml
+
+        stages = ("ptx",) + (() if args.no_python else ("python",)) + (("sugar",) if args.sugar else ())
+        write_atomic(args.junit_xml, junit_xml(results, stages, seconds))
+    if args.json:
+        rows = [{k: v for k, v in r.items() if k != "seconds"} for r in results]
+        write_atomic(args.json, json.dumps({"files": rows, "summary": summarize(rows)}, indent=1))
 
 
 def check_results(files, args):
@@ -330,6 +341,8 @@ def run_subcommand(argv) -> int:
                     "PTX -> Python -> PTX (and with --sugar the readable Python); a per-folder summary.")
     check.add_argument("paths", nargs="+", metavar="PATH", help=".ptx files or folders to search for them")
     check.add_argument("--json", help="write per-file results and the summary to this file")
+    check.add_argument("--junit-xml", metavar="F",
+                       help="write JUnit XML to this file (CI): a test case per file and stage, with its time")
     check.add_argument("--no-python", action="store_true", help="only parse -> emit")
     check.add_argument("--sugar", action="store_true", help="check the --sugar Python too")
     check.add_argument("--jobs", "-j", type=positive, metavar="N",

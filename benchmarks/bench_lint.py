@@ -8,7 +8,6 @@ known-invalid external lines).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor

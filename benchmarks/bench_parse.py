@@ -84,12 +84,14 @@ def main() -> None:
             os.environ[name] = value
     print(table(rows, ["file", "MB", "1st, nothing stored ms", "1st, as installed ms", "ptx2py ms", "ptx2py MB/s",
                        "pyptx ms", "pyptx MB/s", "speedup"]))
-    print(f"\nptx2py parse+emit: {ours_bytes / ours_time / 1e6:.2f} MB/s; pyptx parse: {peer_bytes / peer_time / 1e6:.2f} MB/s")
+    print(f"\nptx2py parse+emit: {ours_bytes / ours_time / 1e6:.2f} MB/s; "
+          f"pyptx parse: {peer_bytes / peer_time / 1e6:.2f} MB/s")
     print(f"geometric mean speedup (files pyptx parses: {len(warm_ratios)}): "
           f"{geomean(warm_ratios):.2f}x (median of {args.repeat}), {geomean(first_ratios):.2f}x (first pass, nothing "
           f"stored), {geomean(installed_ratios):.2f}x (first pass, as installed)")
     biggest = largest_files(1)[0]
-    ours = peak_rss_mb(f"from ptx2py import ptxgrammar as g; t=g.read_ptx({str(biggest)!r}); assert g.emit(g.parse(t)) == t")
+    ours = peak_rss_mb(f"from ptx2py import ptxgrammar as g; t=g.read_ptx({str(biggest)!r}); "
+                       "assert g.emit(g.parse(t)) == t")
     theirs = peak_rss_mb(f"from pyptx.parser import parse; parse(open({str(biggest)!r}).read())")
     print(f"peak RSS parsing {biggest.name} ({biggest.stat().st_size / 1e6:.2f} MB): "
           f"ptx2py {ours:.0f} MB, pyptx {theirs:.0f} MB")

@@ -15,9 +15,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
+
+from gallery import BASE_PTX, check_output, matmul_launch  # noqa: E402
 
 from ptx2py.emulate.frontend import run  # noqa: E402
-from ptx2py.emulate.gallery import BASE_PTX, check_output, matmul_launch  # noqa: E402
 
 SM100 = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm100.ptx"
 

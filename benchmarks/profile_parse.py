@@ -40,7 +40,8 @@ def run(texts, cold: bool) -> None:
 def summary(stats: pstats.Stats, top: int) -> str:
     # The whole run's inclusive time: own times alone miss the generated builders,
     # which cProfile does not list (their time shows in the caller, ShapeCache.build).
-    total = next(v[3] for (file, _line, fn), v in stats.stats.items() if fn == "run" and file.endswith("profile_parse.py"))
+    total = next(v[3] for (file, _line, fn),
+                 v in stats.stats.items() if fn == "run" and file.endswith("profile_parse.py"))
     rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
     out = [f"total {total:.2f} s (profiled)", "", "| own time | share | calls | function |", "|---:|---:|---:|---|"]
     for (file, line, name), (cc, nc, tt, ct, _callers) in rows:

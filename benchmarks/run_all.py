@@ -69,7 +69,7 @@ sys.path.insert(0, str(HERE))
 import bench_compile_ir  # noqa: E402
 import bench_parse  # noqa: E402
 import bench_transpile  # noqa: E402
-from common import CORPUS, ROOT, geomean, largest_files, work_rss_mb  # noqa: E402
+from common import CORPUS, geomean, largest_files, work_rss_mb  # noqa: E402
 
 from ptx2py import ptxgrammar  # noqa: E402
 from ptx2py.ptxgrammar import parser as grammar_parser  # noqa: E402
@@ -86,6 +86,8 @@ EMPTY = {
 GOALS = {"parse_warm": 10, "parse_cold": 5, "loop": 4, "sugar_loop": 2, "ir_to_ptx": 150,
          "ir_median_ms": 2, "rss_loop": 15}
 CPU = time.process_time
+# the shipped-store column's note when the store was stale in the run
+STALE_STORE = "; STALE in this run, so ignored: this column is nothing stored"
 
 
 def cpu_timed(fn, *args):
@@ -416,7 +418,7 @@ def markdown(results) -> str:
            "built). *cold* = nothing stored on disk and the shipped store off: the grammar builds every shape; "
            "*cold, as installed* = the user's store empty and the store shipped with the package on "
            "(`ptxgrammar/shipped_shapes.bin`, learned from every corpus/ptx file, the measured ones included"
-           f"{'' if meta.get('shipped_store_current', True) else '; STALE in this run, so ignored: this column is nothing stored'}); "
+           f"{'' if meta.get('shipped_store_current', True) else STALE_STORE}); "
            "*cold, stored* = the on-disk store learned from the other "
            f"{meta['primed_files']} corpus files (the measured files held out, the shipped store off; reading "
            "the store is timed); *warm* = median of repeats.", "",
@@ -456,7 +458,8 @@ def markdown(results) -> str:
             "| problem | ptx2py → PTX ms | Triton → PTX ms | × | ptx2py → cubin ms | Triton → cubin ms | × |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in ir:
-        out.append(f"| {r['problem']} | {r['ptx2py_ms']:.2f} | {fmt(r['triton_ptx_ms'], '.1f', r['triton_failure'] or '-')} | "
+        triton_ms = fmt(r["triton_ptx_ms"], ".1f", r["triton_failure"] or "-")
+        out.append(f"| {r['problem']} | {r['ptx2py_ms']:.2f} | {triton_ms} | "
                    f"{fmt(r['ratio_ptx'], '.0f')} | {fmt(r['ptx2py_cubin_ms'], '.1f')} | "
                    f"{fmt(r['triton_cubin_ms'], '.1f')} | {fmt(r['ratio_cubin'], '.1f')} |")
     out.append(f"| **median** | **{fmt(irs['ptx2py_median_ms'])}** | | **{fmt(irs['ratio_ptx_median'], '.0f')}** | | | "
@@ -472,7 +475,8 @@ def markdown(results) -> str:
     for r in rss["rows"]:
         cold = r.get("nothing_stored") or {}
         out.append(f"| {r['what']} | {fmt(r.get('base_mb'), '.0f')} | {fmt(r['peak_mb'], '.0f', 'fails')} | "
-                   f"{fmt(r.get('work_mb'), '.1f')} | {fmt(r['per_input'], '.1f')} | {fmt(cold.get('per_input'), '.1f')} |")
+                   f"{fmt(r.get('work_mb'), '.1f')} | {fmt(r['per_input'], '.1f')} | "
+                   f"{fmt(cold.get('per_input'), '.1f')} |")
     out += ["", f"![per-file ratios]({results['meta']['plot']})", ""]
     return "\n".join(out)
 
@@ -511,9 +515,13 @@ def summary_table(results) -> list[dict]:
 
     def row(figure, value, goal, spec, at_least=True, unit="×"):
         value = None if value is None or value != value else value
-        met = "-" if value is None or value != value else ("yes" if (value >= goal if at_least else value <= goal) else "no")
+        if value is None or value != value:
+            met = "-"
+        else:
+            met = "yes" if (value >= goal if at_least else value <= goal) else "no"
         bound = "≥" if at_least else "≤"
-        return {"figure": figure, "value": value, "result": f"{fmt(value, spec)}{unit}", "goal": f"{bound} {goal}{unit}",
+        return {"figure": figure, "value": value, "result": f"{fmt(value, spec)}{unit}",
+                "goal": f"{bound} {goal}{unit}",
                 "met": met}
     return [
         row("parse+emit vs pyptx parse, warm (geomean)", p["warm"], GOALS["parse_warm"], ".2f"),
@@ -527,7 +535,8 @@ def summary_table(results) -> list[dict]:
         row("--sugar loop vs pyptx sugar (warm)", sg["warm"], GOALS["sugar_loop"], ".2f"),
         row("IR compile median ms", irs["ptx2py_median_ms"], GOALS["ir_median_ms"], ".2f", at_least=False, unit=" ms"),
         row("IR compile vs Triton to PTX (median ratio)", irs["ratio_ptx_median"], GOALS["ir_to_ptx"], ".0f"),
-        row("peak RSS over baseline / input, whole loop, largest file", loop_rss, GOALS["rss_loop"], ".1f", at_least=False),
+        row("peak RSS over baseline / input, whole loop, largest file", loop_rss, GOALS["rss_loop"], ".1f",
+            at_least=False),
     ]
 
 

@@ -121,7 +121,7 @@ def matmul(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexp
 
 
 @triton.jit
-def attention(Q, K, V, O, S, D: tl.constexpr, BS: tl.constexpr, SCALE: tl.constexpr):
+def attention(Q, K, V, O, S, D: tl.constexpr, BS: tl.constexpr, SCALE: tl.constexpr):  # noqa: E741 (Q, K, V, O: attention's names)
     r = tl.program_id(0)
     d = tl.arange(0, D)
     j = tl.arange(0, BS)

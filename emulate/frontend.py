@@ -23,7 +23,7 @@ from ptx2py.launch.plan import (
     scalar_bytes,
 )
 
-from .errors import EmulationError, NotEmulated
+from .errors import EmulationError
 from .machine import Machine
 from .program import Program
 from .sanitizer import Sanitizer

@@ -10,7 +10,8 @@ between them), and either come from different warps, or from different lanes of 
 different instructions with no warp synchronisation between them (independent thread scheduling
 does not order them, even though the engine runs the lanes in lock step). A write that leaves the
 byte's value unchanged conflicts with nothing (replicated same-value stores are benign). Atomics
-conflict with plain accesses but not with each other, and are not recorded. A barrier with a thread count orders everything (no false positives,
+conflict with plain accesses but not with each other, and are not recorded. A barrier with a thread count orders
+everything (no false positives,
 possibly missed races between disjoint groups).
 """
 

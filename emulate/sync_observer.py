@@ -6,7 +6,8 @@ change a result when, at this launch, it orders something:
   (same shared or global byte, different threads of one CTA, one a write, atomics not conflicting
   with atomics) when every barrier completion between the two accesses was one of that
   instruction's (so without it nothing orders the pair). Completions are numbered along the run
-  (each CTA's own; accesses of two CTAs are never ordered by a barrier, and CTAs may interleave). Per byte the shadow keeps, for plain writes, plain accesses and atomics, the latest
+  (each CTA's own; accesses of two CTAs are never ordered by a barrier, and CTAs may interleave). Per byte the shadow
+  keeps, for plain writes, plain accesses and atomics, the latest
   access and the latest by another thread, so the closest conflicting earlier access (the one the
   fewest completions separate) is found in one vectorised step. An asynchronous copy writes its
   destination at its issue and at its landing, whatever the value (it may change the bytes any

@@ -86,7 +86,8 @@ def build_tokens(terminals=None) -> dict:
     dots = [n for n, p, _prio, _lit in ordered if p.startswith("\\.")]  # .version ... .f32: a directive
     head.append(_alternation([(rx[n], STATEMENT_HEAD.get(n, TOKEN_TYPE.get(n))) for n in dots]
                              + [(ident, STATEMENT_HEAD["IDENT"])]) + ("statement",))
-    statement = [(rx["SEMICOLON"], Punctuation, "#pop"), (rx["LBRACE"] + r"(?=[ \t]*(\r?\n|//|$))", Punctuation, "#pop")]
+    statement = [(rx["SEMICOLON"], Punctuation, "#pop"), (rx["LBRACE"] + r"(?=[ \t]*(\r?\n|//|$))", Punctuation,
+                                                          "#pop")]
     return {"root": ignored + head + body, "statement": ignored + statement + body}
 
 

@@ -32,7 +32,7 @@ SKIP = 77
 
 def driver():
     """The cuda-python driver module, or None."""
-    from ptx2py.verify.gpu_run import driver_module
+    from ptx2py.launch.driver import driver_module
 
     return driver_module()
 

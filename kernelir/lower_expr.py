@@ -329,6 +329,8 @@ class ExpressionLowering:
 _LITS: dict = {}
 
 _EXPR = {ir.Lit: ExpressionLowering.e_lit, ir.Var: ExpressionLowering.e_var, ir.Unary: ExpressionLowering.e_unary,
-         ir.Binary: ExpressionLowering.e_binary, ir.Ternary: ExpressionLowering.e_ternary, ir.Cast: ExpressionLowering.e_cast,
-         ir.Index: ExpressionLowering.e_index, ir.Dim: ExpressionLowering.e_dim, ir.Builtin: ExpressionLowering.e_builtin,
+         ir.Binary: ExpressionLowering.e_binary, ir.Ternary: ExpressionLowering.e_ternary,
+         ir.Cast: ExpressionLowering.e_cast,
+         ir.Index: ExpressionLowering.e_index, ir.Dim: ExpressionLowering.e_dim,
+         ir.Builtin: ExpressionLowering.e_builtin,
          ir.Call: ExpressionLowering.e_call}

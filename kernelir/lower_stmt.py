@@ -511,8 +511,10 @@ class StatementLowering:
 
 
 _STMT = {ir.Load: StatementLowering.s_load, ir.Write: StatementLowering.s_write, ir.Accum: StatementLowering.s_accum,
-         ir.Assign: StatementLowering.s_assign, ir.StridedLoop: StatementLowering.s_loop, ir.Loop: StatementLowering.s_loop,
-         ir.Cond: StatementLowering.s_cond, ir.Sync: StatementLowering.s_sync, ir.WarpShuffle: StatementLowering.s_shuffle,
+         ir.Assign: StatementLowering.s_assign, ir.StridedLoop: StatementLowering.s_loop,
+         ir.Loop: StatementLowering.s_loop,
+         ir.Cond: StatementLowering.s_cond, ir.Sync: StatementLowering.s_sync,
+         ir.WarpShuffle: StatementLowering.s_shuffle,
          ir.TreeHalve: StatementLowering.s_tree, ir.CpAsyncCopy: StatementLowering.s_cp_async,
          ir.CpAsyncCommit: StatementLowering.s_commit, ir.CpAsyncWait: StatementLowering.s_wait,
          ir.ZeroInit: StatementLowering.s_zero}

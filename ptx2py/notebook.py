@@ -8,7 +8,6 @@ HTML view (highlighted PTX beside the Python).
 
 from __future__ import annotations
 
-import builtins
 import difflib
 import html
 import json
@@ -26,8 +25,9 @@ class Kernel:
         """The Python that re-emits this PTX byte for byte (parameters named from the sidecar when there is one)."""
         from .compose import ptx_to_python
 
-        names = (self.sidecar or {}).get("param_names")
-        table = {self.sidecar["kernel"]: names} if names else None
+        sidecar = self.sidecar or {}
+        names = sidecar.get("param_names")
+        table = {sidecar["kernel"]: names} if names else None
         return ptx_to_python(self._ptx, sugar=sugar, filename=self.name, param_names=table)
 
     def diff(self, other, context: int = 3) -> str:

@@ -10,5 +10,6 @@ from .parser import decode_ptx, parse, parse_file, parse_full, read_file_bytes, 
 from .tree import *  # noqa: F401,F403  (the node types are part of the API)
 from .tree import NODE_CLASSES, Comment, LineMarker, Whitespace, split_trivia
 
-__all__ = ["parse", "parse_file", "parse_full", "read_ptx", "decode_ptx", "read_file_bytes", "emit", "ParseError", "split_trivia",
+__all__ = ["parse", "parse_file", "parse_full", "read_ptx", "decode_ptx", "read_file_bytes", "emit", "ParseError",
+           "split_trivia",
            "Comment", "LineMarker", "Whitespace", *NODE_CLASSES]

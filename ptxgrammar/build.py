@@ -209,7 +209,8 @@ def check_pointer_tail(c) -> None:
         if isinstance(part, Token) and part.type == "STATE_SPACE" and not (
                 isinstance(prev, Token) and prev.type == "PTR"):
             raise GrammarCheck(part, f"a state space inside a parameter follows .ptr, not '{prev}'")
-    words = [p if isinstance(p, Token) else ".align" for p in c if not isinstance(p, Token) or p.type in ("PTR", "STATE_SPACE")]
+    words = [p if isinstance(p, Token) else ".align" for p in c if not isinstance(p, Token) or p.type in ("PTR",
+                                                                                                          "STATE_SPACE")]
     if ".ptr" in words:
         tail = words[words.index(".ptr") + 1:]
         if ".align" in tail and tail[-1] != ".align":

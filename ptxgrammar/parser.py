@@ -659,4 +659,5 @@ def _only_trivia(text: str) -> bool:
 def grammar_terminals() -> list[tuple[str, str, int, bool]]:
     """The grammar's terminals as (name, regex, priority, is_literal), named and anonymous
     (`"@"` is `AT`): what a tokenizer for the same language (highlight/lexer.py) is built from."""
-    return [(t.name, t.pattern.to_regexp(), t.priority, t.pattern.type == "str") for t in _parser("full").lark.terminals]
+    return [(t.name, t.pattern.to_regexp(), t.priority,
+             t.pattern.type == "str") for t in _parser("full").lark.terminals]

@@ -31,7 +31,8 @@ def outcome(text: str, filename: str = "fuzz.ptx", sugar: bool = True) -> tuple[
             return "differs", "parse -> emit"
         for stage, sweet in (("python", False), ("sugar", True))[: 2 if sugar else 1]:
             try:
-                source = ptx_to_python(text, passes=pipeline.passes(filename=filename) if sweet else None, filename=filename)
+                source = ptx_to_python(text, passes=pipeline.passes(filename=filename) if sweet else None,
+                                       filename=filename)
             except ParseError as e:   # the generator refuses a statement, located
                 return _located(e, filename)
             if python_to_ptx(source, filename + ".py") != text:

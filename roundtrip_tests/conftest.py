@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -18,6 +19,10 @@ SHARED = ROOT.parent / "shared"
 EXTERNAL = SHARED / "corpus-external"
 PROBES = SHARED / "ptx-syntax-probes"
 CASES = Path(__file__).resolve().parent / "cases"
+# Test material that is no part of the package: the corpus checks beside the corpus
+# (corpus/scripts: corpus_check, its references, the worked example's gallery) and the
+# engine's mutation test (scripts/sync_mutations.py).
+sys.path[:0] = [str(ROOT / "corpus" / "scripts"), str(ROOT / "scripts")]
 
 
 def ptx_files(folder: Path) -> list[Path]:

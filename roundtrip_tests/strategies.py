@@ -194,7 +194,8 @@ def expressions(max_leaves: int = 12):
                 # `0 << (0 + 0)` by precedence, so a drawn (0 << 0) + 0 needs its brackets
                 lambda t: BinaryExpr(_paren_if_compound(t[0]), t[1], _paren_if_compound(t[2]))),
             inner.map(Paren),
-            st.tuples(st.sampled_from([".s64", ".u32", ".s32"]), inner).map(lambda t: Cast(t[0], _paren_if_needed(t[1]))),
+            st.tuples(st.sampled_from([".s64", ".u32", ".s32"]),
+                      inner).map(lambda t: Cast(t[0], _paren_if_needed(t[1]))),
             st.tuples(inner, inner, inner).map(lambda t: Conditional(_paren_if_needed(t[0]), t[1], t[2])),
         )
     return st.recursive(leaf_expr(), extend, max_leaves=max_leaves)

@@ -23,7 +23,8 @@ def run(*argv, stdin=None):
 
 
 def run_py2ptx(*argv):
-    return subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())", *argv],
+    return subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())",
+                           *argv],
                           capture_output=True, text=True, cwd=ROOT)
 
 

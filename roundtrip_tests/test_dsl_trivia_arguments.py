@@ -68,7 +68,8 @@ def _with_entry(entry: str) -> str:
     from ptx2py.ptxgrammar.tree import Instruction
     from ptx2py.transpile.dsl.trivia_table import fingerprint
 
-    bar = next(x for x in parse(".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tbar.sync 0;\n\tret;\n}\n").walk()
+    module = parse(".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tbar.sync 0;\n\tret;\n}\n")
+    bar = next(x for x in module.walk()
                if x.__class__ is Instruction and x.opcode.startswith("bar"))
     return python_to_ptx(_TABLE_MODULE.replace("KEY", repr(fingerprint(bar))).replace("ENTRY", entry), "k.py")
 

@@ -1,14 +1,13 @@
 """Corpus kernels with launch sidecars (nvcc, numba, clang, llvm, Triton, Pallas; sm_80) at a reduced
 launch on the CPU engine: no sanitizer report, the same outputs under the inorder, reverse and
-random schedules, and the numpy reference's result where emulate/corpus_refs.py has one.
+random schedules, and the numpy reference's result where corpus/scripts/corpus_refs.py has one.
 A small fast set here; scripts/emulate_corpus.py sweeps them all."""
 
 from pathlib import Path
 
 import pytest
-
-from ptx2py.emulate.corpus_check import ROOT, cases, run_case, source_stem
-from ptx2py.emulate.corpus_refs import reference_for
+from corpus_check import ROOT, cases, run_case, source_stem
+from corpus_refs import reference_for
 
 FAST = [
     ("corpus/ptx/nvcc/elementwise.sm_80.ptx", "vector_add"),

@@ -1,5 +1,6 @@
 """Corpus CUB block primitives (nvcc, sm_80) on the CPU engine against numpy, two CTAs each,
-under all three schedules: BlockScan, BlockReduce, WarpReduce, BlockHistogram; BlockRadixSort (pairs) is slow. These kernels have no sidecar; the launches follow corpus/src/nvcc/cub_block.cu."""
+under all three schedules: BlockScan, BlockReduce, WarpReduce, BlockHistogram; BlockRadixSort (pairs) is slow. These
+kernels have no sidecar; the launches follow corpus/src/nvcc/cub_block.cu."""
 
 from pathlib import Path
 

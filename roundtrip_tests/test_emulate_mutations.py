@@ -1,4 +1,4 @@
-"""The mutation test's observability classifier (emulate/mutations.py, emulate/sync_observer.py)
+"""The mutation test's observability classifier (scripts/sync_mutations.py, emulate/sync_observer.py)
 on small kernels, data-driven (roundtrip_tests/cases/emulate_mutants/): each case lists, for every
 synchronisation site in order, the mutation and whether it can show at the launch, derived by hand
 from the kernel; an observable mutant is caught (a report or other outputs), an unobservable one
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sync_mutations import SCHEDULES, mutate, observe, outcome, sync_sites
 
 from ptx2py import ptxgrammar
-from ptx2py.emulate.mutations import SCHEDULES, mutate, observe, outcome, sync_sites
 
 CASES = Path(__file__).parent / "cases" / "emulate_mutants"
 NAMES = sorted(p.stem for p in CASES.glob("*.json"))

@@ -11,7 +11,8 @@ from ptx2py.emulate.numerics import ALU, NotEmulated
 
 u32 = st.integers(0, 2 ** 32 - 1)
 u64 = st.integers(0, 2 ** 64 - 1)
-rows = lambda *cols: st.lists(st.tuples(*cols), min_size=1, max_size=16)
+def rows(*cols):
+    return st.lists(st.tuples(*cols), min_size=1, max_size=16)
 
 
 def call(opcode, mods, types, *srcs, **kw):
@@ -72,7 +73,10 @@ def test_bfi(t):
 
 def ref_prmt(a, b, c, mode):
     tmp = a | (b << 32)
-    byte = lambda k: (tmp >> (8 * k)) & 0xFF
+
+    def byte(k):
+        return (tmp >> (8 * k)) & 0xFF
+
     s = c & 3
     picks = {
         ".f4e": [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
@@ -160,7 +164,8 @@ def test_counts(rs):
 @pytest.mark.parametrize("ta,tb", [(".u32", ".u32"), (".s32", ".s32"), (".u32", ".s32"), (".s32", ".u32")])
 def test_dp4a_dp2a(ta, tb):
     def lanes(x, width, n, sgn):
-        return [signed((x >> (width * i)) & ((1 << width) - 1), width) if sgn else (x >> (width * i)) & ((1 << width) - 1)
+        return [signed((x >> (width * i)) & ((1 << width) - 1),
+                       width) if sgn else (x >> (width * i)) & ((1 << width) - 1)
                 for i in range(n)]
 
     @settings(max_examples=40, deadline=None)

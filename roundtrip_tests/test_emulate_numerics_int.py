@@ -122,8 +122,13 @@ def test_multiword_add_and_sub_with_carries(w):
     @given(st.lists(st.tuples(ints(2 * w), ints(2 * w)), min_size=1, max_size=16))
     def check(pairs):
         t = (f".u{w}",)
-        lo = lambda v: wrap(v, w)
-        hi = lambda v: v >> w
+
+        def lo(v):
+            return wrap(v, w)
+
+        def hi(v):
+            return v >> w
+
         a, b = zip(*pairs)
         s_lo, carry = call("add", {".cc"}, t, arr(map(lo, a), w), arr(map(lo, b), w))
         s_hi = call("addc", set(), t, arr(map(hi, a), w), arr(map(hi, b), w), cc=carry)

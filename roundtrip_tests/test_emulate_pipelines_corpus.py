@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from gallery import check_output, matmul_launch
 
 from ptx2py.emulate.frontend import run
-from ptx2py.emulate.gallery import check_output, matmul_launch
 
 ROOT = Path(__file__).resolve().parent.parent
 TRITON = ROOT / "corpus" / "ptx" / "triton"
@@ -62,9 +62,9 @@ def test_device_built_tensor_maps_matmul_matches_numpy(name):
     import json
 
     import numpy as np
+    from gallery import host_values, tolerance
 
     from ptx2py.emulate.frontend import reduced_launch
-    from ptx2py.emulate.gallery import host_values, tolerance
 
     side = json.loads((SIDECARS / f"{name}.json").read_text())
     spec = reduced_launch(side, 1, scalars={"K": 128})
@@ -88,8 +88,8 @@ def test_attention_on_wgmma_and_tcgen05_agrees_with_the_mma_sync_build(target, a
     import json
 
     import numpy as np
+    from corpus_check import small_launch
 
-    from ptx2py.emulate.corpus_check import small_launch
     from ptx2py.launch.plan import kernel_specs
 
     def out(name):

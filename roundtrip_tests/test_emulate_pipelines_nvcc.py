@@ -129,7 +129,8 @@ def test_cluster_wait_without_arrive_is_reported():
     text = SM90.read_text()
     head = text.index(".entry cluster_raw_ptx")
     body = text[head:].replace("barrier.cluster.arrive.release.aligned;",
-                               "{ .reg .pred %q;\nsetp.eq.u32 %q, %r3, 0;\n@%q barrier.cluster.arrive.release.aligned; }", 1)
+                               "{ .reg .pred %q;\nsetp.eq.u32 %q, %r3, 0;\n"
+                               "@%q barrier.cluster.arrive.release.aligned; }", 1)
     res = _run(SM90, _spec(SM90, "cluster_raw_ptx"), text=text[:head] + body)
     assert any(r.kind == "barrier-divergence" and "no barrier.cluster.arrive" in r.message for r in res.reports), \
         res.reports
@@ -369,8 +370,8 @@ def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
     through generic addresses, the tf32 fragments rounded element-wise by cvt.rna.tf32.f32).
     The -G build keeps fragments in the caller's stack frame and has device functions write
     them through pointers."""
-    from ptx2py.emulate.corpus_check import small_launch
-    from ptx2py.emulate.gemm_refs import reference_for
+    from corpus_check import small_launch
+    from gemm_refs import reference_for
 
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / f"mma_sync.{target}.ptx"
     spec = small_launch(_spec(ptx, kernel), 1)
@@ -385,7 +386,7 @@ def test_nvcc_wmma_gemm_matches_numpy(target, build, kernel):
 def test_reduced_launch_keeps_the_four_stage_pipeline_at_its_sidecar_minimum_k():
     """The sidecar's reduced_min K = 128 for mma_pipeline_gemm<4> (it needs K >= 96); the
     3-stage kernel is lowered to the sweep's K = 64."""
-    from ptx2py.emulate.corpus_check import LOOP_EXTENTS, small_launch
+    from corpus_check import LOOP_EXTENTS, small_launch
 
     ptx = ROOT / "corpus" / "ptx" / "nvcc" / "mma_sync.sm_90a.ptx"
     ks = {s: {a["name"]: a.get("value") for a in small_launch(
@@ -402,12 +403,13 @@ def test_sweep_accepts_float_atomic_outputs_that_differ_only_within_the_referenc
     """corpus_check's verdict: warp_specialized_sum's out[0] (one float atomicAdd a thread) may
     differ between schedules when each schedule is within the reference's bound; an integer
     output that differs, or a sum outside the bound, is not accepted."""
-    from ptx2py.emulate.corpus_check import _verdict
+    from corpus_check import _verdict
 
     name = "_ZN6ptx2py4sm9020warp_specialized_sumILi4EEEv14CUtensorMap_stPfi"
     text = f".visible .entry {name}()\n{{\n\tatom.global.add.f32 %f1, [%rd1], %f2;\n}}\n"
     spec = {"grid": [1, 1, 1], "args": [{"name": "x", "dtype": "fp32"}, {"name": "out", "dtype": "fp32"},
-                                        {"name": "flag", "dtype": "u32"}, {"name": "tiles", "dtype": "i32", "value": 8}]}
+                                        {"name": "flag", "dtype": "u32"},
+                                        {"name": "tiles", "dtype": "i32", "value": 8}]}
     exact = 4096.0
     ok = _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])
     assert ok["status"] == "pass" and ok["float_atomic_outputs"] == ["out"]

@@ -1,5 +1,5 @@
 """The worked example executed: the Triton sm_90a fp16 TMA+WGMMA matmul on the CPU engine, its
-wait_group 1 -> 0 edit, and the gallery of broken pipeline edits (emulate/gallery.py), each made
+wait_group 1 -> 0 edit, and the gallery of broken pipeline edits (corpus/scripts/gallery.py), each made
 in the sugar Python and caught at the Python line."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
 
 from ptx2py.emulate.frontend import run
-from ptx2py.emulate.gallery import BASE_PTX, EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
 from ptx2py.verify.report import python_to_ptx_traced as TRACE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,8 @@ def test_the_wait_group_edit_gives_identical_outputs():
 
 
 WGMMA = re.compile(r"\.wgmma_mma\.m64n128k16")
-TMA_LOAD = re.compile(r"cp(?:\.async_\.bulk\.tensor|_async_bulk_tensor)\._2d\.shared__cta|^\s*tma_load\(")  # plain, typed or the alias
+# plain, typed or the alias
+TMA_LOAD = re.compile(r"cp(?:\.async_\.bulk\.tensor|_async_bulk_tensor)\._2d\.shared__cta|^\s*tma_load\(")
 TMA_STORE = re.compile(r"cp_async_bulk_tensor\._2d\.global_")
 # edit -> (report kind expected or None, the Python statement the report points at, output wrong?)
 GALLERY = {

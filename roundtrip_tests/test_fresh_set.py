@@ -28,7 +28,8 @@ def _defined(paths) -> set:
 
 def test_signature_split_keeps_block_shapes_whole():
     sig = "tensordesc<fp16[64,128]>,tensordesc<bf16[128,64]>,*fp16,i32,fp32"
-    assert fresh.SIG_SPLIT.split(sig) == ["tensordesc<fp16[64,128]>", "tensordesc<bf16[128,64]>", "*fp16", "i32", "fp32"]
+    assert fresh.SIG_SPLIT.split(sig) == ["tensordesc<fp16[64,128]>", "tensordesc<bf16[128,64]>", "*fp16", "i32",
+                                          "fp32"]
     assert fresh.SIG_SPLIT.split("*fp32,*fp32,i32") == ["*fp32", "*fp32", "i32"]
 
 

@@ -171,7 +171,8 @@ def test_refuses_float_modulo():
 def test_refuses_unknown_statement_kind():
     data = {"kind": "Kernel", "name": "k", "buffers": [], "params": [],
             "launch": {"grid": [1, 1, 1], "block": [32, 1, 1]},
-            "body": [{"kind": "Sync"}, {"kind": "Loop", "var": "i", "start": {"kind": "Lit", "value": 0, "dtype": "s32"},
+            "body": [{"kind": "Sync"}, {"kind": "Loop", "var": "i",
+                                        "start": {"kind": "Lit", "value": 0, "dtype": "s32"},
                                         "stop": {"kind": "Lit", "value": 1, "dtype": "s32"},
                                         "step": {"kind": "Lit", "value": 1, "dtype": "s32"},
                                         "body": [{"kind": "Barrier"}]}]}

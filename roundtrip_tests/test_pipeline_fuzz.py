@@ -13,10 +13,10 @@ import pytest
 from conftest import CASES, ROOT, corpus_files, probe_files, sample
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutations import MUTATIONS, mutate
 from strategies import any_modules
 
 from ptx2py import ptxgrammar
-from ptx2py.roundtrip.mutations import MUTATIONS, mutate
 from ptx2py.roundtrip.pipeline import outcome
 
 SETTINGS = settings(max_examples=40, deadline=timedelta(seconds=60),

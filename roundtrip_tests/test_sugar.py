@@ -3,7 +3,6 @@ the Python is black-formatted, and no pass moves an instruction across a barrier
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from pathlib import Path
 

@@ -145,7 +145,8 @@ def test_triton_parameters_are_named_from_the_sidecar_and_a_rename_keeps_the_byt
     src = ptx2py.ptx_to_python(text, sugar=True, filename=str(TMA))
     assert 'params="a_desc a_desc_shape0 a_desc_shape1 a_desc_stride0' in src
     assert "sym(matmul_tma_kernel.K)" in src
-    renamed = src.replace(" K global_scratch", " k_total global_scratch").replace("matmul_tma_kernel.K)", "matmul_tma_kernel.k_total)")
+    renamed = src.replace(" K global_scratch", " k_total global_scratch").replace("matmul_tma_kernel.K)",
+                                                                                  "matmul_tma_kernel.k_total)")
     assert renamed != src and transpile.python_to_ptx(renamed) == text
 
 
@@ -159,7 +160,8 @@ def test_triton_descriptor_parameters_are_named_from_the_source_alone(tmp_path, 
     text = ptxgrammar.read_ptx(copy)
     source = str(ROOT / "corpus" / "src" / "triton" / "kernels.py")
     alone = ptx2py.ptx_to_python(text, sugar=True, filename=str(copy), source=source)
-    with_sidecar = ptx2py.ptx_to_python(text, sugar=True, filename=str(ROOT / "corpus" / "ptx" / "triton" / f"{stem}.ptx"))
+    with_sidecar = ptx2py.ptx_to_python(text, sugar=True,
+                                        filename=str(ROOT / "corpus" / "ptx" / "triton" / f"{stem}.ptx"))
     named = re.search(r'params="([^"]+)"', alone)
     assert named and "a_desc a_desc_shape0 a_desc_shape1 a_desc_stride0 a_desc_stride1 b_desc" in named.group(1)
     assert named.group(1) == re.search(r'params="([^"]+)"', with_sidecar).group(1)

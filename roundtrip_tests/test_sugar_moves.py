@@ -20,7 +20,8 @@ from ptx2py.sugar.ir import _DIRECTIVES
 from ptx2py.transpile.dsl.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx", "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx",
+SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx",
+           "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx",
            "triton/cummax_2d_fp32_sm90.ptx"]  # (the last: debug labels joined, a named inlined frame)
 PREFIXES = ("at", "asm", "nvasm", "loc", "label")
 MARKERS = ("// begin inline asm", "// end inline asm")
@@ -84,7 +85,7 @@ def _moves(src: str):
 
 
 def _norm(text: str) -> list:
-    return [" ".join(l.split()) for l in text.split("\n")]
+    return [" ".join(line.split()) for line in text.split("\n")]
 
 
 SHARED = 4  # boundary lines two swapped units may have in common
@@ -119,7 +120,8 @@ def _ptxas(text: str) -> str:
     target = re.search(r"^\s*\.target\s+(\w+)", text, re.M).group(1)
     tool, _ = find_ptxas((int(m.group(1)), int(m.group(2))))
     if tool is None:
-        pytest.skip(f"no ptxas for PTX ISA {m.group(1)}.{m.group(2)} (verify/tools.py searches PATH and the pip wheels)")
+        pytest.skip(f"no ptxas for PTX ISA {m.group(1)}.{m.group(2)} "
+                    "(verify/tools.py searches PATH and the pip wheels)")
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "k.ptx"
         p.write_text(text)
@@ -163,11 +165,11 @@ def test_a_new_guard_with_an_invented_label_assembles():
     target = next(n for n in ast.walk(tree) if isinstance(n, ast.Expr) and ast.unparse(n).startswith("mbarrier_wait("))
     lines = src.split("\n")
     indent = " " * target.col_offset
-    body = ["    " + l for l in lines[target.lineno - 1:target.end_lineno]]
+    body = ["    " + line for line in lines[target.lineno - 1:target.end_lineno]]
     guarded = (lines[:target.lineno - 1] + [indent + "with skip_if(p[1], to=L.skip_last):"] + body
                + lines[target.end_lineno:])
     out = transpile.python_to_ptx("\n".join(guarded))
-    assert any("@%p1" in l and "bra" in l and "$L__skip_last" in l for l in out.split("\n"))
+    assert any("@%p1" in ln and "bra" in ln and "$L__skip_last" in ln for ln in out.split("\n"))
     assert "$L__skip_last:" in out
     err = _ptxas(out)
     assert not err, err[:400]
@@ -207,7 +209,8 @@ def test_table_lines_fill_around_the_bodys_own_lines():
     from ptx2py.transpile.dsl.trivia_table import merge_lines
 
     body = [("//", " kept"), "\t// raw"]
-    assert merge_lines(["", None, "\t// end inline asm", [""]], body) == ["", ("//", " kept"), "\t// end inline asm", "\t// raw"]
+    assert merge_lines(["", None, "\t// end inline asm", [""]], body) == ["", ("//", " kept"), "\t// end inline asm",
+                                                                          "\t// raw"]
     assert merge_lines([["  "]], [("//", " x")]) == ["  // x"]
     assert merge_lines(["a", None], []) == ["a"]                      # a slot the body no longer fills
     assert merge_lines(["a"], [("//", " new")]) == ["a", ("//", " new")]  # a comment the reader added

@@ -16,7 +16,8 @@ from ptx2py import ptxgrammar
 from ptx2py.sugar.spelling import check
 
 # (`cp.async.ca`/`.cg`: Ampere's copies, one spelling through their `cp_async` alias)
-FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|cp\.async\.c[ag]\.|mbarrier\.|tcgen05\.|mma\.sync|ldmatrix|stmatrix)")
+FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|cp\.async\.c[ag]\.|mbarrier\.|tcgen05\.|mma\.sync"
+                    r"|ldmatrix|stmatrix)")
 
 
 def _with_families(files):

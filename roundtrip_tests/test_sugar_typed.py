@@ -59,7 +59,8 @@ SAME = [  # (typed call, plain call)
     ("cp_async_bulk.global_.shared__cta.bulk_group.L2__cache_hint(dst=[rd[1]], src=[r[1]], size=r[2],"
      " cache_policy=rd[2])",
      "ptx.cp.async_.bulk.global_.shared__cta.bulk_group.L2__cache_hint([rd[1]], [r[1]], r[2], rd[2])"),
-    ("cp_async_bulk_prefetch.L2.global_(src=[rd[1]], size=r[1])", "ptx.cp.async_.bulk.prefetch.L2.global_([rd[1]], r[1])"),
+    ("cp_async_bulk_prefetch.L2.global_(src=[rd[1]], size=r[1])",
+     "ptx.cp.async_.bulk.prefetch.L2.global_([rd[1]], r[1])"),
     ("mbarrier_init.shared__cta.b64(addr=[r[1]], count=1)", "ptx.mbarrier.init.shared__cta.b64([r[1]], 1)"),
     ("mbarrier_arrive.expect_tx.shared__cta.b64(addr=[r[1]], bytes=r[2])",
      "ptx.mbarrier.arrive.expect_tx.shared__cta.b64(sink, [r[1]], r[2])"),
@@ -90,7 +91,8 @@ SAME = [  # (typed call, plain call)
 ]
 
 
-@pytest.mark.parametrize("typed, plain", SAME, ids=[s[0].split(".")[0].split("(")[0] + str(k) for k, s in enumerate(SAME)])
+@pytest.mark.parametrize("typed, plain", SAME, ids=[s[0].split(".")[0].split("(")[0] + str(k) for k,
+                                                    s in enumerate(SAME)])
 def test_typed_call_records_the_plain_node(typed, plain):
     got = node(typed)
     assert got.__class__.__name__ == "Instruction" and got == node(plain)
@@ -136,7 +138,8 @@ def test_a_family_named_as_its_opcode_still_spells_the_plain_chain():
     ("wgmma_mma.m64n64k16.f32.f16.f16(d=r[0:32], a=r[40:44], b=rd[5], scale_d=1, trans_a=1)", "no operand trans_a"),
     ("cp_async_bulk_tensor._2d.global_.shared__cta.bulk_group(dst=[rd[1]], src=[r[1]], cta_mask=r[2])",
      "no operand cta_mask"),
-    ("cp_async_bulk.tensor._2d.global_.shared__cta.bulk_group(dst=[rd[1]], src=[r[1]])", "spell it cp_async_bulk_tensor"),
+    ("cp_async_bulk.tensor._2d.global_.shared__cta.bulk_group(dst=[rd[1]], src=[r[1]])",
+     "spell it cp_async_bulk_tensor"),
     ("tcgen05_mma.cta_group__1.kind__f16(d=[r[1]], a=rd[1], b=rd[2], idesc=r[2], disable_output_lane=r[4],"
      " enable_input_d=p[1])", "operand disable_output_lane is a vector"),
     ("ldmatrix.m8n8.x4.shared.b16(r[0:4], [r[4]])", "operands are keywords"),

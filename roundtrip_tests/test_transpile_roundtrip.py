@@ -191,7 +191,8 @@ def test_style_records_first_operand_gaps_by_instruction_family():
     from ptx2py.transpile.style import preset_table
 
     # one family's gap is the module's own entry or the nvcc preset's (nvcc's usual wmma.mma gap)
-    assert '"wmma.mma"' in style or '"wmma.load"' in style or ("first", "Instruction", "wmma.mma") in preset_table("nvcc")
+    assert '"wmma.mma"' in style or '"wmma.load"' in style or ("first", "Instruction",
+                                                               "wmma.mma") in preset_table("nvcc")
 
 
 def test_line_info_builds_take_their_own_preset():

@@ -30,7 +30,8 @@ ACCEPTED = {
         '    ptx.comment(" it\'s # not a comment")  # a Python comment\n    ptx.ret(fmt={1: "  "})\n'
         ),
     "a call over several lines": BODY + '    ptx.add.s32(\n        r[1],\n        r[2],  # (\n        -5,\n    )\n',
-    "a for loop binds its target for the body": BODY + "    for i in range(3):\n        ptx.add.s32(r[i], r[i + 1], i)\n",
+    "a for loop binds its target for the body":
+        BODY + "    for i in range(3):\n        ptx.add.s32(r[i], r[i + 1], i)\n",
     "a nested for and a comprehension over a literal": BODY + (
         "    for i, x in enumerate((r[5], r[6])):\n        for j in [k + 10 for k in range(2)]:\n"
         "            ptx.add.s32(x, r[j], i)\n"),

@@ -10,12 +10,10 @@ import pytest
 from conftest import corpus_files, file_id, probe_files, sample, small
 
 from ptx2py import ptxgrammar
-from ptx2py.ptxgrammar.parser import _parser
 from ptx2py.ptxgrammar.tree import (
     Address,
     Function,
     Instruction,
-    IntLiteral,
     Module,
     PerfDirective,
     Register,
@@ -60,7 +58,8 @@ def test_statements_are_typed():
     module = ptxgrammar.parse(KERNEL)
     assert isinstance(module.items[0], Version) and module.items[0].number == "8.7"
     fn = module.functions[0]
-    assert fn.name == "k" and fn.head.directives == (PerfDirective(".maxntid", ("128", "1", "1"), fn.head.directives[0].trivia),)
+    assert fn.name == "k" and fn.head.directives == (PerfDirective(".maxntid", ("128", "1", "1"),
+                                                                   fn.head.directives[0].trivia),)
     insts = [s for s in fn.body.items if isinstance(s, Instruction)]
     ld = insts[4]
     assert (ld.opcode, ld.modifiers) == ("ld", (".global", ".nc", ".u32"))
@@ -122,7 +121,8 @@ def test_no_node_keeps_source_text(path):
     trivia_re = re.compile(r"(\s|//[^\n\r]*|/\*.*?\*/|#[^\n\r]*)*", re.S)
     token_count = 0
     for node in module.walk():
-        assert not isinstance(node, Module) or set(f.name for f in dataclasses.fields(node)) == {"items", "trailing", "trivia"}
+        assert not isinstance(node, Module) or set(f.name for f in dataclasses.fields(node)) == {"items", "trailing",
+                                                                                                 "trivia"}
         for name, value in string_fields(node):
             if name in ("trivia", "trailing"):
                 assert trivia_re.fullmatch(value), (name, value[:80])
@@ -133,14 +133,16 @@ def test_no_node_keeps_source_text(path):
 
 
 def test_literals_keep_their_spelling_and_values():
-    module = ptxgrammar.parse(".version 9.0\n.target sm_90\n.entry k() { mov.u32 %r1, 0x1F; mov.u32 %r1, 017; mov.f32 %f1, 0f3F800000; }")
+    module = ptxgrammar.parse(".version 9.0\n.target sm_90\n"
+                              ".entry k() { mov.u32 %r1, 0x1F; mov.u32 %r1, 017; mov.f32 %f1, 0f3F800000; }")
     ops = [s.operands[1] for s in module.functions[0].body.items]
     assert [o.text for o in ops] == ["0x1F", "017", "0f3F800000"]
     assert [o.value for o in ops] == [31, 15, 1.0]
 
 
 def test_unknown_instructions_parse_through_the_generic_shape():
-    src = ".version 9.9\n.target sm_200a\n.entry k() { @%p1 frobnicate.async.shared::cluster.x17.b4096 {%r1, _}, [%rd1+16], %r2|%p3; }"
+    src = (".version 9.9\n.target sm_200a\n"
+           ".entry k() { @%p1 frobnicate.async.shared::cluster.x17.b4096 {%r1, _}, [%rd1+16], %r2|%p3; }")
     inst = ptxgrammar.parse(src).functions[0].body.items[0]
     assert inst.opcode == "frobnicate" and inst.modifiers == (".async", ".shared::cluster", ".x17", ".b4096")
     assert ptxgrammar.emit(ptxgrammar.parse(src)) == src

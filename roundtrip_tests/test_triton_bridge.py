@@ -105,10 +105,12 @@ fn = getattr(kernels, side["source"].split("::")[1])
 fn.file_name = sys.argv[3]
 target = GPUTarget("cuda", side["target"]["capability"], 32)
 options = {"num_warps": side["num_warps"], "num_stages": side["num_stages"]}
-k = compile(ASTSource(fn=fn, signature=side["signature"], constexprs=side["constexprs"]), target=target, options=options)
+src = ASTSource(fn=fn, signature=side["signature"], constexprs=side["constexprs"])
+k = compile(src, target=target, options=options)
 backend = make_backend(target)
 stages = {}
-backend.add_stages(stages, backend.parse_options(options), fn.__class__ and __import__("triton").compiler.compiler.Language.TRITON)
+language = fn.__class__ and __import__("triton").compiler.compiler.Language.TRITON
+backend.add_stages(stages, backend.parse_options(options), language)
 md = dict(k.metadata._asdict())
 cubins = [stages["cubin"](open(p).read(), dict(md)) for p in sys.argv[4:6]]
 print(json.dumps({"ptx": k.asm["ptx"], "same_cubin_as_edited": k.asm["cubin"] == cubins[0],

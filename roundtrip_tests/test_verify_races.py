@@ -67,7 +67,8 @@ def test_a_race_behind_the_bases_duplicate_store_is_found_and_brackets_the_edit(
     e = races.race_one({}, edited, "k.ptx", base={"ptx": base, "result": b})
     assert e["verdict"] == "potential_race" and e["race_counts"] is None and len(runs) == 4
     beyond = [w for w in e["witnesses"] if w.get("beyond_duplicates") and "endpoint" in w]
-    assert [(w["endpoint"], w["ptx_line"], w["column"]) for w in beyond] == [("first", 2, 2), ("second", 3, 9)]  # only a rewritten line has its column put back
+    # only a rewritten line has its column put back
+    assert [(w["endpoint"], w["ptx_line"], w["column"]) for w in beyond] == [("first", 2, 2), ("second", 3, 9)]
     edit = [w for w in e["witnesses"] if w.get("role") == "edit"]
     assert [w["ptx_line"] for w in edit] == [3]
     assert any("the base is race_free, the edited kernel potential_race" in x for x in e["lines"])
@@ -133,7 +134,8 @@ def test_a_removed_barrier_behind_a_duplicate_store_gets_its_own_witness():
 
 
 def test_unsupported_says_what_sentryward_does_not_model_and_where():
-    ptx = "x\n\t@%p1 atom.global.gpu.acq_rel.add.u32 %r9, [%rd9], %r10;\n\t@%p2 atom.global.gpu.acq_rel.add.u32 %r1, [%rd1], %r2;\n"
+    ptx = ("x\n\t@%p1 atom.global.gpu.acq_rel.add.u32 %r9, [%rd9], %r10;\n"
+           "\t@%p2 atom.global.gpu.acq_rel.add.u32 %r1, [%rd1], %r2;\n")
     said = {"code": "atomic_add_memory_semantics_unsupported", "message": "Atomic add memory semantics are unsupported"}
     result = {"result": "unsupported", "diagnostics": [dict(said, details={"ptx_line": 3}),
                                                        dict(said, details={"ptx_line": 2})]}

@@ -2,7 +2,7 @@
 """Run every corpus kernel that has a launch sidecar (sm_75..sm_90 by default, without the
 arch-specific sm_90a/sm_100a/sm_120a builds) on the CPU engine at a reduced launch, under the
 inorder, reverse and random:1 schedules; a kernel passes when every run completes with no
-sanitizer report, matches its numpy reference (emulate/corpus_refs.py; `pass`) or, without
+sanitizer report, matches its numpy reference (corpus/scripts/corpus_refs.py; `pass`) or, without
 one, gives the same outputs under all three (`pass-schedules`). Prints one line per kernel,
 then every kernel of those targets' PTX files that no sidecar describes (`no-sidecar`, with
 why), and a per-producer summary; --json writes every result.
@@ -20,8 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 
-from ptx2py.emulate.corpus_check import cases, not_covered, run_case  # noqa: E402
+from corpus_check import cases, not_covered, run_case  # noqa: E402
 
 DEFAULT_TARGETS = "sm_75,sm_80,sm_86,sm_89,sm_90"
 ALL_TARGETS = DEFAULT_TARGETS + ",sm_90a,sm_100a,sm_103a,sm_120,sm_120a"
@@ -70,7 +71,10 @@ def main(argv=None) -> int:
 
 def _write(path, results) -> int:
     if path:
-        Path(path).write_text(json.dumps(results, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)) + "\n")
+        def plain(v):
+            return v.tolist() if hasattr(v, "tolist") else str(v)
+
+        Path(path).write_text(json.dumps(results, indent=1, default=plain) + "\n")
     return 0
 
 

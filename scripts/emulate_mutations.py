@@ -24,12 +24,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
+
+from corpus_check import small_launch  # noqa: E402
+from sync_mutations import SCHEDULES, mutate, observe, sync_sites  # noqa: E402
+from sync_mutations import outcome as run_outcome  # noqa: E402
 
 from ptx2py import ptxgrammar  # noqa: E402
 from ptx2py.emulate import EmulationError, run  # noqa: E402
-from ptx2py.emulate.corpus_check import small_launch  # noqa: E402
-from ptx2py.emulate.mutations import SCHEDULES, instruction_at, mutate, observe, sync_sites  # noqa: E402
-from ptx2py.emulate.mutations import outcome as run_outcome  # noqa: E402
 
 
 def outcome(module, launch, inputs, filename, executed=None):
@@ -121,7 +123,6 @@ def main(argv=None) -> int:
             rows.append({"kernel": label, "base": "not clean", "why": base_reports[:1]})
             tally["base not clean"] += 1
             continue
-        base_out = seen.runs[0][1].outputs
         kernels_with_sites += 1
         for path, kind in sites:
             cls = seen.classify(module, path, kind)

@@ -28,14 +28,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from corpus_check import SCHEDULES, small_launch  # noqa: E402
 from emulate_mutations import summarize  # noqa: E402
+from sync_mutations import edit_statement, instruction_at, instructions  # noqa: E402
 
 from ptx2py import ptxgrammar  # noqa: E402
 from ptx2py.emulate import EmulationError, run  # noqa: E402
-from ptx2py.emulate.corpus_check import SCHEDULES, small_launch  # noqa: E402
-from ptx2py.emulate.mutations import edit_statement, instruction_at, instructions  # noqa: E402
 from ptx2py.emulate.semantics.sites import recording  # noqa: E402
 from ptx2py.ptxgrammar.tree import IntLiteral  # noqa: E402
 
@@ -84,8 +85,8 @@ def _launch(spec, k):
     """The sweep's reduced launch; with k, a K loop extent of up to k (so every pipeline stage
     and the refills run: mutants of guarded-off stages are otherwise unobservable)."""
     import numpy as np
+    from corpus_check import LOOP_EXTENTS
 
-    from ptx2py.emulate.corpus_check import LOOP_EXTENTS
     from ptx2py.emulate.frontend import reduced_launch
 
     if not k:
@@ -100,9 +101,8 @@ def kernels(sweep, k=None, only=None, base_only=False):
     from ptx2py.launch.plan import kernel_specs
 
     if sweep is None:
+        from corpus_check import cases
         from emulate_pipelines_corpus import TARGETS, features
-
-        from ptx2py.emulate.corpus_check import cases
 
         for _, ptx, spec in cases(TARGETS, None, variants=not base_only):
             text = ptx.read_text()

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Corpus kernels with a launch sidecar that use the Hopper/Blackwell pipeline machinery (TMA,
 mbarrier, wgmma, mma.sync, ldmatrix/stmatrix, tcgen05) on the CPU engine: a reduced launch
-under three schedules (emulate.corpus_check.run_case: no report and the same outputs under all
-three; a kernel with a numpy reference in emulate/gemm_refs.py matches it under each, and
+under three schedules (run_case in corpus/scripts/corpus_check.py: no report and the same outputs under all
+three; a kernel with a numpy reference in corpus/scripts/gemm_refs.py matches it under each, and
 only its float-atomic outputs may differ between schedules). Prints one line per kernel and
 counts per producer, target and capability.
 
@@ -19,8 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 
-from ptx2py.emulate.corpus_check import cases, kernel_text, run_case  # noqa: E402
+from corpus_check import cases, kernel_text, run_case  # noqa: E402
 
 FEATURES = {"tma": r"cp\.async\.bulk", "mbarrier": r"\bmbarrier\.", "wgmma": r"\bwgmma\.",
             "mma.sync": r"\bmma\.sync", "ldmatrix": r"\b(ld|st)matrix\.", "tcgen05": r"\btcgen05\.",

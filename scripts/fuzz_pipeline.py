@@ -1,5 +1,5 @@
 """The long fuzz run: generated trees (roundtrip_tests/strategies.py, with and without
-trivia) and mutated corpus files (roundtrip/mutations.py) through the whole pipeline
+trivia) and mutated corpus files (roundtrip_tests/mutations.py) through the whole pipeline
 (parse -> emit, PTX -> Python -> PTX plain and --sugar, roundtrip/pipeline.py).
 
     nice -n 19 python scripts/fuzz_pipeline.py --inputs 100000 --jobs 2 --json /tmp/fuzz.json
@@ -66,10 +66,10 @@ def worker(args) -> dict:
     PROGRESS[0] = progress and f"{progress}.{index}"
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
+    from mutations import mutate
     from strategies import any_modules
 
     from ptx2py import ptxgrammar
-    from ptx2py.roundtrip.mutations import mutate
 
     rng = random.Random(seed * 1000 + index)
     pool = seeds(size)

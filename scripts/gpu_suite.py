@@ -36,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 
 from ptx2py.transpile import ptx_to_python, python_to_ptx  # noqa: E402
 from ptx2py.verify import gpu_run  # noqa: E402
@@ -157,9 +158,9 @@ def run_ir(args) -> tuple[list[str], list[str]]:
 def engine_cases(targets, only):
     """(label, PTX text, launch, inputs, reference) of (d): the corpus sweep's cases, then the IR
     problems."""
-    from ptx2py.emulate.corpus_check import cases as corpus_cases
-    from ptx2py.emulate.corpus_check import small_launch, source_stem
-    from ptx2py.emulate.corpus_refs import reference_for
+    from corpus_check import cases as corpus_cases
+    from corpus_check import small_launch, source_stem
+    from corpus_refs import reference_for
 
     for producer, ptx, spec in corpus_cases(set(targets), only):
         yield (f"cpu-vs-gpu {ptx.relative_to(CORPUS)}::{spec['kernel'][:60]}", ptx.read_text(),
@@ -182,9 +183,10 @@ def run_engine_vs_gpu(gpu, args) -> tuple[list[dict], list[str]]:
     import os
     from concurrent.futures import ProcessPoolExecutor
 
+    from corpus_check import _context
+    from corpus_refs import check
+
     from ptx2py.emulate import EmulationError
-    from ptx2py.emulate.corpus_check import _context
-    from ptx2py.emulate.corpus_refs import check
     from ptx2py.emulate.frontend import seeded_inputs
     from ptx2py.verify.engine_gpu import compare_case, engine_outputs
 

@@ -21,20 +21,21 @@ ROOT = Path(__file__).resolve().parent.parent
 # modules and packages of lower layers only; packages on one layer do not import each other.
 # Top-level modules (cli.py) are named like packages. The jobs are shown in docs/architecture.md.
 # lint sits below transpile because py2ptx's checked mode (transpile.dsl.recorder) applies its rules;
-# launch beside it, below sugar, which names parameters from launch sidecars; kernelir sits above
-# verify because its GPU check loads the driver through verify.gpu_run.
+# launch beside it, below sugar, which names parameters from launch sidecars (and holds the CUDA
+# driver loading that verify's and kernelir's GPU runs share, so kernelir needs no verify).
 LAYERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("base", (("ptxgrammar", "PTX grammar, parser, typed lossless tree, emitter, ISA tables"),
               ("outfile", "output files written whole or not at all"))),
     ("analysis", (("analysis", "control-flow graph, dominators, loops over the tree"),)),
     ("rules and sidecars", (("lint", "instruction rules for a module's .version/.target (also py2ptx's check)"),
-                            ("launch", "launch sidecars: parameter packing, tensor maps, seeded inputs"))),
+                            ("launch", "launch sidecars: parameter packing, tensor maps, seeded inputs, "
+                                       "the CUDA driver"))),
     ("transpile", (("transpile", "PTX tree -> Python generator and the DSL runtime"),)),
     ("passes", (("sugar", "readability passes over the generated Python"),)),
     ("engine", (("emulate", "CPU execution engine"),)),
     ("tools", (("verify", "ptxas + SASS comparison, GPU runs of both kernels"),
-               ("roundtrip", "round-trip checks of files and folders"))),
-    ("kernel IR", (("kernelir", "kernel IR, its interpreter and its one-pass compiler to PTX"),)),
+               ("roundtrip", "round-trip checks of files and folders"),
+               ("kernelir", "kernel IR, its interpreter and its one-pass compiler to PTX"))),
     ("bridges", (("tritonbridge", "Triton kernels -> PTX -> Python"),
                  ("highlight", "Pygments lexer for PTX"))),
     ("facade", (("ptx2py", "the composed entry points: ptx_to_python(text, sugar=...), python_to_ptx"),)),

@@ -69,7 +69,8 @@ def main() -> int:
     assert python_to_ptx(sugar) == base_ptx, "the unedited --sugar Python must give back the same bytes"
     edited, line = edit_wait_group(sugar)
     edited_ptx = python_to_ptx(edited, filename="edited.py")
-    py_diff = "".join(difflib.unified_diff(sugar.splitlines(True), edited.splitlines(True), "sugar.py", "edited.py", n=2))
+    py_diff = "".join(difflib.unified_diff(sugar.splitlines(True), edited.splitlines(True), "sugar.py", "edited.py",
+                                           n=2))
     ptx_diff = "".join(difflib.unified_diff(base_ptx.splitlines(True), edited_ptx.splitlines(True), BASE.name,
                                             "edited.ptx", n=1))
     DOC.write_text(f"""# Editing a TMA + WGMMA pipeline in `--sugar` Python

@@ -110,11 +110,13 @@ def triton_set(out: Path) -> list:
         for cap in caps:
             src = ASTSource(fn=fn, signature=signature, constexprs=dict(consts))
             try:
-                k = triton.compile(src, target=GPUTarget("cuda", cap, 32), options={"num_warps": warps, "num_stages": stages})
+                k = triton.compile(src, target=GPUTarget("cuda", cap, 32),
+                                   options={"num_warps": warps, "num_stages": stages})
             except Exception as e:  # noqa: BLE001 - reported, and the run fails at its end
                 FAILED.append(f"triton {name} sm_{cap}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
                 continue
-            tag = "_".join([types[0].lstrip("*").split("[")[0].replace("tensordesc<", "")] + [f"{v}" for v in consts.values()])
+            tag = "_".join([types[0].lstrip("*").split("[")[0].replace("tensordesc<",
+                                                                       "")] + [f"{v}" for v in consts.values()])
             path = out / "triton" / f"{name}_{tag}_w{warps}s{stages}_sm{cap}.ptx"
             path.write_text(k.asm["ptx"])
             made.append(path)
@@ -185,7 +187,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="folder to write into (default: a new temp dir)")
     ap.add_argument("outdir", nargs="?", default=None, help="the same as --out")
     ap.add_argument("--jax-python", default=None,
-                    help="a Python with jax 0.10.2, jaxlib and triton 3.9.0 for the Pallas part (default: $PTX2PY_JAX_PYTHON)")
+                    help="a Python with jax 0.10.2, jaxlib and triton 3.9.0 for the Pallas part "
+                         "(default: $PTX2PY_JAX_PYTHON)")
     ap.add_argument("--pallas-only", action="store_true", help=argparse.SUPPRESS)  # the --jax-python child
     args = ap.parse_args(argv)
     if args.out and args.outdir and args.out != args.outdir:

@@ -55,7 +55,8 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-v", action="store_true", help="list the kernels left without source names")
-    ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx" / p) for p in ("triton", "nvcc", "pallas")])
+    ap.add_argument("folders", nargs="*", default=[str(ROOT / "corpus" / "ptx" / p) for p in ("triton", "nvcc",
+                                                                                              "pallas")])
     a = ap.parse_args(argv)
     have, named, library = Counter(), Counter(), Counter()
     for folder in a.folders:

@@ -242,7 +242,8 @@ def main(argv=None) -> int:
             print("  LAYOUT", f, *c)
     if args.loops:
         share = 100.0 * raised / edges if edges else 100.0
-        print(f"back edges raised as loops: {raised}/{edges} ({share:.1f}%)  disagreements with the CFG: {len(disagree)}")
+        print(f"back edges raised as loops: {raised}/{edges} ({share:.1f}%)  "
+              f"disagreements with the CFG: {len(disagree)}")
         for d in disagree[:20]:
             print("  CFG", d)
     return 0 if not bad and not disagree else 1

@@ -28,11 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DEFAULT = [
-    "triton/matmul_tma_fp16_sm100.ptx", "triton/matmul_tma_bf16_sm100.ptx", "triton/matmul_fp16_64x64x32_w4s4_sm100.ptx",
+    "triton/matmul_tma_fp16_sm100.ptx", "triton/matmul_tma_bf16_sm100.ptx",
+           "triton/matmul_fp16_64x64x32_w4s4_sm100.ptx",
     "triton/add_fp32_sm100.ptx", "triton/add_bf16_sm120.ptx", "triton/softmax_fp32_b1024_w4_sm100.ptx",
     "triton/transpose_fp32_64x64_sm100.ptx", "triton/row_reduce_fp32_sm120.ptx", "triton/histogram_i32_sm100.ptx",
     "triton/layernorm_fp16_b1024_w4_sm120.ptx", "triton/matmul_tma_fp16_sm120.ptx",
-    "triton/matmul_tma_fp8e4nv_sm100.ptx", "triton/rmsnorm_fp16_b2048_w8_sm100.ptx", "triton/cumsum_fp32_b1024_sm120.ptx",
+    "triton/matmul_tma_fp8e4nv_sm100.ptx", "triton/rmsnorm_fp16_b2048_w8_sm100.ptx",
+           "triton/cumsum_fp32_b1024_sm120.ptx",
 ]
 TRY_WAIT = re.compile(r"^(\s*)mbarrier\.try_wait[\w.:]*\s+(\w+|%\w+),.*;\s*$")
 BAR_SYNC = re.compile(r"^\s*(bar\.sync|barrier\.sync)\b[^;]*;\s*$")
@@ -158,7 +160,8 @@ def main() -> int:
             dedup = f"; one store per warp: {row['dedup']['verdict']}" if row["dedup"] else ""
             print(f"{rel}: {kind}{f' at line {line}' if line else ''}: {e['verdict']}"
                   f"{' (' + row['classification'] + ')' if row['classification'] else ''}{dedup} "
-                  f"(witness PTX lines {row['witness_lines'] or '-'}; {row['at_edit']}; {row['seconds']} s)", flush=True)
+                  f"(witness PTX lines {row['witness_lines'] or '-'}; {row['at_edit']}; {row['seconds']} s)",
+                  flush=True)
             if e["verdict"] not in ("race_free", "verified"):
                 print("    " + "\n    ".join(e["lines"][1:24]), flush=True)
     print(tally(results))

@@ -33,7 +33,8 @@ def one(stem: str, out: Path) -> dict:
     side = json.loads((LAUNCH / f"{stem}.json").read_text())
     corpus = (PTX / f"{stem}.ptx").read_text()
     py = out / f"{stem}.py"
-    cmd = ["ptx2py", "from-triton", f"{KERNELS}::{side['source'].split('::')[1]}", "--like", str(LAUNCH / f"{stem}.json"),
+    cmd = ["ptx2py", "from-triton", f"{KERNELS}::{side['source'].split('::')[1]}", "--like",
+           str(LAUNCH / f"{stem}.json"),
            "--record-path", FILE_LINE.search(corpus).group(1), "--sugar", "-o", str(py)]
     lib = TRITON_ROOT.search(corpus)
     if lib:

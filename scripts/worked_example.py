@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 
 from ptx2py import (  # noqa: E402
     ptx_to_python,
@@ -111,10 +112,10 @@ CPU_HEADING = "6. On the CPU engine (no GPU needed)"
 
 def cpu_section(sugar: str) -> str:
     """Section 6: the kernel, its edit and the gallery of broken edits run on emulate/ at a
-    reduced size (emulate/gallery.py; tests in roundtrip_tests/test_emulate_pipelines_worked.py)."""
+    reduced size (corpus/scripts/gallery.py; tests in roundtrip_tests/test_emulate_pipelines_worked.py)."""
     import numpy as np
+    from gallery import EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
 
-    from ptx2py.emulate.gallery import EDITS, apply_edit, check_output, matmul_launch, run_case, run_python
     from ptx2py.verify.report import python_to_ptx_traced as trace
 
     m, n, k = 256, 256, 128
@@ -136,13 +137,13 @@ def cpu_section(sugar: str) -> str:
                     f"{len(r['reports'])} report(s); first:\n\n  ```\n  {first}\n  ```")
     return f"""{CPU_HEADING}
 
-`emulate.gallery.run_python` compiles the sugar Python, runs it on the CPU engine (`emulate/`:
+`run_python` (corpus/scripts/gallery.py) compiles the sugar Python, runs it on the CPU engine (`emulate/`:
 TMA loads land when a wait observes their mbarrier phase, wgmma accumulators are written at the
 `wait_group` that covers them) and maps every report back to the Python line. At M=N={m}, K={k}
 ({spec['grid'][0] * spec['grid'][1]} CTAs of 256 threads):
 
 - unedited: {len(base_reports)} reports, matches `numpy` (A @ B^T in float64) within the derived
-  tolerance (`emulate.gallery.tolerance`: one f32 rounding per wgmma k16 step, then f16): max abs
+  tolerance (`tolerance` in corpus/scripts/gallery.py: one f32 rounding per wgmma k16 step, then f16): max abs
   error {chk['max_abs_err']:.4g}, {chk['mismatches']} of {chk['elements']} elements outside it
   ({base.stats['seconds']:.1f} s, {base.stats['thread_instructions_per_second']:.3g} thread-instructions/s);
 - the `wait_group 1 -> 0` edit: {len(edited_reports)} reports, outputs {'bit-identical' if same else 'DIFFERENT'}.

@@ -9,7 +9,8 @@ A head with an `at(...)` prefix keeps its `.loc` chain as the `at=` keyword
 nvcc's plain `.loc` lines just before an aliased call become its `at=` where that saves lines.
 The alias name is the opcode (or typed family; `tma_load`/`tma_store`/`tma_prefetch`
 for the tensor bulk copies) and the fewest of its words that tell it apart from the
-file's other aliases of that opcode (`sync`/`aligned` never do). An alias is made only for a head called at least twice where it
+file's other aliases of that opcode (`sync`/`aligned` never do). An alias is made only for a head called at least twice
+where it
 saves lines: the calls' lines before, less the lines after and the alias line.
 """
 
@@ -22,7 +23,6 @@ import re
 from ptx2py.transpile import dsl as dsl
 from ptx2py.transpile.dsl.families import FAMILIES
 from ptx2py.transpile.format import LINE
-from ptx2py.transpile.generator import q
 
 from .ir import _DIRECTIVES, Call, Kw, is_call, layout_lines, stmt, taken_names
 from .srcloc import at_fits, locs_before, with_at
@@ -185,7 +185,8 @@ def _lines(s) -> int:
 def _clash(e, split) -> bool:
     """Whether the call has an `at=`/`inside=` keyword that its head's prefix gives too (one
     alias call cannot say both; an own `at=` alone stays on the alias call)."""
-    return any(i.__class__ is Kw and (i.name == "at" and split[1] is not None or i.name == "inside" and split[2] is not None)
+    return any(i.__class__ is Kw
+               and (i.name == "at" and split[1] is not None or i.name == "inside" and split[2] is not None)
                for i in e.items)
 
 

@@ -125,7 +125,8 @@ def _calls(rows, texts, col_kw, depth) -> list:
 def run(stmts, ctx):
     if taken_names(stmts) & set(NAMES):
         return stmts
-    node_of = {k: ctx.node[id(s)] for k, s in enumerate(stmts) if id(s) in ctx.node and s.expr.head.startswith("ptx.data.")}
+    node_of = {k: ctx.node[id(s)] for k,
+               s in enumerate(stmts) if id(s) in ctx.node and s.expr.head.startswith("ptx.data.")}
     if not node_of:
         return stmts
     cols = Counter()

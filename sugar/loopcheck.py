@@ -103,7 +103,8 @@ def check(text: str, src: str) -> Report:
                 call = node.items[0].context_expr
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                     inner = _with(call, stack)
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _callee(node.value) == "mbarrier_wait":
+            elif isinstance(node, ast.Expr) and isinstance(node.value,
+                                                           ast.Call) and _callee(node.value) == "mbarrier_wait":
                 spin_wait(node.value)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _callee(node.value) == "label" \
                     and node.value.args:

@@ -29,10 +29,13 @@ from .sources import param_names as source_param_names
 
 LABELS = "L"
 _RESERVED = frozenset({
-    "ptx", "reg", "regs", "banner", "spelling", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm", "sink", "expr",
+    "ptx", "reg", "regs", "banner", "spelling", "var", "param", "regparam", "d", "sreg", "sym", "regn", "imm", "fimm",
+                       "sink", "expr",
     "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg", "field", "secref",
-    "DSLError", "srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "debug_str", "debug_strings", "PtxName", "kernel_name", "labels", "loop",
-    "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "range", "i", "j", "k", "n", "m", "idx", "ii", "print", "len", "int", "str",
+    "DSLError", "srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "debug_str", "debug_strings",
+                       "PtxName", "kernel_name", "labels", "loop",
+    "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "range", "i", "j", "k", "n", "m",
+                       "idx", "ii", "print", "len", "int", "str",
     "type", "object", "list", "dict", "tuple", "set", "id", "min", "max", "sum", "all", "any", "iter", "next",
     "True", "False", "None", LABELS,
     # typed calls (transpile/dsl/families.py) and sugar/tensorcore.py's constant

@@ -34,8 +34,10 @@ from . import (
 # rolled statement then finds its own entry); fitted re-spells what the later nesting made too wide;
 # scopelabels leaves LLVM's scope labels to the DSL before then (the rounds they split are alike
 # without them); debuglabels joins debug labels to their instruction last (no pass after it reads those heads)
-PASSES: list = [comment_keys, names, structure, banner, registers, arrays, demoted, srcloc, inline_asm, srcloc, debugstr, debugdata,
-                ranges, tensorcore, roles, scopelabels, trivia, srcfiles, name_runs, repeat, aliases, fitted, debuglabels]
+PASSES: list = [comment_keys, names, structure, banner, registers, arrays, demoted, srcloc, inline_asm, srcloc,
+                debugstr, debugdata,
+                ranges, tensorcore, roles, scopelabels, trivia, srcfiles, name_runs, repeat, aliases, fitted,
+                debuglabels]
 
 
 def passes(**options):

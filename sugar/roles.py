@@ -7,7 +7,8 @@
     ptx.shl.b32(a, stage, 3); ptx.add.s32(b, smem, a); ptx.add.s32(bar, b, C); mbarrier...([bar])
         -> C is where the stages' mbarriers start: `bar_base = 98304`
 
-Each name is a plain assignment just before the loop, under a comment saying what it is, and stands for the register inside the
+Each name is a plain assignment just before the loop, under a comment saying what it is, and stands for the register
+inside the
 loop only (outside it the register may hold other values); the reader can rename it, and the
 register it names is the same object, so the PTX does not change.
 """
@@ -23,7 +24,8 @@ from .names import RESERVED
 def _op(s, opcode):
     """The positional operands of an instruction statement `<prefix>.<opcode>(...)`, else None."""
     e = s.expr
-    if e.__class__ is not Call or s.prefix or s.trailer or not (e.head == "ptx." + opcode or e.head.endswith(")." + opcode)):
+    if (e.__class__ is not Call or s.prefix or s.trailer
+            or not (e.head == "ptx." + opcode or e.head.endswith(")." + opcode))):
         return None
     if any(i.__class__ is Kw for i in e.items):
         return None

@@ -85,25 +85,29 @@ def run(stmts, ctx):
                 pre = typed([f])
                 hdr = stmts[j]
                 if len(pre) <= MAX_PREFIX and 4 * hdr.depth + len(pre) + 30 <= 88:
-                    out.append(stmt(Call(pre + "." + hdr.expr.head, hdr.expr.items), hdr.depth, hdr.prefix, hdr.trailer))
+                    out.append(stmt(Call(pre + "." + hdr.expr.head, hdr.expr.items), hdr.depth, hdr.prefix,
+                                    hdr.trailer))
                     k = j + 1
                     continue
             if ok and f is not None and _again(stmts, k, j, ctx, node):
                 ins = stmts[j]
                 h = ins.expr.head
-                folded = stmt(Call(typed([f]) + "." + (h[4:] if h.startswith("ptx.") else h), ins.expr.items), ins.depth)
+                folded = stmt(Call(typed([f]) + "." + (h[4:] if h.startswith("ptx.") else h), ins.expr.items),
+                              ins.depth)
                 repeats(ctx)[id(folded)] = (folded, h)  # inline_asm: `asm.here.<insn>`, `with asm.here():`
                 out.append(folded)
                 k = j + 1
                 continue
-            if ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth and not _has_at(stmts[j]):
+            if (ok and f is not None and j < n and is_insn(stmts[j]) and stmts[j].depth == s.depth
+                    and not _has_at(stmts[j])):
                 pre = typed([f])
                 ins = stmts[j]
                 h = ins.expr.head
                 rest = h[4:] if h.startswith("ptx.") else h
                 call = Call(pre + "." + rest, ins.expr.items)
                 if (len(pre) <= MAX_PREFIX and 4 * ins.depth + len(pre) + len(rest) + 2 <= 88
-                        and (_bracketed(stmts, k) or layout_lines(call, ins.depth) <= 1 + layout_lines(ins.expr, ins.depth))):
+                        and (_bracketed(stmts, k) or layout_lines(call, ins.depth) <= 1 + layout_lines(ins.expr,
+                                                                                                       ins.depth))):
                     out.append(stmt(call, ins.depth))  # no longer than `loc(...)` on a line of its own
                     k = j + 1
                     continue

@@ -48,7 +48,8 @@ def _head_room(stmts, k):
             break
     if first == k:
         return 0  # no `at(...)`: a head without brackets is laid out the same way by black
-    if first > 0 and is_call(stmts[first - 1], "ptx.comment") and stmts[first - 1].expr.items[0] == '" begin inline asm"':
+    if first > 0 and is_call(stmts[first - 1],
+                             "ptx.comment") and stmts[first - 1].expr.items[0] == '" begin inline asm"':
         extra += 4  # "asm."
     return 4 * s.depth + len(e.head) + extra + 1
 

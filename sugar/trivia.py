@@ -323,7 +323,8 @@ def _entry(e: dict) -> Display:
         if field == "fmt":
             val = Display("{", "}", [f"{k}: {_text(x)}" for k, x in v.items()])
         elif field in ("lines", "after"):
-            val = Display("[", "]", ["None" if x is None else Display("[", "]", [_text(y) for y in x]) if x.__class__ is list
+            val = Display("[", "]", ["None" if x is None else Display("[", "]",
+                                                                      [_text(y) for y in x]) if x.__class__ is list
                                      else _text(x) for x in v])
         else:
             val = "None" if v is None else _text(v)

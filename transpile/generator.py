@@ -16,47 +16,32 @@ import re
 from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from ptx2py.ptxgrammar.tree import (
     Address,
-    AddressSize,
-    Alias,
     Align,
     Applied,
     Attribute,
     BinaryExpr,
-    Block,
-    CallPrototype,
     Cast,
     Conditional,
     Declarator,
-    File,
     FloatLiteral,
-    Function,
     Indexed,
     InitField,
     InitList,
     Instruction,
     IntLiteral,
-    Label,
-    LabelList,
-    Loc,
     Negation,
-    Param,
     Paren,
     ParenList,
     PerfDirective,
     Pragma,
     PredPair,
     Register,
-    Section,
-    SectionData,
     SectionRef,
     Sink,
     SpecialRegister,
     Symbol,
-    Target,
     UnaryExpr,
-    VarDecl,
     Vector,
-    Version,
 )
 
 from .dsl.ops import LINKAGE
@@ -636,17 +621,18 @@ class Generator:
             a.append(Kw("params", self.param_list(h.params)))
         if h.returns is not None:
             a.append(Kw("returns", self.param_list(h.returns)))
-        kws = [Kw(l[1:], "True") for l in h.linkage]
-        plain = all(l[1:] in LINKAGE for l in h.linkage) and len(set(h.linkage)) == len(h.linkage)
+        kws = [Kw(link[1:], "True") for link in h.linkage]
+        plain = all(link[1:] in LINKAGE for link in h.linkage) and len(set(h.linkage)) == len(h.linkage)
         dirs = []
         for dnode in h.directives:
             if dnode.__class__ is PerfDirective and dnode.name[1:].isidentifier() and dnode.name[1:] not in _FUNC_KW:
                 v = dnode.values
-                dirs.append(Kw(dnode.name[1:], "True" if not v else (word(v[0]) if len(v) == 1 else Display("(", ")", [word(x) for x in v]))))
+                value = "True" if not v else (word(v[0]) if len(v) == 1 else Display("(", ")", [word(x) for x in v]))
+                dirs.append(Kw(dnode.name[1:], value))
             else:
                 plain = False
         names = [k.name for k in kws + dirs]
-        if not (all(l[1:] in LINKAGE for l in h.linkage) and len(set(h.linkage)) == len(h.linkage)):
+        if not (all(link[1:] in LINKAGE for link in h.linkage) and len(set(h.linkage)) == len(h.linkage)):
             raise _Unsupported("function linkage")
         if not plain or len(set(names)) != len(names) or any(k.name in LINKAGE for k in dirs):
             a.append(Kw("directives", Display("[", "]", [self.head_directive(x) for x in h.directives])))
@@ -761,8 +747,8 @@ class Generator:
                     return
             self.emit(Call(chain, a + extra), prefix=prefix)
             return
-        kw = [Kw(l[1:], "True") for l in s.linkage]
-        if any(l[1:] not in LINKAGE for l in s.linkage):
+        kw = [Kw(link[1:], "True") for link in s.linkage]
+        if any(link[1:] not in LINKAGE for link in s.linkage):
             raise _Unsupported("linkage")
         if len(decls) == 1 and (decls[0].count is None or word(decls[0].count) == decls[0].count):
             d = decls[0]     # (a count spelled `<007>` takes the d(name, count=...) form below)

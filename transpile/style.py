@@ -360,7 +360,8 @@ def fallback_only(key) -> bool:
 def add_coarse_entries(table: dict) -> None:
     """Give each coarse first-operand key the most common value of its finer keys
     (by opcode, then overall), each statement lead key the most common value over
-    the previous statements (a `}`'s over its containers), a section's `{` over the names, so `Style.overrides` keeps only the exceptions."""
+    the previous statements (a `}`'s over its containers), a section's `{` over the names, so `Style.overrides` keeps
+    only the exceptions."""
     leads: dict = defaultdict(Counter)
     for k, v in table.items():
         if k[0] == "L" and len(k) == 4 or k[0] == "asm" and k[1] == "L" and len(k) == 5:

@@ -59,7 +59,8 @@ def _values(items: list[str]) -> tuple[dict, dict]:
         v, _, init = v.partition(":")
         if init:
             inits[name] = init
-        values[name] = [int(x) for x in v.split("x")] if "x" in v and v.replace("x", "").isdigit() else constexpr_value(v)
+        values[name] = [int(x) for x in v.split("x")] if "x" in v and v.replace("x",
+                                                                                "").isdigit() else constexpr_value(v)
     return values, inits
 
 

@@ -14,6 +14,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import BridgeError
 
@@ -37,7 +38,7 @@ class KernelConfig:
 
 @dataclass
 class Build:
-    compiled: object                     # triton.compiler.CompiledKernel
+    compiled: Any                        # triton.compiler.CompiledKernel
     src: object                          # the ASTSource it was compiled from (None from a cache folder)
     signature: dict                      # the compiled signature (after specialization)
     constexprs: dict                     # name -> value

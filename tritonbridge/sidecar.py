@@ -11,8 +11,10 @@ from .errors import BridgeError
 _DESC = re.compile(r"tensordesc<(\w+)\[([\d, ]+)\]>\Z")
 _FLOAT = ("fp", "bf")
 HIDDEN = ["global_scratch (u64 pointer)", "profile_scratch (u64 pointer)"]
-NOTES = ("PTX params: each tensordesc arg expands to a 128-byte CUtensorMap (.param .align 64 .b8[128]) followed by its "
-         "shape (i32 per dim) and strides (i64 per dim); two hidden pointer params (global/profile scratch) are appended. "
+NOTES = ("PTX params: each tensordesc arg expands to a 128-byte CUtensorMap (.param .align 64 .b8[128]) "
+         "followed by its "
+         "shape (i32 per dim) and strides (i64 per dim); "
+         "two hidden pointer params (global/profile scratch) are appended. "
          "Pass null hidden pointers unless global_scratch_size > 0.")
 
 
@@ -76,7 +78,8 @@ def param_names(sidecar: dict) -> list[str]:
             key = (base, slot["role"], slot["dtype"])
             i = seen.get(key, 0)
             seen[key] = i + 1
-            base = f"{base}_{suffix[slot['role']]}{i}" + ("" if slot["dtype"] != "i64" or slot["role"] != "desc-shape" else "_i64")
+            wide = slot["dtype"] == "i64" and slot["role"] == "desc-shape"
+            base = f"{base}_{suffix[slot['role']]}{i}" + ("_i64" if wide else "")
         names.append(_python_name(base, names))
     return names
 

@@ -8,7 +8,7 @@ Comparison policy, per buffer (`policy`):
                 ulp bound, not the hardware's bits) or whose float atomics make the result depend on
                 the order of the atomics: |gpu - cpu| <= atol + rtol |cpu| with the stated rtol/atol;
   reference     buffers whose value depends on the order of atomics (an exch, a first-wins CAS):
-                the GPU's output must satisfy the numpy reference (emulate/corpus_refs.py), as the
+                the GPU's output must satisfy the numpy reference (corpus/scripts/corpus_refs.py), as the
                 engine's does, instead of equal the engine's.
 
 Used by scripts/gpu_suite.py (d); needs a GPU (verify.gpu_run.skip_reason says why not).

@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ptx2py.launch.driver import driver_module  # gpu_run.driver_module: tests replace it
 from ptx2py.launch.plan import (  # noqa: F401  (re-exported: the plans belong to a run)
     LAUNCH,
     PlanError,
@@ -101,19 +102,6 @@ def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
 
 
 # ----------------------------------------------------------------------------- driver layer
-def driver_module():
-    try:
-        from cuda.bindings import driver as cu
-        return cu
-    except ImportError:
-        pass
-    try:
-        from cuda import cuda as cu  # type: ignore
-        return cu
-    except ImportError:
-        return None
-
-
 class CudaError(RuntimeError):
     pass
 

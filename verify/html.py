@@ -63,7 +63,8 @@ def _kernel(name: str, k: dict) -> str:
 
 
 def render_html(report: dict) -> str:
-    summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")], ["edited", report.get("edited")],
+    summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")],
+               ["edited", report.get("edited")],
                ["ptxas", report.get("ptxas")], ["disassembler", report.get("disassembler") or "none"],
                ["gpu", report.get("gpu")]]
     races = (report.get("races") or {}).get("kernels") or {}

@@ -176,7 +176,8 @@ def _race(race: dict, loc: Locator, threads_per_cta: int | None) -> tuple[list[s
     return out, witnesses, None
 
 
-def _edit_lines(edits: list[dict], loc: Locator, kind: str = "", indent: str = "      ") -> tuple[list[str], list[dict]]:
+def _edit_lines(edits: list[dict], loc: Locator, kind: str = "", indent: str = "      ") -> tuple[list[str],
+                                                                                                  list[dict]]:
     """The edited lines as report lines and witnesses (role "edit")."""
     out, witnesses = [], []
     for site in edits[:MAX_SITES]:

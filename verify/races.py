@@ -191,7 +191,8 @@ def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
     try:
         return json.loads(r.stdout)
     except json.JSONDecodeError:
-        return {"result": "tool_failure", "diagnostics": [{"code": "no_json", "message": (r.stderr or r.stdout)[-2000:]}]}
+        return {"result": "tool_failure", "diagnostics": [{"code": "no_json",
+                                                           "message": (r.stderr or r.stdout)[-2000:]}]}
 
 
 # --- same-warp duplicate stores ------------------------------------------------------------------
@@ -391,7 +392,8 @@ def format_races(races: dict) -> str:
         for side in ("base", "edited"):
             r = k[side]
             sh = r.get("shrunk")
-            note = f" (launch shrunk: grid {sh['grid'][0]} -> {sh['grid'][1]}, dims/strides {sh['values']})" if sh else ""
+            note = (f" (launch shrunk: grid {sh['grid'][0]} -> {sh['grid'][1]}, dims/strides {sh['values']})"
+                    if sh else "")
             lines.append(f"races {name} {side}: " + r["lines"][0] + note)
             lines += r["lines"][1:]
     return "\n".join(lines)

@@ -238,7 +238,8 @@ def verdict(report: dict) -> str:
     else:
         sass = "SASS differs"
     figures = "identical" if report["identical_figures"] else "differ"
-    return f"result: both assemble; {sass}; ptxas figures {figures}" + (f"; {len(report['lint'])} lint findings" if report["lint"] else "")
+    lint = f"; {len(report['lint'])} lint findings" if report["lint"] else ""
+    return f"result: both assemble; {sass}; ptxas figures {figures}" + lint
 
 
 def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> list[str]:

@@ -302,7 +302,8 @@ def context_lines(rows: list[Row], context: int) -> list[str]:
         r = rows[k]
         where = f"{'' if r.base is None else r.base:>5} {'' if r.edited is None else r.edited:>5}"
         if r.tag in marks:
-            out.append(f"{where} {marks[r.tag]} {r.edited_text if r.tag == 'equal' else r.base_text + '  ~  ' + r.edited_text}")
+            text = r.edited_text if r.tag == "equal" else r.base_text + "  ~  " + r.edited_text
+            out.append(f"{where} {marks[r.tag]} {text}")
         elif r.tag == "moved":
             out.append(f"{where} {'<' if r.base is not None else '>'} {r.base_text or r.edited_text}")
         else:

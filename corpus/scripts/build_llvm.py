@@ -70,8 +70,10 @@ def main():
                     if producer == "llvm":
                         cmd = [LLC, "-march=nvptx64", f"-mcpu={target}", f"-mattr=+{feat}", *opt, src.name]
                     else:
-                        cmd = [CLANG, "-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={target}", "-nocudainc", "-nocudalib",
-                               "-Wno-unknown-cuda-version", "-Xclang", "-target-feature", "-Xclang", f"+{feat}", "-std=c++17",
+                        cmd = [CLANG, "-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={target}", "-nocudainc",
+                               "-nocudalib",
+                               "-Wno-unknown-cuda-version", "-Xclang", "-target-feature", "-Xclang", f"+{feat}",
+                               "-std=c++17",
                                "-S", *opt, src.name]
                     tags = [producer] + vtags + (["templates"] if "template" in src.read_text() else [])
                     build(producer, stem, target, feat, variant, cmd, bdir, tags, version, outdir, records, failures)

@@ -64,8 +64,8 @@ def main():
             continue
         path = outdir / fname
         path.write_text(ptx)
-        ftags = tags + ["numba"] + (["lineinfo"] if opts.get("lineinfo") else []) + (["debug"] if opts.get("debug") else []) \
-            + (["fast-math"] if opts.get("fastmath") else [])
+        ftags = (tags + ["numba"] + (["lineinfo"] if opts.get("lineinfo") else [])
+                 + (["debug"] if opts.get("debug") else []) + (["fast-math"] if opts.get("fastmath") else []))
         records.append(record(path, "numba", version, features=ftags, source=f"src/numba/kernels.py::{fn.__name__}",
                               signature=sig, options={k: v for k, v in sorted(opts.items())}))
     update_manifest("numba", records)

@@ -139,10 +139,12 @@ def build_one(job, outdir: Path, version: str):
     extra = {}
     if variant == "O3" and stem in LAUNCH_SPECS:
         rel = f"launch/nvcc/{out.stem}.json"
-        write_json(CORPUS / rel, {"ptx": f"ptx/nvcc/{out.name}", "target": target, "seed": 0, "kernels": LAUNCH_SPECS[stem]})
+        write_json(CORPUS / rel, {"ptx": f"ptx/nvcc/{out.name}", "target": target, "seed": 0,
+                                  "kernels": LAUNCH_SPECS[stem]})
         extra["launch"] = rel
     rec = record(out, "nvcc", version, **extra, features=tags + VARIANT_TAGS[variant],
-                 source=f"src/nvcc/{stem}.cu", flags=" ".join(["-ptx", f"-arch={target}", "-std=c++17", *FLAGS[variant]]))
+                 source=f"src/nvcc/{stem}.cu", flags=" ".join(["-ptx", f"-arch={target}", "-std=c++17",
+                                                               *FLAGS[variant]]))
     return rec, None
 
 

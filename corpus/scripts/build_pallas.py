@@ -33,7 +33,8 @@ def triton_calls(module):
         for region in op.regions:
             for block in region.blocks:
                 for o in block.operations:
-                    if o.operation.name == "stablehlo.custom_call" and "xla.gpu.triton" in str(o.operation.attributes["call_target_name"]):
+                    if (o.operation.name == "stablehlo.custom_call"
+                            and "xla.gpu.triton" in str(o.operation.attributes["call_target_name"])):
                         found.append(o.operation)
                     walk(o.operation)
     walk(module.operation)
@@ -86,23 +87,29 @@ def main():
         for cap in CAPS:
             out_name = f"{name}_sm{cap}"
             try:
-                k = triton.compile(str(ttir_path), target=GPUTarget("cuda", cap, 32), options={"num_warps": nw, "num_stages": ns})
+                k = triton.compile(str(ttir_path), target=GPUTarget("cuda", cap, 32),
+                                   options={"num_warps": nw, "num_stages": ns})
             except Exception as e:  # noqa: BLE001
-                failures.append(f"{out_name}: triton.compile: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                first = str(e).splitlines()[0] if str(e) else ""
+                failures.append(f"{out_name}: triton.compile: {type(e).__name__}: {first}")
                 continue
             path = outdir / f"{out_name}.ptx"
             path.write_text(k.asm["ptx"])
             outs = jax.eval_shape(fn, *specs)
             outs = outs if isinstance(outs, (tuple, list)) else [outs]
-            args = [{"name": f"in{i}", "kind": "pointer", "dtype": str(s.dtype), "shape": list(s.shape), "init": "randn"} for i, s in enumerate(specs)]
-            args += [{"name": f"out{i}", "kind": "pointer", "dtype": str(s.dtype), "shape": list(s.shape), "init": "zeros"} for i, s in enumerate(outs)]
+            args = [{"name": f"in{i}", "kind": "pointer", "dtype": str(s.dtype), "shape": list(s.shape),
+                     "init": "randn"} for i, s in enumerate(specs)]
+            args += [{"name": f"out{i}", "kind": "pointer", "dtype": str(s.dtype), "shape": list(s.shape),
+                      "init": "zeros"} for i, s in enumerate(outs)]
             write_json(ldir / f"{out_name}.json", {
-                "ptx": f"ptx/pallas/{out_name}.ptx", "kernel": k.metadata.name, "source": f"src/pallas/kernels.py::{name}",
+                "ptx": f"ptx/pallas/{out_name}.ptx", "kernel": k.metadata.name,
+                                                   "source": f"src/pallas/kernels.py::{name}",
                 "target": {"backend": "cuda", "capability": cap, "warp_size": 32}, "args": args, "grid": grid,
                 "block": [nw * 32, 1, 1], "num_warps": nw, "num_stages": ns, "shared": k.metadata.shared,
                 "global_scratch_size": k.metadata.global_scratch_size, "seed": 0,
                 "notes": "Pallas passes inputs then outputs as pointers; two hidden Triton scratch pointers follow."})
-            records.append(record(path, "pallas", version, features=["pallas", "triton"], source=f"src/pallas/kernels.py::{name}",
+            records.append(record(path, "pallas", version, features=["pallas", "triton"],
+                                  source=f"src/pallas/kernels.py::{name}",
                                   launch=f"launch/pallas/{out_name}.json", kernel_name=kname))
     update_manifest("pallas", records)
     for f in failures:

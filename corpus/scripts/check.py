@@ -20,7 +20,8 @@ def main():
     on_disk = {str(p.relative_to(CORPUS)) for p in PTX.rglob("*.ptx")}
     errors = []
     if set(recs) != on_disk:
-        errors.append(f"manifest/disk mismatch: missing={sorted(on_disk - set(recs))[:5]} stale={sorted(set(recs) - on_disk)[:5]}")
+        errors.append(f"manifest/disk mismatch: missing={sorted(on_disk - set(recs))[:5]} "
+                      f"stale={sorted(set(recs) - on_disk)[:5]}")
     for path, r in recs.items():
         p = CORPUS / path
         if p.exists() and p.stat().st_size != r["size"]:

@@ -3,7 +3,7 @@
 for the nvcc sources whose kernels build_nvcc.py's LAUNCH_SPECS does not describe, written from
 the PTX already in corpus/ptx (no compiler needed). One sidecar per PTX file, except a build
 variant (`X.sm_80.O0.ptx`, `.g`, `.G`, `.debug`, `.lineinfo`, `.fastmath`) whose plain build
-`X.sm_80.ptx` exists: it shares that file's sidecar (emulate/corpus_check.build_variants);
+`X.sm_80.ptx` exists: it shares that file's sidecar (corpus/scripts/corpus_check.build_variants);
 numba variants have their own (the entry name carries the build's options).
 
     python corpus/scripts/launch_sidecars.py [numba clang llvm nvcc]
@@ -52,7 +52,8 @@ NUMBA = {
     "block_sum": k(None, [N // 256], [256], [arr("x", "fp32", [N], "randn"), arr("out", "fp32", [1])]),
     "warp_reduce_max": k(None, [N // 256], [256], [arr("x", "fp32", [N], "randn"), arr("out", "fp32", [1])]),
     "histogram": k(None, [8], [256], [arr("data", "i32", [N], "randint"), arr("hist", "i32", [256])]),
-    "matmul_shared": k(None, [2, 2], [16, 16], [arr("A", "fp32", [32, 32], "randn"), arr("B", "fp32", [32, 32], "randn"),
+    "matmul_shared": k(None, [2, 2], [16, 16], [arr("A", "fp32", [32, 32], "randn"),
+                                                arr("B", "fp32", [32, 32], "randn"),
                                                 arr("C", "fp32", [32, 32])]),
     "mandelbrot": k(None, [4, 2], [16, 16], [arr("img", "i32", [32, 64]), val("xmin", "fp64", -2.0),
                                              val("xmax", "fp64", 1.0), val("ymin", "fp64", -1.5),
@@ -144,7 +145,8 @@ def _cub(kernel, block, args):
 NVCC = {
     "atomics": [
         k("atomic_zoo", [4], [256], [ptr("ints", "i32", 12), ptr("u64", "u64", 2), ptr("floats", "fp32", 2),
-                                     ptr("doubles", "fp64", 1), ptr("x", "fp32", 1024, "randn"), val("n", "i32", 1000)]),
+                                     ptr("doubles", "fp64", 1), ptr("x", "fp32", 1024, "randn"),
+                                     val("n", "i32", 1000)]),
         k("spin_lock_counter", [4], [64], [ptr("lock", "i32", 1), ptr("counter", "i32", 1)]),
         k("libcu_atomic_ref", [4], [256], [ptr("data", "i32", 32), val("n", "i32", 1000)]),
     ],
@@ -202,7 +204,8 @@ NVCC_MORE = {
                                                                  val("n", "i32", N)]),
         k(EW + "14transcendentalEPKdPdi", [16], [256], [ptr("x", "fp64", N, "randn"), ptr("y", "fp64", N),
                                                        val("n", "i32", N)]),
-        k(EW + "7int_opsEPKjPji", [16], [256], [ptr("a", "u32", N, "randint"), ptr("out", "u32", N), val("n", "i32", N)]),
+        k(EW + "7int_opsEPKjPji", [16], [256], [ptr("a", "u32", N, "randint"), ptr("out", "u32", N),
+                                                val("n", "i32", N)]),
         *[k(EW + name, [4], [256], [ptr("a", dt, N, init), ptr("b", dt, N, init), ptr("out", dt, N),
                                     val("n", "i64", N)])
           for name, dt, init in [("6binaryIfNS0_3AddIfEEEEvPKT_S6_PS4_l", "fp32", "randn"),
@@ -264,7 +267,8 @@ def _shares_sidecar(ptx: Path) -> bool:
     """A build variant whose plain build exists reads that build's sidecar (not numba's: a
     debug build's entry name differs)."""
     parts = ptx.name.split(".")
-    return ptx.parent.name != "numba" and len(parts) > 3 and parts[-2] in VARIANTS and ptx.with_name(".".join(parts[:-2]) + ".ptx").is_file()
+    return (ptx.parent.name != "numba" and len(parts) > 3 and parts[-2] in VARIANTS
+            and ptx.with_name(".".join(parts[:-2]) + ".ptx").is_file())
 
 
 def sidecar(producer: str, ptx: Path) -> dict | None:

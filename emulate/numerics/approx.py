@@ -21,7 +21,8 @@ from .registry import handles
 # opcode -> (exact function on f64, {format: the ISA's stated accuracy})
 FUNCTIONS = {
     "ex2": (np.exp2, {"f32": "max 2 ulp from the correctly rounded result (ISA)",
-                      "f16": "f16 form: ISA bound not restated here", "bf16": "bf16 form: ISA bound not restated here"}),
+                      "f16": "f16 form: ISA bound not restated here",
+                      "bf16": "bf16 form: ISA bound not restated here"}),
     "lg2": (np.log2, {"f32": "max abs. error 2^-22 for x in (0.5, 2), else max rel. error 2^-22 (ISA)"}),
     "sin": (np.sin, {"f32": "max abs. error 2^-20.5 in [-2pi, 2pi], 2^-14.7 in [-100pi, 100pi] (ISA)"}),
     "cos": (np.cos, {"f32": "max abs. error 2^-20.5 in [-2pi, 2pi], 2^-14.7 in [-100pi, 100pi] (ISA)"}),

@@ -152,7 +152,9 @@ def summary(rows):
 
 
 def markdown(rows, stats, source):
-    pct = lambda a, b: f"{100.0 * a / b:.1f} %" if b else "n/a"
+    def pct(a, b):
+        return f"{100.0 * a / b:.1f} %" if b else "n/a"
+
     out = [
         "# CPU engine: arithmetic coverage (`emulate/numerics`)",
         "",
@@ -160,9 +162,11 @@ def markdown(rows, stats, source):
         "corpus's PTX (every arithmetic form, as written, parsed with `ptxgrammar.parse`); each form is run",
         "once through `emulate.numerics.ALU`.",
         "",
-        f"- forms: **{stats['forms_done']} of {stats['forms']}** implemented ({pct(stats['forms_done'], stats['forms'])});"
+        f"- forms: **{stats['forms_done']} of {stats['forms']}** implemented "
+        f"({pct(stats['forms_done'], stats['forms'])});"
         f" {stats['forms_exact']} bit-exact, {stats['forms_approx']} approximate within the ISA's bound",
-        f"- static uses: **{stats['uses_done']} of {stats['uses']}** instructions ({pct(stats['uses_done'], stats['uses'])})",
+        f"- static uses: **{stats['uses_done']} of {stats['uses']}** instructions "
+        f"({pct(stats['uses_done'], stats['uses'])})",
         "",
         "## How the values are computed",
         "",
@@ -171,13 +175,17 @@ def markdown(rows, stats, source):
         "",
         "| module | job |",
         "|---|---|",
-        "| `int_ops.py` | add/sub (.sat, .cc, addc/subc), mul/mad .lo/.hi/.wide (64-bit high halves by 32-bit limbs), mul24/mad24, div/rem, abs/neg/min/max (.relu, .s16x2/.u16x2), sad |",
-        "| `bit_ops.py` | and/or/xor/not/cnot, shl/shr (clamped), shf, bfe/bfi, szext, bmsk, fns, prmt (all modes), lop3 (any immLut), popc/clz/brev/bfind, dp4a/dp2a |",
-        "| `float_ops.py` | f64/f32/f16/bf16 add sub mul fma mad div sqrt rcp, min/max (.NaN, .xorsign.abs, .relu), abs neg copysign testp; .ftz, .sat |",
+        "| `int_ops.py` | add/sub (.sat, .cc, addc/subc), mul/mad .lo/.hi/.wide (64-bit high halves by 32-bit limbs), "
+        "mul24/mad24, div/rem, abs/neg/min/max (.relu, .s16x2/.u16x2), sad |",
+        "| `bit_ops.py` | and/or/xor/not/cnot, shl/shr (clamped), shf, bfe/bfi, szext, bmsk, fns, prmt (all modes), "
+        "lop3 (any immLut), popc/clz/brev/bfind, dp4a/dp2a |",
+        "| `float_ops.py` | f64/f32/f16/bf16 add sub mul fma mad div sqrt rcp, "
+        "min/max (.NaN, .xorsign.abs, .relu), abs neg copysign testp; .ftz, .sat |",
         "| `half_ops.py` | .f16x2/.bf16x2/.f32x2 lane by lane; setp on packed halves (p low lane, q high lane) |",
         "| `compare.py` | setp (all integer and float comparisons, .and/.or/.xor, p and q), set, selp, slct |",
         "| `cvt.py` | cvt for every integer/float pair, packed x2 forms, cvt.pack, cvt.rs (f16x2/bf16x2) |",
-        "| `formats.py`, `rounding.py` | decode/encode of f64 f32 f16 bf16 tf32 e4m3 e5m2 e2m3 e3m2 e2m1 ue8m0; exact rounding |",
+        "| `formats.py`, `rounding.py` | decode/encode of f64 f32 f16 bf16 tf32 "
+        "e4m3 e5m2 e2m3 e3m2 e2m1 ue8m0; exact rounding |",
         "| `approx.py` | ex2 lg2 sin cos tanh rsqrt .approx (and the f64 seeds) |",
         "",
         "Exact rounding: each float result is first computed as an exact pair `hi + lo` of f64 values",

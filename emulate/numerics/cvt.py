@@ -159,7 +159,9 @@ def _convert_float(mods, types, dt, at, srcs):
     fmt_mode = FLOAT_ROUNDINGS.get(_one("cvt", mods, types, FLOAT_ROUNDINGS))
     d_lanes, a_lanes = lanes_of(dt), lanes_of(at)
     d_fmt, a_fmt = format_of(dt), format_of(at)
-    lane_width = lambda f: 4 if f == "e2m1" else CONTAINER_BITS[f]
+    def lane_width(f):
+        return 4 if f == "e2m1" else CONTAINER_BITS[f]
+
     if d_lanes > 1 and a_lanes == 1:                        # cvt.rn.f16x2.f32 d, a, b
         if len(srcs) != d_lanes:
             refuse("cvt", mods, types, f"a {dt} destination takes {d_lanes} sources")

@@ -78,9 +78,9 @@ def _f64_lanes_exact(hi, lo, ok, fn, *args):
     """Replace the lanes where the fast pair is not exact by the Fraction fallback."""
     redo = ~ok & np.logical_and.reduce([np.isfinite(a) for a in args])
     if np.any(redo):
-        h, l = fraction_pairs(fn, *(a[redo] for a in args))
+        h, lw = fraction_pairs(fn, *(a[redo] for a in args))
         hi, lo = hi.copy(), lo.copy()
-        hi[redo], lo[redo] = h, l
+        hi[redo], lo[redo] = h, lw
     return hi, lo
 
 
@@ -124,9 +124,9 @@ def pair_div(a, b, fmt):
     if fmt == "f64":
         redo = ~ok & np.isfinite(a) & np.isfinite(b) & (b != 0) & (a != 0)
         if np.any(redo):
-            h, l = fraction_pairs(lambda x, y: x / y, a[redo], b[redo])
+            h, lw = fraction_pairs(lambda x, y: x / y, a[redo], b[redo])
             q, lo = q.copy(), lo.copy()
-            q[redo], lo[redo] = h, l
+            q[redo], lo[redo] = h, lw
     return q, lo
 
 

@@ -96,7 +96,8 @@ def two_prod(a, b):
 def two_prod_exact(a, b):
     """Lanes where `two_prod` is exact: finite, no split overflow, error above the subnormals."""
     p = np.abs(a * b)
-    return (np.abs(a) < 2.0 ** 995) & (np.abs(b) < 2.0 ** 995) & ((a == 0) | (b == 0) | (p > 2.0 ** -960)) & (p < 2.0 ** 1000)
+    return ((np.abs(a) < 2.0 ** 995) & (np.abs(b) < 2.0 ** 995) & ((a == 0) | (b == 0) | (p > 2.0 ** -960))
+            & (p < 2.0 ** 1000))
 
 
 def round_to_odd_sum(x, y):
@@ -114,7 +115,9 @@ def fma_nearest_f64(a, b, c):
     uh, ul = two_prod(a, b)
     th, tl = two_sum(c, uh)
     z = th + round_to_odd_sum(tl, ul)
-    mag_ok = lambda v: (v == 0) | ((np.abs(v) > 2.0 ** -900) & (np.abs(v) < 2.0 ** 1000))
+    def mag_ok(v):
+        return (v == 0) | ((np.abs(v) > 2.0 ** -900) & (np.abs(v) < 2.0 ** 1000))
+
     ok = two_prod_exact(a, b) & mag_ok(uh) & mag_ok(c) & mag_ok(z) & np.isfinite(z)
     return z, ok
 

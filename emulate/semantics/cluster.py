@@ -225,7 +225,8 @@ def barrier_cluster(instr, scope):
         if kind == "arrive":
             again = exec_mask & (phases >= bar.phase)
             if again.any():
-                m.sanitizer.report("barrier-divergence", f"{name} by {thread_name(w.cta, w, int(np.flatnonzero(again)[0]))}"
+                m.sanitizer.report("barrier-divergence",
+                                   f"{name} by {thread_name(w.cta, w, int(np.flatnonzero(again)[0]))}"
                                    " which arrived already and has not waited", m.where_now(w))
             phases[exec_mask] = bar.phase
             bar.arrived += int(exec_mask.sum())
@@ -233,7 +234,8 @@ def barrier_cluster(instr, scope):
             return
         lanes = phases[exec_mask]
         if (lanes < 0).any():
-            m.sanitizer.report("barrier-divergence", f"{name} by {thread_name(w.cta, w, int(np.flatnonzero(exec_mask & (phases < 0))[0]))}"
+            m.sanitizer.report("barrier-divergence",
+                               f"{name} by {thread_name(w.cta, w, int(np.flatnonzero(exec_mask & (phases < 0))[0]))}"
                                " with no barrier.cluster.arrive before it", m.where_now(w))
         if (lanes < bar.phase).all():
             phases[exec_mask] = -1

@@ -122,7 +122,8 @@ def _nothing(instr, scope):
 HANDLERS = {
     "mov": _mov, "cvta": _cvta, "ld": _ld, "ldu": _ld, "st": _st,
     "prefetch": _nothing, "prefetchu": _nothing, "fence": _nothing, "membar": _nothing,
-    "isspacep": _isspacep, "mapa": cluster.mapa, "getctarank": cluster.getctarank, "griddepcontrol": _nothing, "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
+    "isspacep": _isspacep, "mapa": cluster.mapa, "getctarank": cluster.getctarank, "griddepcontrol": _nothing,
+            "nanosleep": _nothing, "pmevent": _nothing, "discard": _nothing, "applypriority": _nothing,
     "createpolicy": lambda instr, scope: _zero_policy(instr, scope),
 }
 

@@ -27,7 +27,8 @@ FORMS = [
            groups={"tx": ".expect_tx .noComplete", "sem": ".release .relaxed", "scope": ".cta .cluster",
                    "space": _MB_SPACE, "type": ".b64"},
            required=("type",), args="d:b64 a s:u32?",
-           features={".expect_tx": _MB90, ".shared::cluster": _MB90, ".cluster": _MB90, ".shared::cta": dict(since="7.8"),
+           features={".expect_tx": _MB90, ".shared::cluster": _MB90, ".cluster": _MB90,
+                     ".shared::cta": dict(since="7.8"),
                      ".release": dict(since="8.0"), ".relaxed": dict(since="8.0")}, **_MB)
       for verb in (".arrive", ".arrive_drop")],
     *[dict(op="mbarrier", select=(verb,),

@@ -21,7 +21,7 @@ FORMS = [
     dict(op="istypep", groups={"type": ".texref .samplerref .surfref"}, required=("type",), args="p x"),
     dict(op="suld", select=(".b",), groups={"geom": _SURF_GEOM, "cop": ".ca .cg .cs .cv", "vec": ".v2 .v4",
                                             "type": ".b8 .b16 .b32 .b64", "clamp": _CLAMP},
-         required=("geom", "type", "clamp"), args="x ta", rule="texture_coordinates"),  # ptxas takes a vector without .vN here
+         required=("geom", "type", "clamp"), args="x ta", rule="texture_coordinates"),  # ptxas: a vector, no .vN
     dict(op="sust", select=(".b",), groups={"geom": _SURF_GEOM, "cop": ".wb .cg .cs .wt", "vec": ".v2 .v4",
                                             "type": ".b8 .b16 .b32 .b64", "clamp": _CLAMP},
          required=("geom", "type", "clamp"), args="ta x", rule="texture_coordinates"),

@@ -50,3 +50,14 @@ NODE_CLASSES = {
         Target, Version,
     )
 }
+
+# the tree's public names (what `from ptx2py.ptxgrammar.tree import *` and the API reference show)
+__all__ = [
+    "Node", "joined", "Align", "Attribute", "Declarator", "Function", "FunctionHead", "InitField", "InitList",
+    "Param", "ParamList", "PerfDirective", "VarDecl", "AddressSize", "Alias", "File", "Module", "Section",
+    "SectionData", "SectionRef", "Target", "Version", "Address", "Applied", "BinaryExpr", "Cast", "Conditional",
+    "FloatLiteral", "Indexed", "IntLiteral", "Negation", "Operand", "Paren", "ParenList", "PredPair", "Register",
+    "Sink", "SpecialRegister", "Symbol", "UnaryExpr", "Vector", "Block", "CallPrototype", "Guard", "Instruction",
+    "Label", "LabelList", "Loc", "Pragma", "Statement", "Comment", "LineMarker", "Whitespace", "comments",
+    "split_trivia", "NODE_CLASSES",
+]

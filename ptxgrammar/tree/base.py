@@ -13,7 +13,13 @@ that adds a statement): it prints with the module's inferred style instead.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:  # typing has it from Python 3.11 on; the checker's stubs have it for 3.10 too
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_):
+        return lambda decorator: decorator
 
 
 class Node:
@@ -27,7 +33,7 @@ class Node:
 
     def with_changes(self, **changes) -> "Node":
         """A copy with some fields replaced (the tree is edited by copying)."""
-        return dataclasses.replace(self, **changes)
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]  # subclasses are dataclasses (@node)
 
     def tokens(self) -> list[str]:
         """The node's own tokens, in order (children excluded)."""
@@ -61,6 +67,7 @@ class Node:
         return comments(self.leading)
 
 
+@dataclass_transform(eq_default=True)  # type checkers see the dataclass fields and __init__
 def node(cls):
     """Decorator: a slotted dataclass node that compares by value."""
     return dataclasses.dataclass(slots=True, eq=True, repr=True)(cls)

@@ -135,7 +135,10 @@ class Param(Node):
 
     @property
     def type(self) -> str | None:
-        words = [a for a in self.attrs if a.__class__ is str and a not in (".ptr",) and not a.startswith((".global", ".shared", ".const", ".local"))]
+        words = [a for a in self.attrs if a.__class__ is str and a not in (".ptr",
+                                                                           ) and not a.startswith((".global",
+                                                                                                   ".shared", ".const",
+                                                                                                   ".local"))]
         return words[0] if words else None
 
 

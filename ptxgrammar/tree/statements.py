@@ -101,9 +101,10 @@ class Pragma(Statement):
 class CallPrototype(Statement):
     """`.callprototype (.param .b32 _) _ (.param .b32 _);` (after its label)."""
 
-    returns: "ParamList | None"
+    # ParamLists: declarations.py defines them and imports this module, so the field names the base class
+    returns: Node | None
     name: str
-    params: "ParamList | None"
+    params: Node | None
     trivia: tuple[str, ...] | None = None
 
     def _parts(self):

@@ -56,7 +56,7 @@ def split_trivia(text: str) -> list:
     for m in _PART.finditer(text):
         if m.start() != pos:
             raise ValueError(f"not trivia: {text[pos:m.start()]!r}")
-        parts.append(_KINDS[m.lastgroup](m.group()))
+        parts.append(_KINDS[m.lastgroup](m.group()))  # type: ignore[index]  # every alternative is a named group
         pos = m.end()
     if pos != len(text):
         raise ValueError(f"not trivia: {text[pos:]!r}")

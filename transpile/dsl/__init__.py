@@ -2,7 +2,8 @@
 from those before it: errors; operands (operand values); scopelabels (where LLVM's debug-scope
 labels go); recorder (records statements with
 their trivia); quiet (statements of a known shape built with their trivia, no walk); notes (a
-statement's line text, `//` notes after it); locs (`.loc` lines and their source comments); ops (instructions and declarations); directives (`ptx`); families and typed
+statement's line text, `//` notes after it); locs (`.loc` lines and their source comments); ops (instructions and
+declarations); directives (`ptx`); families and typed
 (the `--sugar` typed families, their table first) and control (names, control flow); structured (the `--sugar`
 prefixes, inline asm, banners and data rows).
 
@@ -44,7 +45,10 @@ from .structured import *  # noqa: E402,F401,F403  (--sugar constructs)
 from .structured import __all__ as _structured_all  # noqa: E402
 
 __all__ += _structured_all
-from .typed import *; from .typed import __all__ as _typed_all; __all__ += _typed_all  # noqa: E402,E702,F403
+from .typed import *  # noqa: E402,F401,F403
+from .typed import __all__ as _typed_all  # noqa: E402
+
+__all__ += _typed_all
 from .control import *  # noqa: E402,F401,F403  (--sugar names and control flow)
 from .control import __all__ as _control_all  # noqa: E402
 

@@ -12,7 +12,8 @@ are the same:
     with skip_if(p[14], to=L.bb3):      # @%p14 bra $L__BB0_3; ... $L__BB0_3:
     with loop(L.bb6, uni=True, enter=L.bb4):  # bra.uni $L__BB0_4; $L__BB0_6: ... bra.uni $L__BB0_6;
     break_if(p[3], to=L.bb7)            # @%p3 bra $L__BB0_7; (a loop exit)
-    mbarrier_wait([r[27]], r[122])      # Triton's { .reg .pred complete; waitLoop: try_wait; @!complete bra.uni waitLoop; }
+    mbarrier_wait([r[27]], r[122])      # Triton's { .reg .pred complete; waitLoop: try_wait;
+                                        #            @!complete bra.uni waitLoop; }
 
 Names are a table inside the Python; the PTX keeps the original spellings.
 """
@@ -284,4 +285,5 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
             ptx.label(done)
 
 
-__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait"]
+__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to",
+           "mbarrier_wait"]

@@ -183,7 +183,7 @@ class PTX:
     def text(self, line: str):
         """A line of other trivia: a block-comment line, a `#` line marker."""
         rec = recorder.current()
-        pending = "\n".join([rec.tail, *[l for l in rec.lines if l.__class__ is str], line])
+        pending = "\n".join([rec.tail, *[ln for ln in rec.lines if ln.__class__ is str], line])
         check_trivia(pending, f"ptx.text({line!r}) after the pending lines: the text", open_comment=True)
         rec.add_line(line)
 

@@ -94,7 +94,8 @@ def loc_chain(chain: str) -> list:
     """The `.loc` argument tuples of an inline chain, one frame per space-separated item:
     `F:L:C` is `.loc F L C`; `F:L:C@N` adds `function_name $L__info_stringN, inlined_at`
     the previous frame; `F:L:C@N^f:l:c` names the `inlined_at` location itself."""
-    out, prev = [], None
+    out: list[tuple] = []
+    prev: tuple | None = None
     for frame in chain.split(" "):
         here, _, fn = frame.partition("@")
         loc = tuple(int(x) for x in here.split(":"))
@@ -171,7 +172,8 @@ def typed_loc(enclosing=None, *, line, col, file=DEFAULT_FILE, fn=None, inlined_
         if inlined_at is None:
             inlined_at = enclosing
         if inlined_at is None:
-            raise DSLError(f"at(line={line}, col={col}, fn={fn}): inlined at nothing: give inlined_at=(file, line, col)")
+            raise DSLError(f"at(line={line}, col={col}, fn={fn}): inlined at nothing: "
+                           "give inlined_at=(file, line, col)")
         args += [f"$L__info_string{int(fn)}", tuple(inlined_at)]
     elif inlined_at is not None:
         raise DSLError("at(inlined_at=...) needs fn= (the inlined function's name string)")

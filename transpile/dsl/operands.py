@@ -395,7 +395,8 @@ def to_node(v):
     if isinstance(v, Value):
         return v._node()
     if isinstance(v, RegFile):
-        raise DSLError(f"{v.base}<{v.count}> is a register family, not a register: index it, e.g. {v.base.lstrip('%')}[0]")
+        raise DSLError(f"{v.base}<{v.count}> is a register family, not a register: "
+                       f"index it, e.g. {v.base.lstrip('%')}[0]")
     hint = " (spell literals with imm()/fimm(), names with sym())" if isinstance(v, (str, float)) else ""
     raise DSLError(f"a {type(v).__name__} is not a PTX operand{hint}")
 

@@ -41,7 +41,8 @@ class Op:
             raise AttributeError(ident)
         mod = from_python(ident)
         if not is_modifier(mod):
-            raise DSLError(f"unknown instruction spelling {self._opcode}{''.join(self._modifiers)}{mod}: no modifier {mod}")
+            spelling = self._opcode + "".join(self._modifiers) + mod
+            raise DSLError(f"unknown instruction spelling {spelling}: no modifier {mod}")
         child = Op(self._opcode, (*self._modifiers, mod))
         self.__dict__[ident] = child
         return child

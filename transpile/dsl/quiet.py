@@ -226,7 +226,7 @@ def _leaf_nodes(values, tv) -> tuple:
 
 def _int_nodes(values, tv) -> tuple:
     """The nodes of ints >= 0 (a row of data: `ptx.data.b8(*b"name")`), without a loop here."""
-    texts = list(map(_INT_TEXT.get, values))
+    texts: list = list(map(_INT_TEXT.get, values))
     if None in texts:
         texts = list(map(int_text, values))
     return tuple(map(IntLiteral, texts, tv))
@@ -336,7 +336,7 @@ def instruction(rec, op, operands: tuple, pred, indent=None):
         key.append((pred is not g, g.shape or _name_shape(g)))
     if not _shapes(key, operands):
         return None, None
-    key = tuple(key)
+    key = tuple(key)  # type: ignore[assignment]  # the cache's key: the list, frozen
     hit = rec.key_cache.get(key)
     if hit is None:
         return None, (key, led)
@@ -359,7 +359,7 @@ def data(rec, directive: str, values: tuple, indent=None):
     v = values[0]
     one = len(values) == 1 and v.__class__ is int and v >= 0   # most rows of a debug section
     if one or (set(map(type, values)) == _INT_ONLY and min(values) >= 0):
-        key = (SectionData, directive, len(values), len(rec.stack), asm, rec.prev_lead)   # ints >= 0: by length
+        key: tuple = (SectionData, directive, len(values), len(rec.stack), asm, rec.prev_lead)   # ints >= 0: by length
     else:
         shapes: list = []
         if not _shapes(shapes, values):
@@ -453,12 +453,12 @@ def loc(rec, file, line, column, function_name, inlined_at, offset, indent=None)
         if (function_name.__class__ is not str or inlined_at.__class__ is not tuple or len(inlined_at) != 3
                 or not (offset is None or offset.__class__ is int)):
             return None, None
-        f, l, c = inlined_at
-        if f.__class__ is not int or l.__class__ is not int or c.__class__ is not int:
+        f, ln, c = inlined_at
+        if f.__class__ is not int or ln.__class__ is not int or c.__class__ is not int:
             return None, None
         asm = _led_asm(rec, indent) if led else rec.asm
         key = (Loc, len(rec.stack), asm, rec.prev_lead, token_class(function_name), offset is None)
-        inl = (int_text(f), int_text(l), int_text(c))
+        inl = (int_text(f), int_text(ln), int_text(c))
     hit = rec.key_cache.get(key)
     if hit is None:
         return None, (key, led)
@@ -520,9 +520,9 @@ def _assign(node, tv: tuple, i: int) -> int:
     node.trivia = tv[i]
     i += 1
     if node.__class__ is Declarator and node.init is not None:
-        node.init.trivia = tv[i]
+        node.init.trivia = tv[i]  # type: ignore[misc]  # the quiet path's initializers are InitLists
         i += 1
-        for x in node.init.items:
+        for x in node.init.items:  # type: ignore[attr-defined]
             x.trivia = tv[i]
             i += 1
     return i

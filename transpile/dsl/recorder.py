@@ -29,7 +29,7 @@ from ..style import (
 )
 from .scopelabels import ScopeRule
 from .trivia_check import check_trivia
-from .trivia_table import END, comment_column, merge_lines
+from .trivia_table import END, TriviaTable, comment_column, merge_lines
 
 # Formatting predictions per statement shape for the default style, shared by
 # every recorder that uses it (programs that build many modules, e.g. kernelir).
@@ -71,8 +71,8 @@ class Recorder:
         self.asm = False  # inside `// begin inline asm` ... `// end inline asm`
         self.prev_lead = ""  # the previous statement's L value (see style.position_keys)
         self.checker: InstructionChecker | None = None  # set by begin(check=True)
-        self.scope_rule = None  # a ScopeRule: scope_labels() in the open function (scopelabels.py)
-        self.trivia = None     # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
+        self.scope_rule: ScopeRule | None = None  # scope_labels() scope_labels() in the open function (scopelabels.py)
+        self.trivia: TriviaTable | None = None  # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
         self.last_key = None   # the trivia key of the statement just recorded
         self.lval = ""         # the L value its shape predicted (for `quiet.keep`)
@@ -91,7 +91,7 @@ class Recorder:
             body = (line if line.__class__ is str else indent + "//" + line[1]) + nl
         elif lines:
             self.lines = []
-            body = nl.join([l if l.__class__ is str else indent + "//" + l[1] for l in lines]) + nl
+            body = nl.join([ln if ln.__class__ is str else indent + "//" + ln[1] for ln in lines]) + nl
         else:
             body = ""
         if self.at_start:
@@ -125,7 +125,7 @@ class Recorder:
         if len(lines) == 1 and not self.tail:   # (the usual: one comment line)
             line = lines[0]
             return "\n" + (line if line.__class__ is str else line[1])
-        return "\n".join([self.tail, *[l if l.__class__ is str else l[1] for l in lines]])
+        return "\n".join([self.tail, *[ln if ln.__class__ is str else ln[1] for ln in lines]])
 
     def add_line(self, line) -> None:
         self.lines.append(line)
@@ -138,7 +138,7 @@ class Recorder:
         """The table's entry for `key`, its lines merged into the pending ones (`at_function`:
         before a function or its `}`, where LLVM puts a comment at its column)."""
         table = self.trivia
-        entry = table.entry(key) if key is not None else {}
+        entry = table.entry(key) if key is not None else {}  # type: ignore[union-attr]  # a key comes from the table
         after, body = self.lines[:self.n_after], self.lines[self.n_after:]
         self.n_after = 0
         lines = entry.get("lines")
@@ -170,7 +170,8 @@ class Recorder:
                     fmt = {**entry["fmt"], **(fmt or {})}
                 if indent is None and lead is None:
                     indent, lead = entry.get("indent"), entry.get("lead")
-        clean = not entry and fmt is None and lead is None and indent is None and not (self.lines or self.tail or self.at_start)
+        clean = (not entry and fmt is None and lead is None and indent is None
+                 and not (self.lines or self.tail or self.at_start))
         sig = [depth, (self.asm, self.prev_lead)]
         nodes = []
         shape_nodes(stmt, sig, nodes)
@@ -242,7 +243,7 @@ class Recorder:
         """The `$L__tmpN:` label scope_labels() writes before `stmt`, if any, recorded as an
         explicit `ptx.label` there would be."""
         if stmt.__class__ in _SCOPED:
-            n = self.scope_rule.see(self.items, stmt)
+            n = self.scope_rule.see(self.items, stmt)  # type: ignore[union-attr]  # callers check it is set
             if n is not None:
                 rule, self.scope_rule = self.scope_rule, None
                 self.record(Label(f"$L__tmp{n}"))
@@ -333,11 +334,11 @@ class Recorder:
         if self.trivia is not None:
             self.table_entry(END)
         nl = self.style.newline
-        lines = [l if l.__class__ is str else "//" + l[1] for l in self.lines]
+        lines = [ln if ln.__class__ is str else "//" + ln[1] for ln in self.lines]
         if self.at_start:
             trailing = nl.join(lines) + (nl if self.final_newline and lines else "")
         else:
-            trailing = self.tail + "".join([nl + l for l in lines]) + (nl if self.final_newline else "")
+            trailing = self.tail + "".join([nl + ln for ln in lines]) + (nl if self.final_newline else "")
         check_trivia(trailing, "the text at the end of the module", before_token=False)
         return Module(tuple(self.module_items), trailing)
 

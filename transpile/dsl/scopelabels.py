@@ -56,8 +56,8 @@ class ScopeRule:
         self.cur = None      # the last `.loc`
         self.in_gap = False  # a `.loc` came since the previous instruction
         self.before = _NO_LABEL  # the container of a `$L__tmp` label right before this statement
-        self.names = set()   # the `$L__tmp` labels of the body so far
-        self.written = set()  # those the rule wrote
+        self.names: set = set()   # the `$L__tmp` labels of the body so far
+        self.written: set = set()  # those the rule wrote
 
     def see(self, container, x):
         cls = x.__class__
@@ -119,7 +119,8 @@ def sites(items, first: int = 0, skip=frozenset()) -> list:
 def implied(items, first: int, kept=frozenset()):
     """The `$L__tmp` labels of a function body that `scope_labels(first=...)` writes back, as
     (their ids, the `first=` it needs: 0 where that is the default), or None: no label is left
-    to the rule. A label named in `kept` (a branch target) stays. A label is left to it when the rule, without the labels left to it, writes
+    to the rule. A label named in `kept` (a branch target) stays. A label is left to it when the rule, without the
+    labels left to it, writes
     that label at its place, with its number, in the layout the DSL gives it; the rule writes
     no other label there."""
     walked = list(_walk(items, None))

@@ -153,7 +153,8 @@ class Prefix:
         return Prefix(self.before + (ptx.block_open,), (ptx.block_close,) + self.after)
 
     def at(self, *args, **kw):
-        """`.loc` (and its derived comment under `srcmap`) here: `at(439, 5)` (line, column; or `at(line=439, col=5)`), with
+        """`.loc` (and its derived comment under `srcmap`) here: `at(439, 5)` (line, column; or `at(line=439, col=5)`),
+        with
         `file=`, `fn=`, `inlined_at=`, `offset=` (see `locs.typed_loc`); `at(...).at(477, 5,
         file=2, fn=0)` is inlined at the frame before it."""
         prev = next((f.frame for f in reversed(self.before) if f.__class__ is LocCall), None)
@@ -284,7 +285,7 @@ def banner(producer: str, *fields: str) -> None:
 
 
 def _parse_notes(notes: str) -> dict:
-    out = {}
+    out: dict = {}
     if not notes:
         return out
     for item in notes.split("|"):
@@ -367,5 +368,6 @@ def scope_labels(first: int = 0) -> None:
     rec.scope_rule = ScopeRule(first)
 
 
-__all__ = ["srcmap", "scope_labels", "at", "loc", "label", "inlined", "asm", "nvasm", "inline_asm", "data_b8", "banner", "debug_str", "debug_strings",
+__all__ = ["srcmap", "scope_labels", "at", "loc", "label", "inlined", "asm", "nvasm", "inline_asm", "data_b8",
+           "banner", "debug_str", "debug_strings",
            "source_files"]

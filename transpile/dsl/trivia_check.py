@@ -21,7 +21,7 @@ _BEFORE_TOKEN = re.compile(rf"(?:{_WS}|{_BLOCK_COMMENT}|(?:{_LINE_COMMENT}|{_MAR
 _LINE_END = re.compile(rf"(?:{_ITEM})*")
 # Pending lines of `ptx.text`/`ptx.tail` may end inside a block comment that later lines close.
 _OPEN = re.compile(rf"(?:{_ITEM})*(?:/\*(?:[^*\x00-\x08\x0b\x0e-\x1f\x7f-\U0010ffff]|\*(?!/))*)?")
-_OK: dict[tuple[str, bool], bool] = {}
+_OK: dict[tuple[str, bool, bool], bool] = {}
 _COMMENT_TEXT = re.compile(r"[\t\x20-\x7e]*\r?")
 
 

@@ -48,6 +48,8 @@ _ITEM = re.compile(r"(\w+)(=\w+|\?)?(:v)?((?:@[^@\s]+)*)\Z")
 
 def _operand(item: str) -> Operand:
     m = _ITEM.match(item)
+    if m is None:
+        raise ValueError(f"not a family table item: {item!r}")
     name, mark, vec, conds = m.groups()
     kind = "req" if not mark else "opt" if mark == "?" else "def"
     return Operand(name, kind, mark[1:] if kind == "def" else None, bool(vec), tuple(conds.split("@")[1:]))
@@ -73,8 +75,8 @@ def _holds(cond: str, mods: tuple, vec) -> bool:
         r = vec(c[1:])
     else:
         k, _, alts = c.partition("=")
-        k = int(k)
-        r = k < len(mods) and mods[k][1:] in alts.split("|")
+        i = int(k)
+        r = i < len(mods) and mods[i][1:] in alts.split("|")
     return r != neg
 
 

@@ -2,7 +2,7 @@
 size, its `wgmma.wait_group 1 -> 0` edit, and a gallery of broken pipeline edits, each made in
 the sugar Python and expected to give a wrong result or a report that points at the Python line.
 
-    from ptx2py.emulate.gallery import run_case, EDITS
+    from gallery import run_case, EDITS          # corpus/scripts on sys.path
     from ptx2py.verify.report import python_to_ptx_traced
     run_case(sugar_python, EDITS["no-mbarrier-wait"], python_to_ptx_traced)
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASE_PTX = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
 SIDECAR = ROOT / "corpus" / "launch" / "triton" / "matmul_tma_fp16_sm90.json"
 F16_ULP_AT_1 = 2.0 ** -10
@@ -58,9 +58,8 @@ STORAGE = {"fp16": ".f16", "bf16": ".bf16", "fp8e4nv": ".e4m3", "fp8e5": ".e5m2"
 
 def host_values(data: np.ndarray, dtype: str) -> np.ndarray:
     """A buffer in its storage dtype (bf16 and fp8 as raw bits) -> float64."""
+    from ptx2py.emulate.semantics.wgmma import element_values
     from ptx2py.launch.plan import canon_dtype
-
-    from .semantics.wgmma import element_values
 
     ty = STORAGE.get(canon_dtype(dtype))
     if ty is None or ty == ".f16":
@@ -149,7 +148,7 @@ def run_python(source: str, spec: dict, trace, py_name: str = "matmul_edited.py"
     """Run a sugar-Python kernel on the engine: (Result, [report lines at Python lines]).
     ``trace(source, filename) -> (ptx, {ptx line: python line})`` compiles it (the tools layer's
     verify.report.python_to_ptx_traced; the engine does not import the tools above it)."""
-    from .frontend import run
+    from ptx2py.emulate.frontend import run
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / py_name

@@ -1,6 +1,6 @@
 """Corpus kernels with launch sidecars on the engine: a reduced launch, three schedules, no
 report, the same outputs under all three (but for the buffers a reference marks order-dependent)
-and, where emulate/corpus_refs.py has one, the numpy reference's result
+and, where corpus/scripts/corpus_refs.py has one, the numpy reference's result
 (scripts/emulate_corpus.py, roundtrip_tests). A kernel with a tensor-core reference (gemm_refs.py)
 must match it within its accumulation-order bound under every schedule; its float outputs updated
 by float atomics may then differ between schedules, every other output must still be bit-equal."""
@@ -11,16 +11,15 @@ import re
 import time
 from pathlib import Path
 
+import corpus_refs
 import numpy as np
+from gemm_refs import reference_for as gemm_reference_for
 
+from ptx2py.emulate.errors import EmulationError
+from ptx2py.emulate.frontend import reduced_launch, run, seeded_inputs
 from ptx2py.launch.plan import kernel_specs
 
-from . import corpus_refs
-from .errors import EmulationError
-from .frontend import reduced_launch, run, seeded_inputs
-from .gemm_refs import reference_for as gemm_reference_for
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEDULES = ("inorder", "reverse", "random:1")
 # loop extents lowered in reduced launches: a matmul's K, attention's sequence length, a persistent
 # kernel's row count
@@ -172,10 +171,7 @@ def _file_target(ptx: Path) -> str:
 def not_covered(targets, only, covered: set) -> list[dict]:
     """Every kernel of a corpus PTX file for the targets that no sidecar describes, with why
     (launch_sidecars.NO_SIDECAR, else the file's producer has no sidecars for it)."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "corpus" / "scripts"))
-    from launch_sidecars import NO_SIDECAR  # noqa: E402 - the corpus build scripts are not a package
+    from launch_sidecars import NO_SIDECAR  # beside this file
 
     rows = []
     for ptx in sorted((ROOT / "corpus" / "ptx").rglob("*.ptx")):

@@ -15,11 +15,10 @@ never from the mutant's own outcome:
 
 from __future__ import annotations
 
+from ptx2py.emulate.errors import EmulationError
+from ptx2py.emulate.frontend import run
+from ptx2py.emulate.operands import constant
 from ptx2py.ptxgrammar.tree import Block, Function, Instruction, IntLiteral
-
-from .errors import EmulationError
-from .frontend import run
-from .operands import constant
 
 WEAK_MASK = 0x0000FFFF
 SCHEDULES = ("inorder", "reverse", "random:1")

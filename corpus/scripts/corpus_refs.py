@@ -1,5 +1,5 @@
 """numpy references for the corpus kernels with launch sidecars, written from their sources in
-corpus/src (scripts/emulate_corpus.py, emulate/corpus_check.py).
+corpus/src (scripts/emulate_corpus.py, corpus/scripts/corpus_check.py).
 
 A reference gets the run's seeded inputs, its outputs, scalars and launch shape (a reduced
 launch computes only what its CTAs cover) and returns, per buffer, what the buffer must hold
@@ -129,7 +129,8 @@ def _saxpy(c):
     m = min(c.a("out").size, c.threads)
     a, x, y = c.scalars["a"], c.a("x")[:m], c.a("y")[:m]
     tol = 1e-6 if x.dtype == np.float32 else 1e-14
-    return {"out": _prefix(c, "out", m, a * x.astype(np.float64) + y, False, tol, tol * (abs(a) * np.abs(x) + np.abs(y)).max())}
+    return {"out": _prefix(c, "out", m, a * x.astype(np.float64) + y, False, tol,
+                           tol * (abs(a) * np.abs(x) + np.abs(y)).max())}
 
 
 def _vec_add_2d(c):

@@ -1,6 +1,7 @@
 """numpy references for the corpus's tensor-core GEMMs and float-atomic sums, written from their
 CUDA sources (corpus/src/nvcc), with error bounds derived from the accumulation order, for the
-sweeps of corpus_check.run_case (corpus_refs.py holds the element-wise and exact references): a kernel whose float outputs legitimately depend on the schedule
+sweeps of corpus_check.run_case (corpus_refs.py holds the element-wise and exact references): a kernel whose float
+outputs legitimately depend on the schedule
 (float atomics) or whose products the sweep should check is compared with its reference under
 every schedule. Each reference returns {"ok", "max_err", "what"}; the bound is stated with it.
 
@@ -13,8 +14,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-
-from .gallery import host_values
+from gallery import host_values
 
 U = 2.0 ** -24          # f32 unit roundoff
 

@@ -1,0 +1,1 @@
+../../ptx2py/compose.py

@@ -1,0 +1,18 @@
+"""The CUDA driver module of cuda-python, for the packages that run kernels on a GPU
+(verify.gpu_run, kernelir.gpu_check): a lower layer than both, so neither imports the other."""
+
+from __future__ import annotations
+
+
+def driver_module():
+    """`cuda.bindings.driver` (cuda-python 12.6+), the older `cuda.cuda`, or None without cuda-python."""
+    try:
+        from cuda.bindings import driver as cu
+        return cu
+    except ImportError:
+        pass
+    try:
+        from cuda import cuda as cu  # type: ignore
+        return cu
+    except ImportError:
+        return None

@@ -167,7 +167,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--ptxas", metavar="PATH", help="the ptxas to use (default: $PTX2PY_PTXAS, then PATH, $CUDA_HOME, "
                    "the CUDA pip wheels, Triton's; the first new enough for the module's .version)")
     p.add_argument("--races", action="store_true", help="also prove both kernels race-free with SentryWard "
-                   "(pip install 'ptx2py[races]'; launch from the sidecar in corpus/launch, shrunk)")
+                   "(pip install 'ptx2py[races]'; launch from the sidecar, --launch or found as for --run, shrunk)")
     p.add_argument("--races-timeout", type=int, default=300, metavar="S", help="with --races: seconds per kernel")
     p.add_argument("--races-size", type=int, default=128, metavar="N", help="with --races: cap every problem "
                    "dimension at N (a multiple of the TMA box; the grid shrinks with it; default 128)")

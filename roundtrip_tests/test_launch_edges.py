@@ -84,6 +84,12 @@ def test_an_edited_copy_of_another_name_uses_the_bases_sidecar(tmp_path, capsys)
     assert "CPU engine (match)" in capsys.readouterr().out
 
 
+def test_verify_launch_without_run_is_a_usage_error(tmp_path, capsys):
+    launch = _write(tmp_path / "launch.json", VECTOR_ADD)
+    assert ptx2py_main(["verify", str(ELEMENTWISE), str(ELEMENTWISE), "--launch", str(launch)]) == 2
+    assert "--launch is for --run" in capsys.readouterr().err
+
+
 def test_sidecar_candidates_are_beside_the_files_or_the_corpus_own(tmp_path):
     from ptx2py.launch.sidecar import sidecar_candidates
 

@@ -20,6 +20,10 @@ def run_verify(args) -> int:
 
     from .report import EXIT_INPUT, VerifyError, verify_files
 
+    if (args.launch or args.inputs) and not args.run and not (args.races and not args.inputs):
+        print(f"error: {'--launch' if args.launch else '--inputs'} is for --run (the kernels' launch and inputs); "
+              "add --run cpu, gpu or auto", file=sys.stderr)
+        return EXIT_INPUT
     try:
         _check_outputs(args)
         run_setup = prepare_run(args) if args.run else None

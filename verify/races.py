@@ -281,7 +281,10 @@ def launch_specs(ptx_path: str, sidecar: str | None = None) -> list[dict]:
     sidecar = Path(sidecar) if sidecar else lp.sidecar_for(ptx_path)
     if sidecar is None:
         raise RaceSetupError(f"no launch sidecar for {ptx_path} (beside it, or the corpus's own in corpus/launch)")
-    return [dict(spec, sidecar=str(sidecar)) for spec in lp.kernel_specs(json.loads(sidecar.read_text()))]
+    from ptx2py.launch.sidecar import load_sidecar
+
+    data = load_sidecar(sidecar).data            # checked as for --run: a SidecarError is located in it
+    return [dict(spec, sidecar=str(sidecar)) for spec in lp.kernel_specs(data)]
 
 
 def launch_spec(ptx_path: str) -> dict:

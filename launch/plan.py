@@ -486,16 +486,21 @@ def host_array(plan: ArgPlan, rng):
 
 def input_array(plan, host, made):
     """A given input, checked against its parameter: the buffer's storage dtype (bf16 as uint16 bits,
-    fp8 as uint8) and element count; flattened. A mismatch would run the kernel on other data."""
+    fp8 as uint8), or an unsigned integer array of the same width (the raw bits), or for an integer
+    buffer an integer array of its width; and its element count. Flattened. Anything else would run
+    the kernel on other data than the user meant."""
     import numpy as np
 
     arr = np.asarray(host)
     where = f"input {plan.arg!r} (parameter {plan.param.name}, a {plan.dtype} buffer of {made.size} elements)"
-    if arr.dtype != made.dtype:
-        raise InputsError(f"{where}: the array is {arr.dtype}, the buffer needs {made.dtype}")
+    same_width = arr.dtype.itemsize == made.dtype.itemsize
+    bits = same_width and (arr.dtype.kind == "u" or (arr.dtype.kind in "iu" and made.dtype.kind in "iu"))
+    if arr.dtype != made.dtype and not bits:
+        raise InputsError(f"{where}: the array is {arr.dtype}, the buffer needs {made.dtype} "
+                          f"(or uint{8 * made.dtype.itemsize}: its raw bits)")
     if arr.size != made.size:
         raise InputsError(f"{where}: the array has {arr.size} elements {list(arr.shape)}")
-    return np.ascontiguousarray(arr).reshape(-1)
+    return np.ascontiguousarray(arr).reshape(-1).view(made.dtype)
 
 
 def scalar_bytes(plan: ArgPlan) -> bytes:

@@ -218,6 +218,7 @@ def test_a_from_triton_sidecar_validates_and_runs(tmp_path, capsys):
 @pytest.mark.parametrize("array, says", [
     (np.zeros(128, np.float64), "the array is float64, the buffer needs float32"),
     (np.zeros(100, np.float32), "the array has 100 elements"),
+    (np.zeros(128, np.int32), "the array is int32"),          # values, not bits: an integer is not a float
 ])
 def test_inputs_that_do_not_fit_their_parameter_are_refused(array, says, tmp_path, capsys):
     launch = _write(tmp_path / "launch.json", VECTOR_ADD)
@@ -234,7 +235,7 @@ def test_inputs_that_fit_are_used(tmp_path):
     launch = _write(tmp_path / "launch.json", VECTOR_ADD)
     rng = np.random.default_rng(7)
     a, b = rng.random(128, dtype=np.float32), rng.random(128, dtype=np.float32)
-    np.savez(tmp_path / "in.npz", a=a, b=b)
+    np.savez(tmp_path / "in.npz", a=a, b=b.view(np.uint32))   # b as its raw bits
     out = tmp_path / "out.npz"
     assert ptx2py_main(["run", str(ELEMENTWISE), "--launch", str(launch), "--inputs", str(tmp_path / "in.npz"),
                         "-o", str(out)]) == 0

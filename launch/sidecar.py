@@ -52,6 +52,12 @@ def _is_type(value, name: str) -> bool:
     return isinstance(value, _TYPES[name])
 
 
+def _shown(value) -> str:
+    """A value in a message, cut short (a sidecar's whole argument list is not a message)."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _ref(root: dict, ref: str) -> dict:
     node = root
     for part in ref.removeprefix("#/").split("/"):
@@ -67,12 +73,12 @@ def _violations(s: dict, value, path: tuple, root: dict) -> list[tuple[tuple, st
     if "type" in s:
         names = s["type"] if isinstance(s["type"], list) else [s["type"]]
         if not any(_is_type(value, n) for n in names):
-            return [(path, f"must be {' or '.join(names)}, not {json.dumps(value)}", False)]
+            return [(path, f"must be {' or '.join(names)}, not {_shown(value)}", False)]
     out = []
     if "enum" in s and value not in s["enum"]:
-        out.append((path, f"{json.dumps(value)} is not one of {', '.join(map(str, s['enum']))}", False))
+        out.append((path, f"{_shown(value)} is not one of {', '.join(map(str, s['enum']))}", False))
     if "const" in s and value != s["const"]:
-        out.append((path, f"must be {json.dumps(s['const'])}", False))
+        out.append((path, f"must be {_shown(s['const'])}", False))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if "minimum" in s and value < s["minimum"]:
             out.append((path, f"{value} is below the minimum {s['minimum']}", False))
@@ -307,5 +313,5 @@ def find_sidecar(base: str, edited: str | None = None) -> Path:
     for c in candidates:
         if c.is_file():
             return c
-    raise SidecarError(f"no launch sidecar for {base}: looked for {', '.join(map(str, candidates))}; "
+    raise SidecarError(f"no launch sidecar: looked for {', '.join(map(str, candidates))}; "
                        f"{HOW_TO_WRITE}", filename=str(base), line=0, column=0)

@@ -58,8 +58,11 @@ class Kernel:
         if launch is None:
             launch = self.sidecar_path or self.sidecar
         if launch is None:
-            raise ValueError(f"{self.name}: no launch sidecar: pass launch= (a sidecar's path or dict, "
-                             "docs/launch_sidecar.schema.json)")
+            from ptx2py.launch.sidecar import HOW_TO_WRITE, sidecar_candidates
+
+            looked = ", ".join(map(str, sidecar_candidates(self.name))) if Path(self.name).is_file() else "nowhere"
+            raise ValueError(f"{self.name}: no launch sidecar (looked for {looked}): pass launch= (a sidecar's "
+                             f"path or dict); {HOW_TO_WRITE.replace(' and pass --launch L.json', '')}")
         launch = checked_launch(launch, self._ptx, kernel)
         if max_ctas or max_elements:
             launch = reduced_launch(select_spec(launch, kernel), max_ctas or 1 << 62, max_elements)

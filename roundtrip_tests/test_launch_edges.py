@@ -317,6 +317,15 @@ def test_notebook_run_takes_a_launch_path_or_dict(tmp_path):
     assert str(e.value).startswith(f"{bad}:{_line_of(text, at)}:")
 
 
+def test_notebook_never_takes_a_corpus_sidecar_for_a_users_file(tmp_path):
+    import ptx2py
+
+    user = tmp_path / ELEMENTWISE.name
+    shutil.copy(ELEMENTWISE, user)
+    with pytest.raises(ValueError, match=re.escape(f"looked for {tmp_path / 'elementwise.sm_80.json'}")):
+        ptx2py.open(user).run(kernel="vector_add")
+
+
 def test_notebook_reports_of_a_python_kernel_name_its_python_lines(tmp_path):
     import ptx2py
     from ptx2py import ptx_to_python

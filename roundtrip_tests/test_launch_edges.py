@@ -197,8 +197,29 @@ def test_the_validator_agrees_with_jsonschema():
     assert sum(theirs for _, theirs in verdicts) == len(BROKEN) - 1 + 6
 
 
-def test_a_from_triton_sidecar_validates_and_runs(tmp_path, capsys):
+def test_the_fields_from_triton_writes_follow_the_schema():
+    from ptx2py.launch.sidecar import violations
+
+    fields = {"param_names": ["a", "b", "c", "n"], "triton": {"version": "3.9.0"}, "source": None,
+              "incomplete": ["n: scalar value (--arg n=VALUE)"]}
+    assert violations(dict(VECTOR_ADD, **fields)) == []
+
+
+def test_a_sidecar_from_triton_lacks_values_for_cannot_run(tmp_path, capsys):
+    launch = tmp_path / "k.json"
+    launch.write_text(_dumps(dict(VECTOR_ADD, incomplete=["n: scalar value (--arg n=VALUE)"])))
+    assert ptx2py_main(["run", str(ELEMENTWISE), "--launch", str(launch)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{launch}:{_line_of(launch.read_text(), 'incomplete')}:") and "--arg n=VALUE" in err
+
+
+@pytest.mark.slow   # a Triton compile and four CPU-engine runs: ~50 s on a shared machine
+@needs_ptxas
+def test_the_triton_workflow_from_triton_edit_py2ptx_verify_launch(tmp_path, capsys):
+    """from-triton (sm_90a) -> edit the Python -> py2ptx -> verify --run cpu --launch, on the sidecar
+    from-triton wrote, which validates; the edit's renamed copy runs on the base's sidecar."""
     pytest.importorskip("triton")
+    from ptx2py.cli import py2ptx_main
     from ptx2py.launch.sidecar import load_sidecar
 
     py = tmp_path / "add.py"
@@ -206,12 +227,23 @@ def test_a_from_triton_sidecar_validates_and_runs(tmp_path, capsys):
                         "--signature", "*fp32,*fp32,*fp32,i32", "--constexprs", "BLOCK=256", "--arg", "x_ptr=512",
                         "--arg", "y_ptr=512", "--arg", "out_ptr=512:zeros", "--arg", "n_elements=512",
                         "--grid", "2,1,1", "-o", str(py)]) == 0
-    assert load_sidecar(py.with_suffix(".json")).data["param_names"]
+    ptx, side = py.with_suffix(".ptx"), py.with_suffix(".json")
+    assert ".target sm_90a" in ptx.read_text() and load_sidecar(side).data["param_names"]
     out = tmp_path / "out.npz"
-    assert ptx2py_main(["run", str(py.with_suffix(".ptx")), "--launch", str(py.with_suffix(".json")),
-                        "-o", str(out)]) == 0, capsys.readouterr().err
+    assert ptx2py_main(["run", str(ptx), "--launch", str(side), "-o", str(out)]) == 0, capsys.readouterr().err
     with np.load(out) as got:
         assert np.array_equal(got["out_ptr"], got["x_ptr"] + got["y_ptr"])
+    same, wrong = tmp_path / "add_edit.py", tmp_path / "add_wrong.py"
+    text = py.read_text()
+    assert text.count("ptx.add.f32(") == 2
+    same.write_text(text.replace("ptx.add.f32(r[5], r[1], r[3])", "ptx.add.f32(r[5], r[3], r[1])"))  # commutes
+    wrong.write_text(text.replace("ptx.add.f32(r[5], r[1], r[3])", "ptx.sub.f32(r[5], r[1], r[3])"))
+    assert py2ptx_main([str(same), "-o", str(tmp_path / "add_edit.ptx")]) == 0
+    capsys.readouterr()
+    assert ptx2py_main(["verify", str(ptx), str(same), "--run", "cpu", "--launch", str(side)]) == 0
+    assert "CPU engine (match)" in capsys.readouterr().out
+    assert ptx2py_main(["verify", str(ptx), str(wrong), "--run", "cpu"]) == 1     # add.json found beside add.ptx
+    assert "CPU engine (mismatch)" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------ 3. --inputs checked

@@ -4,7 +4,6 @@ instruction mix as tables, the meaningful SASS changes, and the side-by-side ali
 from __future__ import annotations
 
 from html import escape
-from pathlib import Path
 
 from .report import verdict
 
@@ -63,7 +62,8 @@ def _kernel(name: str, k: dict) -> str:
 
 
 def render_html(report: dict) -> str:
-    summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")], ["edited", report.get("edited")],
+    summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")],
+               ["edited", report.get("edited")],
                ["ptxas", report.get("ptxas")], ["disassembler", report.get("disassembler") or "none"],
                ["gpu", report.get("gpu")]]
     races = (report.get("races") or {}).get("kernels") or {}
@@ -88,4 +88,6 @@ def render_html(report: dict) -> str:
 
 
 def write_html(report: dict, path) -> None:
-    Path(path).write_text(render_html(report))
+    from ptx2py.outfile import write_atomic
+
+    write_atomic(str(path), render_html(report))     # whole or nothing, like every other output

@@ -20,7 +20,7 @@ import warnings
 from collections import defaultdict
 from pathlib import Path
 
-from ptx2py.outfile import OutputError, write_atomic
+from ptx2py.outfile import OutputError, check_output, write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 EXIT_FAIL = EXIT_FINDINGS
@@ -61,6 +61,18 @@ def emit_output(text: str, out: str | None, inputs=()) -> int:
     return EXIT_OK
 
 
+def output_refused(out: str | None, inputs=()) -> int | None:
+    """EXIT_INPUT (with the located message) when `out` could not be written, checked before the
+    work; None when it can (or is stdout)."""
+    if out in (None, "-"):
+        return None
+    try:
+        check_output(out, inputs)
+    except OutputError as e:
+        return report_error(e)
+    return None
+
+
 def report_error(err) -> int:
     print(str(err), file=sys.stderr)
     return EXIT_INPUT
@@ -93,6 +105,9 @@ def cmd_check(args) -> int:
     if missing:
         print(f"{missing[0]}: error: no such file or folder", file=sys.stderr)
         return EXIT_INPUT
+    refused = output_refused(args.json, args.paths)
+    if refused is not None:
+        return refused
     files = ptx_files(args.paths)
     if args.shard is not None:
         index, count = args.shard
@@ -208,6 +223,9 @@ def cmd_transpile(args) -> int:
     from ptx2py import ptx_to_python
     from ptx2py.ptxgrammar import ParseError
 
+    refused = output_refused(args.output, [args.input])
+    if refused is not None:
+        return refused
     try:
         text = read_input(args.input)
         source = ptx_to_python(text, sugar=args.sugar, filename="<stdin>" if args.input == "-" else args.input,
@@ -241,6 +259,9 @@ def py2ptx_main(argv=None) -> int:
     args = parser.parse_args(argv)
     from ptx2py import DSLError, python_to_ptx
 
+    refused = output_refused(args.output, [args.input])
+    if refused is not None:
+        return refused
     try:
         from ptx2py.ptxgrammar import read_file_bytes
 

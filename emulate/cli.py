@@ -4,10 +4,9 @@ kernel on the CPU engine. Exit 0: the run completed with no sanitizer report; 1:
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import sys
-import tempfile
 
 EXIT_OK, EXIT_REPORT, EXIT_INPUT = 0, 1, 2
 
@@ -27,31 +26,39 @@ def _load_inputs(path):
 
 
 def _save_npz(path, arrays: dict) -> None:
-    """Atomic: a temp file in the same folder, then os.replace (no partial output)."""
+    """Whole or nothing, with the permissions of the other outputs (outfile.write_atomic)."""
     import numpy as np
 
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    os.close(fd)
-    try:
-        np.savez(tmp, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    from ptx2py.outfile import write_atomic
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    write_atomic(path, buffer.getvalue())
+
+
+def check_outputs(args, inputs) -> None:
+    """-o and --json refused before the run (OutputError): a missing or read-only folder, an input."""
+    from ptx2py.outfile import check_output
+
+    for out in (args.output, getattr(args, "json", None)):
+        if out is not None:
+            check_output(out, inputs)
 
 
 def _finish(result, args) -> int:
+    from ptx2py.outfile import OutputError, write_atomic
+
     for r in result.reports:
         print(r.render(), file=sys.stderr)
-    if args.output:
-        _save_npz(args.output, result.outputs)
-    if getattr(args, "json", None):
-        stats = {k: v for k, v in result.stats.items() if k != "ptx"}
-        from ptx2py.outfile import write_atomic
-
-        write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
-                                            "stats": stats}, indent=1, default=_plain) + "\n")
+    try:
+        if args.output:
+            _save_npz(args.output, result.outputs)
+        if getattr(args, "json", None):
+            stats = {k: v for k, v in result.stats.items() if k != "ptx"}
+            write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
+                                                "stats": stats}, indent=1, default=_plain) + "\n")
+    except OutputError as e:
+        return _err(str(e))
     return EXIT_REPORT if result.reports else EXIT_OK
 
 
@@ -67,19 +74,21 @@ def _options(args) -> dict:
 
 def cmd_run(args) -> int:
     from ptx2py import ptxgrammar
+    from ptx2py.launch.plan import InputsError
+    from ptx2py.outfile import OutputError
     from ptx2py.transpile.dsl import DSLError
 
     from .errors import EmulationError
-    from .frontend import run
+    from .frontend import checked_launch, run
 
     line_map, ptx_name = None, args.kernel
     try:
+        check_outputs(args, (args.kernel, args.launch, args.inputs))
         if args.kernel.endswith(".py"):           # DSL code: compiled, reports also at its Python lines
             text, line_map, ptx_name = _compile_python(args.kernel)
         else:
             text = ptxgrammar.read_ptx(args.kernel)
-        with open(args.launch, encoding="utf-8") as f:
-            launch = json.load(f)
+        launch = checked_launch(args.launch, text, args.kernel_name)
         inputs = _load_inputs(args.inputs)
         module = ptxgrammar.parse(text, filename=ptx_name)
         if args.max_ctas or args.max_elements:
@@ -88,13 +97,15 @@ def cmd_run(args) -> int:
             launch = reduced_launch(select_spec(launch, args.kernel_name), args.max_ctas or 1 << 62,
                                     args.max_elements)
         result = run(module, launch, inputs, kernel=args.kernel_name, filename=ptx_name, **_options(args))
-    except ptxgrammar.ParseError as e:
+    except (ptxgrammar.ParseError, DSLError, OutputError) as e:   # SidecarError too: located in the JSON
         return _err(str(e))
-    except DSLError as e:
-        return _err(str(e))
+    except InputsError as e:
+        return _err(f"{args.inputs}: error: {e}")
     except EmulationError as e:
         return _err(str(e) if ": error:" in str(e) else f"{args.kernel}: error: {e}")
-    except (OSError, ValueError) as e:
+    except OSError as e:
+        return _err(f"{e.filename or args.kernel}: error: {e.strerror or e}")
+    except ValueError as e:
         return _err(f"{args.kernel}: error: {e}")
     if ptx_name != args.kernel:
         result.reports[:] = [r.at_python(line_map, ptx_name, args.kernel) for r in result.reports]
@@ -111,7 +122,6 @@ def _compile_python(path: str):
         source = f.read()
     ptx, line_map = python_to_ptx_traced(source, path, check=False)
     return ptx, line_map, python_ptx_name(path)
-
 
 
 def _common(p):

@@ -1,16 +1,15 @@
-"""`ptx2py verify BASE EDITED --run cpu`: both kernels on the CPU engine with the same seeded
-inputs (the launch sidecar of BASE, at a reduced launch of a few CTAs), every buffer compared
-bit for bit or within rtol/atol, with a per-buffer summary. Sanitizer reports of either run
+"""`ptx2py verify BASE EDITED --run cpu`: both kernels on the CPU engine with the same inputs (the
+launch sidecar of BASE or `--launch`, at a reduced launch of a few CTAs; `--inputs` or seeded),
+every buffer compared bit for bit or within rtol/atol, with a per-buffer summary. Sanitizer reports of either run
 count as a failure. Returns the same shape of result as verify.gpu_run.run_pair."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from ptx2py.launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
+from ptx2py.launch.plan import InputsError, canon_dtype, compare, kernel_specs
 
 from .errors import EmulationError, python_ptx_name
 from .frontend import reduced_launch, run
@@ -43,24 +42,28 @@ def format_rows(kernel: str, rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, kernel=None,
-                 max_ctas: int = MAX_CTAS, edited_name: str = "<edited>", line_map: dict | None = None) -> dict:
-    """Both kernels on the engine. When the edited kernel came from DSL code (edited_name a .py,
-    line_map {PTX line: Python line} of its compiled PTX), its reports name the Python lines."""
+def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: dict | None = None, rtol=None,
+                 atol=None, kernel=None, max_ctas: int = MAX_CTAS, edited_name: str = "<edited>",
+                 line_map: dict | None = None) -> dict:
+    """Both kernels on the engine, on `launch` (a checked sidecar: launch.sidecar) and `inputs` (by
+    name; the rest seeded). When the edited kernel came from DSL code (edited_name a .py, line_map
+    {PTX line: Python line} of its compiled PTX), its reports name the Python lines."""
     from_python = edited_name.endswith(".py")
     edited_ptx_name = python_ptx_name(edited_name) if from_python else edited_name
-    side = sidecar_for(base_ptx_path)
-    if side is None:
-        return {"status": "error", "message": f"--run cpu: no launch sidecar JSON for {base_ptx_path}"}
     base_text = Path(base_ptx_path).read_text()
-    specs = [s for s in kernel_specs(json.loads(side.read_text())) if kernel is None or s["kernel"] == kernel]
+    specs = [s for s in kernel_specs(launch) if kernel is None or s["kernel"] == kernel]
+    inputs = inputs or {}
+    names = {a["name"] for s in specs for a in s["args"]}
+    if set(inputs) - names:
+        raise InputsError(f"inputs for unknown parameters: {', '.join(sorted(set(inputs) - names))}")
     results, lines = [], []
     for spec in specs:
         small = reduced_launch(spec, max_ctas)
         dtypes = {a["name"]: canon_dtype(a["dtype"]) for a in spec["args"] if a["kind"] != "scalar"}
         try:
-            a = run(base_text, small, filename=base_ptx_path)
-            b = run(edited_ptx, small, filename=edited_ptx_name)
+            mine = {k: v for k, v in inputs.items() if k in {a["name"] for a in spec["args"]}}
+            a = run(base_text, small, mine, filename=base_ptx_path)
+            b = run(edited_ptx, small, mine, filename=edited_ptx_name)
         except EmulationError as e:
             results.append({"kernel": spec["kernel"], "status": "error", "error": str(e)})
             lines.append(f"{spec['kernel']}: {e}")
@@ -77,14 +80,14 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
     statuses = {r["status"] for r in results}
     status = next((s for s in ("error", "report", "mismatch") if s in statuses), "match")
     lines.append(f"CPU engine ({status}): {len(results)} kernel(s) at reduced launches of at most "
-                 f"{max_ctas} CTAs, same seeded inputs")
+                 f"{max_ctas} CTAs, same inputs")
     return {"status": status, "kernels": results, "message": "\n".join(lines), "device": "cpu"}
 
 
-def verify_on_cpu(args, report: dict, edited_ptx: str, code: int) -> int:
+def verify_on_cpu(args, report: dict, edited_ptx: str, code: int, launch: dict, inputs: dict) -> int:
     """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
-    run_result = run_pair_cpu(args.base, edited_ptx, rtol=args.rtol, atol=args.atol, edited_name=args.edited,
-                              line_map=report.get("line_map"))
+    run_result = run_pair_cpu(args.base, edited_ptx, launch, inputs=inputs, rtol=args.rtol, atol=args.atol,
+                              edited_name=args.edited, line_map=report.get("line_map"))
     report["run"] = run_result
     print(run_result["message"])
     return code if run_result["status"] == "match" else 1

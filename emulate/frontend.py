@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ptx2py.launch.plan import (
+    InputsError,
     PlanError,
     entry_info,
     host_array,
+    input_array,
     kernel_specs,
     launch_request,
     plan_arguments,
@@ -119,7 +121,7 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
         if p.role in ("buffer", "tensormap"):
             host = inputs.pop(p.arg, None)
             made = host_array(p, rng)              # always drawn: keeps the seeded stream aligned
-            data = made if host is None else np.ascontiguousarray(host).reshape(-1).view(made.dtype)
+            data = made if host is None else input_array(p, host, made)
             base = machine.add_buffer(p.arg, data)
             buffers[p.arg] = data.dtype
             if p.role == "tensormap":
@@ -132,7 +134,8 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
         else:
             machine.set_param(pname, _scalar_raw(p))
     if inputs:
-        raise EmulationError(f"inputs for unknown parameters: {', '.join(sorted(inputs))}")
+        raise InputsError(f"inputs for unknown parameters: {', '.join(sorted(inputs))} (the buffers: "
+                          f"{', '.join(p.arg for p in plans if p.role in ('buffer', 'tensormap'))})")
     t0 = time.perf_counter()
     reports = machine.run()
     seconds = time.perf_counter() - t0
@@ -144,6 +147,16 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     executed = {id(s.code.instructions[i]) for s in machine.scopes.values()
                 for i, op in enumerate(s.ops) if op is not None}
     return Result(outputs, reports, stats, executed, machine.observer)
+
+
+def checked_launch(launch, ptx_text: str, kernel: str | None = None, name: str = "launch") -> dict:
+    """A launch (a sidecar path or dict) validated before a run: the schema (launch.sidecar), then
+    what it implies for the kernel's PTX (dynamic shared memory). SidecarError, located in the JSON."""
+    from ptx2py.launch.sidecar import check_against_ptx, check_sidecar
+
+    side = check_sidecar(launch, name)
+    check_against_ptx(side, select_spec(side.data, kernel), ptx_text)
+    return side.data
 
 
 def seeded_inputs(module_or_text, launch: dict, kernel: str | None = None) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ptx2py.outfile import OutputError, write_atomic
+from ptx2py.outfile import OutputError, check_output, write_atomic
 
 EXIT_OK, EXIT_INPUT = 0, 2
 
@@ -20,6 +20,12 @@ def cmd_compile_ir(args) -> int:
     from .load import IRError, load_kernel
 
     src = args.kernel
+    try:
+        if args.output not in (None, "-"):
+            check_output(args.output, [src])
+    except OutputError as e:
+        print(e, file=sys.stderr)
+        return EXIT_INPUT
     try:
         with open(src, encoding="utf-8") as f:
             data = json.load(f)

@@ -4,12 +4,38 @@ out by their IR names (bf16 as float32 values on the way out)."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from ptx2py.emulate.errors import EmulationError
 from ptx2py.emulate.frontend import Result, run
 
 _SIDECAR_DTYPE = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "s32": "i32", "u32": "u32"}
+
+
+def seeded_inputs(kernel, params: dict, given: dict, problem: str | None = None, seed: int = 0) -> dict:
+    """`given` completed with every input buffer it lacks: a bundled problem's own inputs (kernelir.problems,
+    `problem` its name) where they fit the buffer's shape, else seeded values of the buffer's shape and
+    type (floats uniform in [-1, 1), integers in [0, 256)), the same for the same kernel name and seed."""
+    from .problems import NAMES, make_inputs
+
+    missing = [b for b in kernel.buffers if b.role != "output" and b.name not in given]
+    bundled = make_inputs(problem, params) if missing and problem in NAMES else {}
+    rng = np.random.default_rng([seed, zlib.crc32(kernel.name.encode())])
+    out = dict(given)
+    for b in missing:
+        dims = [d if isinstance(d, int) else params.get(d) for d in b.shape]
+        if not all(isinstance(d, int) for d in dims):
+            continue                                   # a size param without a value: the IR says which
+        shape = tuple(dims)
+        if b.name in bundled and np.shape(bundled[b.name]) == shape:
+            out[b.name] = bundled[b.name]
+        elif b.dtype in ("s32", "u32"):
+            out[b.name] = rng.integers(0, 256, shape).astype(np.int32)
+        else:
+            out[b.name] = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
+    return out
 
 
 def ir_launch(kernel, params: dict, inputs: dict) -> tuple[dict, dict]:

@@ -65,6 +65,10 @@ class PlanError(ValueError):
     """The sidecar and the PTX parameter list disagree, or a launch cannot be described."""
 
 
+class InputsError(PlanError):
+    """An input array that does not fit its parameter (dtype, element count) or names none."""
+
+
 def canon_dtype(dtype: str) -> str:
     try:
         return _DT[dtype]
@@ -77,22 +81,12 @@ def dtype_bytes(dtype: str) -> int:
 
 
 # ----------------------------------------------------------------------------- sidecars
-def sidecar_for(ptx_path: str) -> Path | None:
-    p = Path(ptx_path).resolve()
-    beside = p.with_suffix(".json")  # `ptx2py from-triton -o k.py` writes k.ptx and k.json together
-    if p.suffix == ".ptx" and beside.is_file() and not p.is_relative_to(ROOT / "corpus" / "ptx"):
-        return beside
-    try:
-        rel = p.relative_to(ROOT / "corpus" / "ptx")
-    except ValueError:
-        rel = None
-    if rel is not None:
-        cand = LAUNCH / rel.with_suffix(".json")
-        if cand.is_file():
-            return cand
-    for cand in sorted(LAUNCH.rglob(p.stem + ".json")) if LAUNCH.is_dir() else ():
-        return cand
-    return None
+def sidecar_for(ptx_path: str, edited: str | None = None) -> Path | None:
+    """The launch sidecar of a PTX file (launch.sidecar.sidecar_candidates: beside it, beside the
+    edited copy, or the corpus's own for a corpus file), or None."""
+    from .sidecar import sidecar_candidates
+
+    return next((c.resolve() for c in sidecar_candidates(ptx_path, edited) if c.is_file()), None)
 
 
 def kernel_specs(sidecar: dict) -> list[dict]:
@@ -488,6 +482,25 @@ def host_array(plan: ArgPlan, rng):
     if dt in _FLOATS:
         return x.astype(store)
     return (x * 16).astype(store)   # integer buffer with a float init
+
+
+def input_array(plan, host, made):
+    """A given input, checked against its parameter: the buffer's storage dtype (bf16 as uint16 bits,
+    fp8 as uint8), or an unsigned integer array of the same width (the raw bits), or for an integer
+    buffer an integer array of its width; and its element count. Flattened. Anything else would run
+    the kernel on other data than the user meant."""
+    import numpy as np
+
+    arr = np.asarray(host)
+    where = f"input {plan.arg!r} (parameter {plan.param.name}, a {plan.dtype} buffer of {made.size} elements)"
+    same_width = arr.dtype.itemsize == made.dtype.itemsize
+    bits = same_width and (arr.dtype.kind == "u" or (arr.dtype.kind in "iu" and made.dtype.kind in "iu"))
+    if arr.dtype != made.dtype and not bits:
+        raise InputsError(f"{where}: the array is {arr.dtype}, the buffer needs {made.dtype} "
+                          f"(or uint{8 * made.dtype.itemsize}: its raw bits)")
+    if arr.size != made.size:
+        raise InputsError(f"{where}: the array has {arr.size} elements {list(arr.shape)}")
+    return np.ascontiguousarray(arr).reshape(-1).view(made.dtype)
 
 
 def scalar_bytes(plan: ArgPlan) -> bytes:

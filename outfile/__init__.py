@@ -1,5 +1,7 @@
 """Output files written whole or not at all: `ptx2py -o`, `py2ptx -o`, `check --json` and
-`compile-ir -o` go through `write_atomic`, so a failure never leaves a partial or clobbered file."""
+`compile-ir -o`, `run -o/--json`, `verify --json/--html` and `from-triton -o` go through `write_atomic`, so a
+failure never leaves a partial or clobbered file; each command calls `check_output` on its outputs before
+its work, so a bad output path is refused before a long run or compile."""
 
 from __future__ import annotations
 
@@ -7,37 +9,54 @@ import os
 import stat
 import tempfile
 
-__all__ = ["OutputError", "write_atomic"]
+__all__ = ["OutputError", "check_output", "write_atomic"]
 
 
 class OutputError(Exception):
     """An output that cannot or must not be written; the message names the file."""
 
 
-def write_atomic(path: str, text: str, inputs=()) -> None:
-    """Write all of `text` or nothing: a temp file in the same folder, then rename.
-    Refuses to replace one of `inputs`; the file gets ordinary permissions (the mode
-    of the file it replaces, else 0666 less the umask), not mkstemp's 0600."""
+def check_output(path: str, inputs=()) -> None:
+    """Refuse, before any work, an output that could not be written: an empty name, a folder, a
+    folder that does not exist or is not writable, or one of `inputs` (never overwritten)."""
     if not path:
         raise OutputError("error: the output file name is empty")
     for src in inputs:
         if src not in (None, "-") and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
-            raise OutputError(f"{path}: error: the output would overwrite the input {src}; choose another -o")
-    if os.path.exists(path) and not os.path.isdir(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            raise OutputError(f"{path}: error: the output would overwrite the input {src}; choose another name")
+    if _is_stream(path):
+        return
+    real = os.path.realpath(path)
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise OutputError(f"{path}: error: no such folder {folder}")
+    if os.path.isdir(real):
+        raise OutputError(f"{path}: error: is a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{path}: error: the folder {folder} is not writable")
+
+
+def _is_stream(path: str) -> bool:
+    return os.path.exists(path) and not os.path.isdir(path) and not stat.S_ISREG(os.stat(path).st_mode)
+
+
+def write_atomic(path: str, text: str | bytes, inputs=()) -> None:
+    """Write all of `text` (or bytes) or nothing: a temp file in the same folder, then rename.
+    Refuses to replace one of `inputs`; the file gets ordinary permissions (the mode
+    of the file it replaces, else 0666 less the umask), not mkstemp's 0600."""
+    check_output(path, inputs)
+    if _is_stream(path):
         return _write_stream(path, text)
     shown, path = path, os.path.realpath(path)  # through a symlink: the link stays, its target is written
     folder = os.path.dirname(path)
-    if not os.path.isdir(folder):
-        raise OutputError(f"{shown}: error: no such folder {folder}")
-    if os.path.isdir(path):
-        raise OutputError(f"{shown}: error: is a folder")
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o666 & ~_umask()
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ptx2py-", suffix=".tmp")
     except OSError as e:
         raise OutputError(f"{shown}: error: {e.strerror}") from None
     try:
-        with os.fdopen(fd, "w", newline="") as f:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w", **({} if isinstance(text, bytes) else
+                                                                      {"newline": ""})) as f:
             f.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -49,11 +68,11 @@ def write_atomic(path: str, text: str, inputs=()) -> None:
         raise
 
 
-def _write_stream(path: str, text: str) -> None:
+def _write_stream(path: str, text: str | bytes) -> None:
     """A device or a pipe (`-o /dev/null`, `-o >(gzip)`) is written in place: renaming a
     temp file over it would replace the device node itself."""
     try:
-        with open(path, "w", newline="") as f:
+        with open(path, "wb") if isinstance(text, bytes) else open(path, "w", newline="") as f:
             f.write(text)
     except OSError as e:
         raise OutputError(f"{path}: error: {e.strerror}") from None

@@ -15,8 +15,11 @@ from pathlib import Path
 
 
 class Kernel:
-    def __init__(self, ptx: str, *, name: str = "kernel", sidecar: dict | None = None, python: str | None = None):
+    def __init__(self, ptx: str, *, name: str = "kernel", sidecar: dict | None = None, python: str | None = None,
+                 sidecar_path: Path | None = None, line_map: dict | None = None):
         self._ptx, self.name, self.sidecar, self._python = ptx, name, sidecar, python
+        self.sidecar_path = sidecar_path      # where `sidecar` was read: run() checks it there, located
+        self._line_map = line_map             # {PTX line: Python line} for a kernel opened from a .py
 
     def ptx(self) -> str:
         return self._ptx
@@ -43,20 +46,33 @@ class Kernel:
         o = _as_kernel(other)
         return verify_texts(self._ptx, o._ptx, base_name=self.name, edited_name=o.name)
 
-    def run(self, inputs: dict | None = None, *, launch: dict | None = None, kernel: str | None = None,
+    def run(self, inputs: dict | None = None, *, launch: dict | str | Path | None = None, kernel: str | None = None,
             max_ctas: int | None = None, max_elements: int | None = None, schedule: str = "inorder",
             sanitize: bool = True):
-        """Run on the CPU engine (emulate.run): the launch is the sidecar's unless given; `max_ctas`,
-        `max_elements` reduce it as `ptx2py run` does. Returns emulate's Result(outputs, reports, stats)."""
-        from ptx2py.emulate.frontend import reduced_launch, run, select_spec
+        """Run on the CPU engine (emulate.run): the launch (a sidecar's path or its dict) is the sidecar's
+        unless given, checked first (launch.sidecar: a located SidecarError); `max_ctas`, `max_elements`
+        reduce it as `ptx2py run` does. Returns emulate's Result(outputs, reports, stats); for a kernel
+        opened from a .py, the reports name its Python lines, as `ptx2py run k.py` does."""
+        from ptx2py.emulate.errors import python_ptx_name
+        from ptx2py.emulate.frontend import checked_launch, reduced_launch, run, select_spec
 
-        launch = launch if launch is not None else self.sidecar
         if launch is None:
-            raise ValueError(f"{self.name}: no launch sidecar: pass launch= (the corpus/launch format)")
+            launch = self.sidecar_path or self.sidecar
+        if launch is None:
+            from ptx2py.launch.sidecar import HOW_TO_WRITE, sidecar_candidates
+
+            looked = ", ".join(map(str, sidecar_candidates(self.name))) if Path(self.name).is_file() else "nowhere"
+            raise ValueError(f"{self.name}: no launch sidecar (looked for {looked}): pass launch= (a sidecar's "
+                             f"path or dict); {HOW_TO_WRITE.replace(' and pass --launch L.json', '')}")
+        launch = checked_launch(launch, self._ptx, kernel)
         if max_ctas or max_elements:
             launch = reduced_launch(select_spec(launch, kernel), max_ctas or 1 << 62, max_elements)
-        return run(self._ptx, launch, inputs, kernel=kernel, schedule=schedule, sanitize=sanitize,
-                   filename=self.name)
+        ptx_name = python_ptx_name(self.name) if self._line_map is not None else self.name
+        result = run(self._ptx, launch, inputs, kernel=kernel, schedule=schedule, sanitize=sanitize,
+                     filename=ptx_name)
+        if self._line_map is not None:
+            result.reports[:] = [r.at_python(self._line_map, ptx_name, self.name) for r in result.reports]
+        return result
 
     def _repr_html_(self) -> str:
         from pygments import highlight
@@ -82,18 +98,20 @@ def _as_kernel(x) -> Kernel:
     return open(x)
 
 
-def _sidecar_beside(path: Path) -> dict | None:
-    """The launch sidecar of a .ptx: beside it (from-triton's k.json) or the corpus's own."""
+def _sidecar_beside(path: Path) -> Path | None:
+    """The launch sidecar of a file: beside it (from-triton's k.json) or, for a corpus file, the corpus's own."""
     from ptx2py.launch.plan import sidecar_for
 
-    side = sidecar_for(str(path)) if path.suffix == ".ptx" else path.with_suffix(".json")
-    if side is None or not side.is_file():
-        return None
+    return sidecar_for(str(path))
+
+
+def _read_sidecar(side: Path | None) -> dict | None:
+    """The sidecar's data for naming parameters (python()); run() checks it fully."""
     try:
-        data = json.loads(side.read_text())
-    except json.JSONDecodeError:
+        data = json.loads(side.read_text()) if side is not None else None
+    except (OSError, json.JSONDecodeError):
         return None
-    return data if "kernel" in data or "kernels" in data else None
+    return data if isinstance(data, dict) and ("kernel" in data or "kernels" in data) else None
 
 
 def _from_build(build, name: str) -> Kernel:
@@ -122,12 +140,15 @@ def open(source) -> Kernel:  # noqa: A001 - `ptx2py.open`
         from ptx2py.tritonbridge.compile import from_cache_dir
 
         return _from_build(from_cache_dir(str(path)), path.name)
+    line_map = None
     if path.suffix == ".py":
-        from ptx2py.transpile import python_to_ptx
+        from ptx2py.transpile.traced import python_to_ptx_traced
 
-        ptx = python_to_ptx(path.read_text(), str(path))
+        ptx, line_map = python_to_ptx_traced(path.read_text(), str(path))
+        line_map = line_map or {}
     else:
         from ptx2py.ptxgrammar import read_ptx
 
         ptx = read_ptx(str(path))
-    return Kernel(ptx, name=str(path), sidecar=_sidecar_beside(path))
+    side = _sidecar_beside(path)
+    return Kernel(ptx, name=str(path), sidecar=_read_sidecar(side), sidecar_path=side, line_map=line_map)

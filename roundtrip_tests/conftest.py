@@ -58,6 +58,19 @@ def sample(files: list[Path], n: int) -> list[Path]:
     return [files[int(i * step)] for i in range(n)]
 
 
+def _ptxas():
+    """The ptxas the project itself would use (ptx2py.verify.tools: PATH, $CUDA_HOME, the CUDA wheels,
+    Triton's), so a machine where `.[test]` installed ptxas from pip runs the ptxas tests too."""
+    from ptx2py.verify import tools
+
+    tool = tools.find_ptxas(None)[0]
+    return tool.path if tool is not None else None
+
+
+PTXAS = _ptxas()
+needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="no ptxas found (ptx2py.verify.tools' search)")
+
+
 def needs(folder: Path):
     return pytest.mark.skipif(not folder.is_dir(), reason=f"{folder} is not present on this machine")
 

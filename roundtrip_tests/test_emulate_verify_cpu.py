@@ -2,17 +2,16 @@
 inputs; identical kernels match bit for bit, an edit that changes the arithmetic is a mismatch
 (exit 1) with a per-buffer summary."""
 
-import shutil
 from pathlib import Path
 
-import pytest
+from conftest import needs_ptxas
 
 from ptx2py.cli import ptx2py_main
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "corpus" / "ptx" / "nvcc" / "elementwise.sm_80.ptx"
 
-pytestmark = pytest.mark.skipif(shutil.which("ptxas") is None, reason="verify assembles with ptxas")
+pytestmark = needs_ptxas   # verify assembles with ptxas
 
 
 def test_unedited_kernel_matches_on_the_cpu(tmp_path, capsys):

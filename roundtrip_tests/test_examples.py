@@ -4,11 +4,10 @@ that the linter accepts, and that ptxas assembles for the module's target."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT
+from conftest import PTXAS, ROOT, needs_ptxas
 
 from ptx2py import ptxgrammar
 from ptx2py.lint import lint_module
@@ -35,13 +34,13 @@ def test_example_round_trips_and_lints_clean(emitted):
     assert lint_module(module, path.name) == []
 
 
-@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH")
+@needs_ptxas
 def test_example_assembles_with_ptxas(emitted, tmp_path):
     path, ptx = emitted
     target = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M).group(1)
     src = tmp_path / f"{path.stem}.ptx"
     src.write_text(ptx)
-    proc = subprocess.run(["ptxas", f"-arch={target}", "-o", str(tmp_path / "out.cubin"), str(src)],
+    proc = subprocess.run([PTXAS, f"-arch={target}", "-o", str(tmp_path / "out.cubin"), str(src)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 

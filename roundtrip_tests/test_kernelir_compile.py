@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shutil
 import subprocess
 
 import pytest
+from conftest import PTXAS, needs_ptxas
 
 from ptx2py import cli, transpile
 from ptx2py.kernelir import PROBLEM_NAMES, CompileError, compile_kernel, ir, load_problem
@@ -37,13 +37,12 @@ def walk(stmts):
             yield from walk(getattr(s, attr, ()) or ())
 
 
+@needs_ptxas
 @pytest.mark.parametrize("name, target", CASES)
 def test_ptxas_accepts(name, target, tmp_path):
-    if shutil.which("ptxas") is None:
-        pytest.skip("ptxas is not on PATH")
     src = tmp_path / f"{name}.ptx"
     src.write_text(compiled(name, target))
-    r = subprocess.run(["ptxas", f"-arch={target}", "-o", "/dev/null", str(src)],
+    r = subprocess.run([PTXAS, f"-arch={target}", "-o", "/dev/null", str(src)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
@@ -176,10 +175,10 @@ def test_odd_tree_and_xor_swizzle_compile(tmp_path):
     text = compile_kernel(k)
     assert text.count("bar.sync 0;") == 1 + 3 + 1
     assert "xor.b32" in text and "max.f32" in text
-    if shutil.which("ptxas"):
+    if PTXAS:
         p = tmp_path / "k.ptx"
         p.write_text(text)
-        assert subprocess.run(["ptxas", "-arch=sm_90a", "-o", "/dev/null", str(p)]).returncode == 0
+        assert subprocess.run([PTXAS, "-arch=sm_90a", "-o", "/dev/null", str(p)]).returncode == 0
 
 
 def test_cli_compiles_and_writes_python(tmp_path):

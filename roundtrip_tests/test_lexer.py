@@ -13,7 +13,7 @@ from pygments.token import Error, Keyword, Name, Operator  # noqa: E402
 
 from ptx2py.highlight.lexer import PtxLexer  # noqa: E402
 
-EXTERNAL_DIR = EXTERNAL if EXTERNAL.is_dir() else Path("/work/shared/corpus-external")
+EXTERNAL_DIR = EXTERNAL
 
 SNIPPET = """\
 .version 8.7

@@ -7,14 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import EXTERNAL as SHARED_EXTERNAL
+from conftest import PROBES as SHARED_PROBES
 
 from ptx2py import ptxgrammar
 from ptx2py.transpile import DSLError, ptx_to_python, python_to_ptx
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = sorted((ROOT / "corpus" / "ptx").glob("*/*.ptx"))
-EXTERNAL = sorted(Path("/work/shared/corpus-external").glob("**/*.ptx"))
-PROBES = sorted(Path("/work/shared/ptx-syntax-probes/accepted").glob("*.ptx"))
+EXTERNAL = sorted(SHARED_EXTERNAL.glob("**/*.ptx"))   # ../shared beside the repository (conftest)
+PROBES = sorted((SHARED_PROBES / "accepted").glob("*.ptx"))
 
 
 def _sample(files, n=30):
@@ -191,8 +193,8 @@ def test_style_records_first_operand_gaps_by_instruction_family():
     from ptx2py.transpile.style import preset_table
 
     # one family's gap is the module's own entry or the nvcc preset's (nvcc's usual wmma.mma gap)
-    assert '"wmma.mma"' in style or '"wmma.load"' in style or ("first", "Instruction",
-                                                               "wmma.mma") in preset_table("nvcc")
+    assert ('"wmma.mma"' in style or '"wmma.load"' in style
+            or ("first", "Instruction", "wmma.mma") in preset_table("nvcc"))
 
 
 def test_line_info_builds_take_their_own_preset():

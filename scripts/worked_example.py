@@ -217,7 +217,7 @@ mbarrier pipeline, `wgmma.mma_async.m64n128k16`).
 {format_report(report)}
 ```
 
-5. On a GPU: `ptx2py verify --run {BASE.relative_to(ROOT)} examples/worked_matmul/matmul_edited.py`
+5. On a GPU: `ptx2py verify {BASE.relative_to(ROOT)} examples/worked_matmul/matmul_edited.py --run gpu`
    launches both kernels with the same seeded inputs (launch description:
    `corpus/launch/triton/{BASE.stem}.json`), compares the output buffer bit for bit and times both.
    Result of the last regeneration:

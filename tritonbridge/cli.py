@@ -59,8 +59,8 @@ def _values(items: list[str]) -> tuple[dict, dict]:
         v, _, init = v.partition(":")
         if init:
             inits[name] = init
-        values[name] = [int(x) for x in v.split("x")] if "x" in v and v.replace("x",
-                                                                                "").isdigit() else constexpr_value(v)
+        shape = "x" in v and v.replace("x", "").isdigit()
+        values[name] = [int(x) for x in v.split("x")] if shape else constexpr_value(v)
     return values, inits
 
 
@@ -101,8 +101,18 @@ def _private_cache() -> None:
     atexit.register(shutil.rmtree, folder, True)
 
 
+def _check_outputs(args) -> None:
+    """k.py, k.ptx and k.json refused before Triton compiles (OutputError): a missing or read-only
+    folder, a folder, the kernel's own source."""
+    from ptx2py.outfile import check_output
+
+    py = Path(args.output)
+    for out in (py, py.with_suffix(".ptx"), py.with_suffix(".json")):
+        check_output(str(out), (args.kernel.partition("::")[0],))
+
+
 def run_from_triton(args) -> int:
-    from ptx2py.outfile import write_atomic
+    from ptx2py.outfile import OutputError, write_atomic
 
     from .compile import compile_kernel, from_cache_dir, load_kernel, record_triton_root
     from .errors import BridgeError
@@ -110,6 +120,7 @@ def run_from_triton(args) -> int:
     from .outputs import outputs
 
     try:
+        _check_outputs(args)
         if Path(args.kernel).is_dir():
             build, inits, like, values = from_cache_dir(args.kernel), {}, None, {}
         else:
@@ -125,14 +136,21 @@ def run_from_triton(args) -> int:
     except BridgeError as e:
         print(str(e) if ": error: " in str(e) else f"error: {e}", file=sys.stderr)
         return EXIT_INPUT
+    except OutputError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INPUT
     except (OSError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as e:  # noqa: BLE001 - Triton itself fails in many ways (asserts in its launcher helpers)
         print(f"{args.kernel}: error: {type(e).__name__}: {e}", file=sys.stderr)
         return EXIT_INPUT
-    for path, text in files.items():
-        write_atomic(path, text)
+    try:
+        for path, text in files.items():
+            write_atomic(path, text)
+    except OutputError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INPUT
     side = json.loads(files[str(Path(args.output).with_suffix(".json"))])
     print(f"wrote {', '.join(files)} ({side['kernel']}, sm_{side['target']['capability']})", file=sys.stderr)
     for m in side.get("incomplete", ()):
@@ -141,7 +159,7 @@ def run_from_triton(args) -> int:
 
 
 def run_to_triton(args) -> int:
-    from ptx2py.outfile import write_atomic
+    from ptx2py.outfile import OutputError, write_atomic
 
     from .errors import BridgeError
     from .override import CACHE_NOTE, place
@@ -156,8 +174,15 @@ def run_to_triton(args) -> int:
             print(str(e), file=sys.stderr)
             return EXIT_INPUT
         raise
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(str(target), ptx)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(str(target), ptx)
+    except OutputError as e:
+        print(str(e), file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as e:
+        print(f"{args.out}: error: {e.strerror}", file=sys.stderr)
+        return EXIT_INPUT
     print(f"wrote {target}", file=sys.stderr)
     print(CACHE_NOTE, file=sys.stderr)
     print("\n".join(env))

@@ -35,6 +35,7 @@ from ptx2py.launch.plan import (  # noqa: F401  (re-exported: the plans belong t
     compare,
     entry_info,
     host_array,
+    input_array,
     kernel_specs,
     launch_request,
     param_layout,
@@ -308,7 +309,7 @@ class Session:
     same buffers serve the base and the edited kernel (reset to the seeded inputs before each
     checked launch)."""
 
-    def __init__(self, gpu: Gpu, ptx_text: str, spec: dict):
+    def __init__(self, gpu: Gpu, ptx_text: str, spec: dict, inputs: dict | None = None):
         import numpy as np
 
         self.gpu, self.spec = gpu, spec
@@ -322,7 +323,9 @@ class Session:
         try:
             for p in self.plans:
                 if p.role in ("buffer", "tensormap"):
-                    self.host[p.index] = host_array(p, rng)
+                    made = host_array(p, rng)           # always drawn: the seeded stream stays aligned
+                    given = (inputs or {}).get(p.arg)
+                    self.host[p.index] = made if given is None else input_array(p, given, made)
                     self.dev[p.index] = gpu.alloc(p.nbytes)
                 elif p.role == "scratch" and p.nbytes > 0:
                     self.scratch[p.index] = (gpu.alloc(p.nbytes), p.nbytes)
@@ -427,30 +430,36 @@ def gpu_absent(e: BaseException) -> bool:
 
 def run_pair(base_ptx_path: str, edited_ptx: str, *, repeat: int = 50, warmup: int = 5,
              rtol: float | None = None, atol: float | None = None, kernel: str | None = None,
-             base_ptx: str | None = None, sync_timeout_s: float = 60.0) -> dict:
+             base_ptx: str | None = None, sync_timeout_s: float = 60.0, launch: dict | None = None,
+             sidecar: str | None = None, inputs: dict | None = None) -> dict:
     """Launch the base module (file) and the edited PTX (text) with the same seeded inputs,
     compare every buffer (bitwise, or within rtol/atol when given) and time both (median of
     `repeat` launches after `warmup`, CUDA events). One result per sidecar kernel present in
     both modules (or just `kernel`).
 
+    `launch` (a checked sidecar, from `sidecar`) defaults to the sidecar found for the base;
+    `inputs` by buffer name replace the seeded ones.
+
     status: match | mismatch | error | skipped."""
-    side = sidecar_for(base_ptx_path)
-    if side is None:
-        return _skip(f"no launch sidecar JSON for {base_ptx_path} under {LAUNCH}")
+    if launch is None:
+        found = sidecar_for(base_ptx_path)
+        if found is None:
+            return _skip(f"no launch sidecar JSON for {base_ptx_path}")
+        launch, sidecar = json.loads(found.read_text()), str(found)
+    side = Path(sidecar or "launch")
     why = skip_reason()
     if why:
         return _skip(why)
     gpu = get_gpu()
     base_text = base_ptx if base_ptx is not None else Path(base_ptx_path).read_text()
-    specs = [s for s in kernel_specs(json.loads(side.read_text()))
-             if kernel is None or s["kernel"] == kernel]
+    specs = [s for s in kernel_specs(launch) if kernel is None or s["kernel"] == kernel]
     if not specs:
         return {"status": "error", "message": f"--run: no sidecar kernel {kernel!r} in {side.name}"}
     results = []
     for spec in specs:
         try:
             results.append(run_spec(gpu, base_text, edited_ptx, spec, repeat=repeat, warmup=warmup,
-                                    rtol=rtol, atol=atol, sync_timeout_s=sync_timeout_s))
+                                    rtol=rtol, atol=atol, sync_timeout_s=sync_timeout_s, inputs=inputs))
         except Exception as e:  # noqa: BLE001 - report, keep going
             results.append({"kernel": spec.get("kernel"), "status": "error",
                             "error": f"{type(e).__name__}: {e}"})
@@ -469,10 +478,10 @@ def run_pair(base_ptx_path: str, edited_ptx: str, *, repeat: int = 50, warmup: i
 
 
 def run_spec(gpu: Gpu, base_text: str, edited_text: str, spec: dict, *, repeat=50, warmup=5,
-             rtol=None, atol=None, sync_timeout_s=60.0) -> dict:
+             rtol=None, atol=None, sync_timeout_s=60.0, inputs: dict | None = None) -> dict:
     name = spec["kernel"]
     ed_entry = entry_info(edited_text, name)
-    sess = Session(gpu, base_text, spec)
+    sess = Session(gpu, base_text, spec, inputs)
     modules = []
     try:
         if [p.size for p in ed_entry.params] != [p.param.size for p in sess.plans]:

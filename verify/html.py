@@ -4,7 +4,6 @@ instruction mix as tables, the meaningful SASS changes, and the side-by-side ali
 from __future__ import annotations
 
 from html import escape
-from pathlib import Path
 
 from .report import verdict
 
@@ -89,4 +88,6 @@ def render_html(report: dict) -> str:
 
 
 def write_html(report: dict, path) -> None:
-    Path(path).write_text(render_html(report))
+    from ptx2py.outfile import write_atomic
+
+    write_atomic(str(path), render_html(report))     # whole or nothing, like every other output

@@ -191,8 +191,8 @@ def run_sentryward(ptx_text: str, doc: dict, timeout: int) -> dict:
     try:
         return json.loads(r.stdout)
     except json.JSONDecodeError:
-        return {"result": "tool_failure", "diagnostics": [{"code": "no_json",
-                                                           "message": (r.stderr or r.stdout)[-2000:]}]}
+        tail = (r.stderr or r.stdout)[-2000:]
+        return {"result": "tool_failure", "diagnostics": [{"code": "no_json", "message": tail}]}
 
 
 # --- same-warp duplicate stores ------------------------------------------------------------------
@@ -273,14 +273,18 @@ def race_count(ptx_text: str, doc: dict, timeout: int) -> int | None:
     return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 
-def launch_specs(ptx_path: str) -> list[dict]:
-    """Every kernel's launch spec from the sidecar of `ptx_path` (RaceSetupError without one)."""
+def launch_specs(ptx_path: str, sidecar: str | None = None) -> list[dict]:
+    """Every kernel's launch spec from `sidecar`, else the sidecar found for `ptx_path`
+    (launch.sidecar.find_sidecar; RaceSetupError without one)."""
     from ptx2py.launch import plan as lp
 
-    sidecar = lp.sidecar_for(ptx_path)
+    sidecar = Path(sidecar) if sidecar else lp.sidecar_for(ptx_path)
     if sidecar is None:
-        raise RaceSetupError(f"no launch sidecar for {ptx_path} in corpus/launch")
-    return [dict(spec, sidecar=str(sidecar)) for spec in lp.kernel_specs(json.loads(sidecar.read_text()))]
+        raise RaceSetupError(f"no launch sidecar for {ptx_path} (beside it, or the corpus's own in corpus/launch)")
+    from ptx2py.launch.sidecar import load_sidecar
+
+    data = load_sidecar(sidecar).data            # checked as for --run: a SidecarError is located in it
+    return [dict(spec, sidecar=str(sidecar)) for spec in lp.kernel_specs(data)]
 
 
 def launch_spec(ptx_path: str) -> dict:
@@ -362,7 +366,7 @@ def _beyond_duplicates(base: dict, raw: dict, ptx_text: str, doc: dict, timeout:
 
 
 def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: dict[int, int] | None = None,
-              cap: int = 128, timeout: int = 300) -> dict:
+              cap: int = 128, timeout: int = 300, sidecar: str | None = None) -> dict:
     """Every kernel of the sidecar, base and edited, through SentryWard:
     {"kernels": {name: {"base": ..., "edited": ...}}, "finding": bool}, or a reason it did not run."""
     why = sentryward_available()
@@ -371,7 +375,7 @@ def race_pair(base_path: str, edited_ptx: str, *, edited_name: str, line_map: di
     from ptx2py.ptxgrammar import read_ptx
 
     try:
-        specs = launch_specs(base_path)
+        specs = launch_specs(base_path, sidecar)
     except RaceSetupError as e:
         return {"status": "skipped", "finding": False, "message": f"--races skipped: {e}"}
     base_ptx = read_ptx(base_path)

@@ -174,7 +174,8 @@ def _has_shared(mods):
 
 
 def _tensor_operand(scope, node, rank):
-    """[tensorMap, {c0, ...}] -> f(w, m) -> (map addresses, coords (n, rank))."""
+    """[tensorMap, {c0, ...}] -> f(w, m) -> (map addresses, signed coords (n, rank)); the ISA
+    declares the coordinates .s32."""
     if not isinstance(node, Address) or len(node.items) != 2 or not isinstance(node.items[1], Vector):
         raise NotEmulated("tensor operand is not [tensorMap, {coordinates}]")
     base, coords = node.items
@@ -183,8 +184,8 @@ def _tensor_operand(scope, node, rank):
         raise NotEmulated(f"{len(coords.items)} coordinates for a {rank}d tensor copy")
     read_coords = [scope.decoder.reader(c, S32) for c in coords.items]
 
-    def read(w, m):
-        return read_base(w, m), np.stack([r(w, m).astype(np.int64) for r in read_coords], 1)
+    def read(w, m):      # raw u32 bits -> signed: a box may start before the tensor (padding)
+        return read_base(w, m), np.stack([r(w, m).view(np.int32).astype(np.int64) for r in read_coords], 1)
     return read
 
 

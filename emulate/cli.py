@@ -42,15 +42,20 @@ def _save_npz(path, arrays: dict) -> None:
 
 
 def _finish(result, args) -> int:
-    for r in result.reports:
-        print(r.render(), file=sys.stderr)
+    from .errors import fault_site, group_reports, render_grouped
+    from .sanitizer import MAX_REPORTS
+
+    for line in render_grouped(result.reports, MAX_REPORTS):     # each fault site once; --json: all
+        print(line, file=sys.stderr)
     if args.output:
         _save_npz(args.output, result.outputs)
     if getattr(args, "json", None):
         stats = {k: v for k, v in result.stats.items() if k != "ptx"}
         from ptx2py.outfile import write_atomic
 
-        write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
+        sites = [{"kind": g[0].kind, "site": fault_site(g[0])[1], "reports": len(g)}
+                 for g in group_reports(result.reports)]
+        write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports], "sites": sites,
                                             "stats": stats}, indent=1, default=_plain) + "\n")
     return EXIT_REPORT if result.reports else EXIT_OK
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ptx2py.launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
 
-from .errors import EmulationError, python_ptx_name
+from .errors import EmulationError, python_ptx_name, render_grouped
 from .frontend import reduced_launch, run
 
 MAX_CTAS = 4
@@ -73,7 +73,7 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
         results.append({"kernel": spec["kernel"], "status": status, "buffers": rows, "reports": reports,
                         "grid": small["grid"], "full_grid": spec["grid"]})
         lines.append(format_rows(spec["kernel"], rows))
-        lines += reports
+        lines += render_grouped(a.reports + edited_reports)     # each fault site once (JSON: every report)
     statuses = {r["status"] for r in results}
     status = next((s for s in ("error", "report", "mismatch") if s in statuses), "match")
     lines.append(f"CPU engine ({status}): {len(results)} kernel(s) at reduced launches of at most "

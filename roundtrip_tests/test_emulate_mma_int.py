@@ -148,3 +148,130 @@ def test_triton_int8_dot_for_sm80_runs_and_matches_numpy(tmp_path):
     b = res.outputs["b_ptr"].astype(np.int64).reshape(64, 32)
     assert a.min() < 0 < a.max()
     assert np.array_equal(res.outputs["c_ptr"].reshape(32, 32), a @ b)
+
+
+# --- wgmma with s8/u8 inputs -------------------------------------------------------------------------------
+def _core_matrix_image(mat, lbo=128, sbo=256):
+    """Bytes of a K-major operand (rows x 32 one-byte elements) in the canonical layout without
+    swizzle (PTX ISA "Shared Memory Matrix Layout"): 8x16-byte core matrices, the next K chunk
+    `lbo` bytes on, the next 8 rows `sbo` bytes on."""
+    rows, kb = mat.shape
+    img = np.zeros(rows // 8 * sbo, np.uint8)
+    for r in range(rows):
+        for j in range(kb):
+            img[(r // 8) * sbo + (j // 16) * lbo + (r % 8) * 16 + j % 16] = np.uint8(int(mat[r, j]) & 0xFF)
+    return img
+
+
+def _wgmma_kernel(at, bt, sat):
+    desc_bits = (128 >> 4) << 16 | (256 >> 4) << 32
+    return ".version 8.4\n.target sm_90a\n.address_size 64\n" + f""".visible .entry k(.param .u64 ga, .param .u64 gb,
+  .param .u64 gc, .param .u64 out)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .shared .align 128 .b8 sa[2048];
+  .shared .align 128 .b8 sb[256];
+  ld.param.u64 %rd1, [ga];
+  ld.param.u64 %rd2, [gb];
+  ld.param.u64 %rd3, [gc];
+  ld.param.u64 %rd4, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 16;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.v4.u32 {{%r2, %r3, %r4, %r5}}, [%rd6];
+  mov.u32 %r6, sa;
+  shl.b32 %r7, %r1, 4;
+  add.s32 %r8, %r6, %r7;
+  st.shared.v4.u32 [%r8], {{%r2, %r3, %r4, %r5}};
+  setp.lt.u32 %p1, %r1, 16;
+  add.s64 %rd7, %rd2, %rd5;
+  @%p1 ld.global.v4.u32 {{%r2, %r3, %r4, %r5}}, [%rd7];
+  mov.u32 %r9, sb;
+  add.s32 %r8, %r9, %r7;
+  @%p1 st.shared.v4.u32 [%r8], {{%r2, %r3, %r4, %r5}};
+  add.s64 %rd8, %rd3, %rd5;
+  ld.global.v4.u32 {{%r10, %r11, %r12, %r13}}, [%rd8];
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  shr.u32 %r20, %r6, 4;
+  cvt.u64.u32 %rd10, %r20;
+  or.b64 %rd10, %rd10, {desc_bits};
+  shr.u32 %r21, %r9, 4;
+  cvt.u64.u32 %rd11, %r21;
+  or.b64 %rd11, %rd11, {desc_bits};
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k32{'.satfinite' if sat else ''}.s32.{at}.{bt} {{%r10, %r11, %r12, %r13}},
+    %rd10, %rd11, 1;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  add.s64 %rd9, %rd4, %rd5;
+  st.global.v4.u32 [%rd9], {{%r10, %r11, %r12, %r13}};
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("at,bt,sat", [("s8", "s8", False), ("s8", "s8", True), ("u8", "s8", True),
+                                       ("u8", "u8", False), ("s8", "u8", True)])
+def test_wgmma_with_integer_inputs_is_exact_and_wraps_or_saturates(at, bt, sat):
+    rng = np.random.default_rng(len(at + bt) + sat)
+    A, B = _values(rng, at, (64, 32)), _values(rng, bt, (8, 32))       # B as [N, K], K-major
+    A[0, :], B[0, :] = A.max(), B.max()
+    C = rng.integers(-(1 << 31), 1 << 31, (64, 8))
+    C[0, :] = (1 << 31) - 1 - rng.integers(0, 50, 8)
+    rc = np.zeros((128, 4), np.int64)
+    for tid in range(128):
+        warp, lane = tid // 32, tid % 32
+        for i in range(4):
+            rc[tid, i] = C[16 * warp + (lane >> 2) + 8 * ((i >> 1) & 1), 2 * (lane & 3) + (i & 1)]
+    inputs = {"ga": _core_matrix_image(A), "gb": _core_matrix_image(B),
+              "gc": (rc & 0xFFFFFFFF).astype(np.uint32).view(np.uint8)}
+    spec = {"kernel": "k", "grid": [1, 1, 1], "block": [128, 1, 1], "seed": 0,
+            "args": [{"name": n, "kind": "pointer", "dtype": "u8", "count": int(v.size), "init": "zeros"}
+                     for n, v in inputs.items()] +
+                    [{"name": "out", "kind": "pointer", "dtype": "u32", "count": 512, "init": "zeros"}]}
+    res = run(_wgmma_kernel(at, bt, sat), spec, inputs)
+    assert res.clean, res.reports
+    exact = C + A @ B.T
+    want = np.clip(exact, -(1 << 31), (1 << 31) - 1) if sat else (exact + (1 << 31)) % (1 << 32) - (1 << 31)
+    out = res.outputs["out"].view(np.int32).reshape(128, 4)
+    got = np.zeros((64, 8), np.int64)
+    for tid in range(128):
+        warp, lane = tid // 32, tid % 32
+        for i in range(4):
+            got[16 * warp + (lane >> 2) + 8 * ((i >> 1) & 1), 2 * (lane & 3) + (i & 1)] = out[tid, i]
+    assert (exact[0] > (1 << 31) - 1).any()
+    assert np.array_equal(got, want)
+
+
+# --- tcgen05.mma kind::i8 ---------------------------------------------------------------------------------
+SM100 = Path(__file__).resolve().parent.parent / "corpus" / "ptx" / "nvcc" / "tcgen05_sm100.sm_100a.ptx"
+F8_IDESC = 135266320        # the kernel's kind::f8f6f4 descriptor: f32 D, e4m3 A and B, N = 64, M = 128
+
+
+@pytest.mark.parametrize("at,bt", [(1, 1), (0, 1), (0, 0)])       # 0 = u8, 1 = s8 (instruction descriptor)
+def test_tcgen05_mma_kind_i8_is_exact(at, bt):
+    """The nvcc tmem_roundtrip kernel with its one tcgen05.mma made kind::i8 (descriptor: s32 D,
+    A/B u8 or s8): tiles of in[i % 64] / in[i % 32] bytes through 128B-swizzled descriptors, the
+    first 8 accumulator columns of each row back through tcgen05.ld."""
+    import copy
+
+    side = json.loads((SM100.parent.parent.parent / "launch" / "nvcc" / (SM100.stem + ".json")).read_text())
+    spec = copy.deepcopy(next(k for k in side["kernels"] if k["kernel"] == "tmem_roundtrip"))
+    spec["seed"] = side["seed"]
+    idesc = (F8_IDESC & ~(0x3F << 4)) | 2 << 4 | at << 7 | bt << 10
+    text = SM100.read_text()
+    assert f"mov.b32 \t%r29, {F8_IDESC};" in text
+    text = text.replace(f"mov.b32 \t%r29, {F8_IDESC};", f"mov.b32 \t%r29, {idesc};")
+    text = text.replace("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r7]", "tcgen05.mma.cta_group::1.kind::i8 [%r7]")
+    res = run(text, spec, filename=SM100.name)
+    assert res.clean, res.reports
+    x = (res.outputs["in"] & 0xFF).astype(np.int64)
+    signed = lambda v, s: np.where(v >= 128, v - 256, v) if s else v  # noqa: E731
+    rows, j = np.arange(128)[:, None], np.arange(32)[None, :]
+    swz = j ^ ((rows & 7) << 4)                # the kernel's 128B swizzle, as the fp8 test reads it
+    a, b = signed(x[swz % 64], at), signed(x[swz[:64] % 32], bt)
+    want = (a @ b.T)[:, :8]
+    assert np.array_equal(res.outputs["out"].view(np.int32).reshape(128, 8), want)

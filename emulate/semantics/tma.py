@@ -20,6 +20,7 @@ from .. import memory as M
 from ..asyncops import AsyncOp, CommitGroups, SharedWrite
 from ..errors import NotEmulated
 from ..operands import constant
+from ..sync_coverage import coverage_of
 from ..tensormaps import tensor_maps_of
 from ..types import TYPES
 from . import cp_async, mbarrier, sites
@@ -287,6 +288,7 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
                                  "space", where, key="tma-dst")
         return
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
+    coverage_of(machine).async_write(w.cta, idx)
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     _overwrite_pending_write(w, idx, name, where)
     if sites.active():
@@ -429,6 +431,7 @@ def _bulk_wait(instr, scope):
 
     def run(w, m):
         groups = _bulk_groups(w)
+        coverage_of(machine).wait(machine.where_now(w), instr.name, keep, len(groups.groups))
         if any(not op.done for g in groups.groups[:max(len(groups.groups) - keep, 0)] for op in g):
             sites.note(instr)
         groups.wait(machine.asyncs, keep)

@@ -31,6 +31,7 @@ from ptx2py.ptxgrammar.tree import Register, Vector
 from ..asyncops import AsyncOp, CommitGroups
 from ..errors import NotEmulated
 from ..operands import constant
+from ..sync_coverage import coverage_of
 from ..tensormaps import swizzle
 from ..types import TYPES
 from . import sites
@@ -327,6 +328,7 @@ def _wait(instr, scope):
     def run(w, m):
         state = state_of(w)
         groups = state.groups
+        coverage_of(machine).wait(machine.where_now(w), instr.name, keep, len(groups.groups))
         done = max(len(groups.groups) - keep, 0)
         watched = []
         if sites.active():

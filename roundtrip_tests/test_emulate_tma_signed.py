@@ -10,7 +10,7 @@ import pytest
 
 from ptx2py.emulate.frontend import run
 
-HEAD = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+HEAD = ".version 8.6\n.target sm_90a\n.address_size 64\n"
 
 
 def _kernel(box_bytes: int) -> str:
@@ -109,3 +109,65 @@ def test_tma_box_at_negative_coordinates_loads_and_stores_its_in_bounds_part(c0,
             if 0 <= y < shape[0] and 0 <= x < shape[1]:
                 written[y, x] = src[y, x]
     assert np.array_equal(res.outputs["dst"].reshape(shape), written)
+
+
+def _nan_fill_kernel() -> str:
+    """A 2d fp32 tensor map built in global memory with tensormap.replace, OOB fill NaN
+    (CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA), then one box loaded at (c0, c1)."""
+    fields = [("global_address", "b64", None, "%rd3"), ("rank", "b32", None, "1"), ("elemtype", "b32", None, "7"),
+              ("fill_mode", "b32", None, "1"), ("global_dim", "b32", 0, "12"), ("global_dim", "b32", 1, "10"),
+              ("global_stride", "b64", 0, "48"), ("box_dim", "b32", 0, "4"), ("box_dim", "b32", 1, "4"),
+              ("element_stride", "b32", 0, "1"), ("element_stride", "b32", 1, "1")]
+    replaces = "".join(f"  tensormap.replace.tile.{f}.global.b1024.{t} [%rd4], {'' if o is None else f'{o}, '}{v};\n"
+                       for f, t, o, v in fields)
+    return HEAD + f""".visible .entry k(.param .u64 src, .param .u64 map, .param .u64 out, .param .u32 k_c0,
+  .param .u32 k_c1)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 1024 .b8 smem[64];
+  ld.param.u64 %rd3, [src];
+  ld.param.u64 %rd4, [map];
+  ld.param.u64 %rd0, [out];
+  ld.param.u32 %r20, [k_c0];
+  ld.param.u32 %r21, [k_c1];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+{replaces}  fence.proxy.tensormap::generic.release.gpu;
+  fence.proxy.tensormap::generic.acquire.gpu [%rd4], 128;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  fence.proxy.async.shared::cta;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;
+  cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes [smem], [%rd4, {{%r20, %r21}}], [bar];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra WAIT;
+""" + "".join(f"  ld.shared.v4.u32 {{%r2, %r3, %r4, %r5}}, [smem+{16 * c}];\n"
+              f"  st.global.v4.u32 [%rd0+{16 * c}], {{%r2, %r3, %r4, %r5}};\n" for c in range(4)) + """DONE:
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("c0,c1", [(-3, -2), (10, 8), (-1, 4), (2, 3)])
+def test_tma_box_at_negative_coordinates_fills_outside_elements_with_the_maps_nan(c0, c1):
+    args = [{"name": "src", "kind": "pointer", "dtype": "fp32", "count": 120, "init": "randn"},
+            {"name": "map", "kind": "pointer", "dtype": "u8", "count": 128, "init": "zeros"},
+            {"name": "out", "kind": "pointer", "dtype": "fp32", "count": 16, "init": "zeros"},
+            {"name": "c0", "kind": "scalar", "dtype": "i32", "value": c0},
+            {"name": "c1", "kind": "scalar", "dtype": "i32", "value": c1}]
+    spec = {"kernel": "k", "args": args, "grid": [1, 1, 1], "block": [32, 1, 1], "seed": 5, "shared": 0}
+    res = run(_nan_fill_kernel(), spec)
+    assert res.clean, res.reports
+    src = res.outputs["src"].reshape(10, 12)
+    got = res.outputs["out"].reshape(4, 4)
+    for i in range(4):
+        for j in range(4):
+            y, x = c1 + i, c0 + j
+            if 0 <= y < 10 and 0 <= x < 12:
+                assert got[i, j] == src[y, x]
+            else:
+                assert np.isnan(got[i, j])

@@ -44,8 +44,11 @@ def _save_npz(path, arrays: dict) -> None:
 def _finish(result, args) -> int:
     from .errors import fault_site, group_reports, render_grouped
     from .sanitizer import MAX_REPORTS
-    from .sync_coverage import notes
+    from .sync_coverage import coverage_line, notes
 
+    line = coverage_line(result.stats)
+    if line:
+        print(line, file=sys.stderr)
     for line in notes(result.stats):          # what the launch left unexercised (not a finding)
         print(line, file=sys.stderr)
     for line in render_grouped(result.reports, MAX_REPORTS):     # each fault site once, then a summary

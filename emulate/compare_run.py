@@ -14,7 +14,7 @@ from ptx2py.launch.plan import canon_dtype, compare, kernel_specs, sidecar_for
 
 from .errors import EmulationError, python_ptx_name, render_grouped
 from .frontend import reduced_launch, run
-from .sync_coverage import notes
+from .sync_coverage import coverage_line, notes
 
 MAX_CTAS = 4
 
@@ -76,7 +76,7 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
                         "grid": small["grid"], "full_grid": spec["grid"], "coverage": b.stats["coverage"]})
         lines.append(format_rows(spec["kernel"], rows))
         lines += render_grouped(a.reports + edited_reports)     # each fault site once (JSON: every report)
-        lines += notes(b.stats)
+        lines += [x for x in (coverage_line(b.stats),) if x] + notes(b.stats)
         if gaps and status == "match":
             lines.append(f"{spec['kernel']}: the match does not cover the pipeline at this launch "
                          f"({len(gaps)} gap{'s' if len(gaps) > 1 else ''} above)")

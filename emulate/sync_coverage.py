@@ -99,6 +99,31 @@ def coverage_of(machine) -> SyncCoverage:
     return cov
 
 
+def coverage_line(stats: dict) -> str | None:
+    """One line of what the launch exercised (None: the kernel has no pipeline synchronisation)."""
+    cov = stats.get("coverage") or {}
+    parts = []
+    phases = cov.get("mbarrier_phases") or {}
+    if phases:
+        lo, hi = min(phases.values()), max(phases.values())
+        parts.append(f"{len(phases)} mbarrier{'s' if len(phases) > 1 else ''} completed "
+                     f"{lo if lo == hi else f'{lo}-{hi}'} phase{'' if lo == hi == 1 else 's'}")
+    refills = cov.get("stage_refills")
+    if refills is not None:
+        parts.append(f"shared stages refilled up to {refills} time{'s' if refills != 1 else ''}")
+    waits = cov.get("waits") or {}
+    if waits:
+        idle = sum(1 for w in waits.values() if 0 < w["keep"] and w["max_outstanding"] <= w["keep"])
+        parts.append(f"{len(waits)} group wait{'s' if len(waits) > 1 else ''}"
+                     + (f" ({idle} never waited)" if idle else ""))
+    bars = cov.get("barriers") or {}
+    if bars:
+        short = sum(1 for b in bars.values() if b["warps_reached"] < b["warps"])
+        parts.append(f"{len(bars)} CTA barrier{'s' if len(bars) > 1 else ''}"
+                     + (f" ({short} not reached by every warp)" if short else ", every warp at each"))
+    return "coverage: " + "; ".join(parts) if parts else None
+
+
 def notes(stats: dict) -> list[str]:
     """The lines `run` prints for a launch that left the pipeline unexercised."""
     gaps = (stats.get("coverage") or {}).get("gaps") or []

@@ -1,5 +1,5 @@
 """Synchronisation coverage on every run (emulate/sync_coverage.py): at the worked example's small
-launch (K = 128, a 4-stage TMA+WGMMA ring) no stage is refilled and no mbarrier phase wraps, and
+launch (K = 128, its TMA+WGMMA ring of 3 mbarriers) no stage is refilled and no mbarrier phase wraps, and
 `run` / `verify --run cpu` say so; at K = 512 the ring wraps and nothing is left unexercised. The
 racing `wgmma.wait_group 1 -> 2` edit is named at its line at the small launch."""
 
@@ -43,6 +43,8 @@ def test_run_names_a_wait_that_waited_for_nothing(tmp_path, capsys):
     launch.write_text(json.dumps(matmul_launch(256, 256, 128)))
     assert ptx2py_main(["run", str(ptx), "--launch", str(launch)]) == 0     # clean: the race never runs
     err = capsys.readouterr().err
+    assert ("coverage: 3 mbarriers completed 0-1 phases; shared stages refilled up to 0 times; 3 group waits "
+            "(1 never waited)") in err
     assert (f"note: pipeline not exercised at this launch: {ptx}:{line}:2: wgmma.wait_group.sync.aligned 2 "
             "never had more than 2 groups outstanding: it waited for nothing") in err
 

@@ -48,14 +48,25 @@ def check_outputs(args, inputs) -> None:
 def _finish(result, args) -> int:
     from ptx2py.outfile import OutputError, write_atomic
 
-    for r in result.reports:
-        print(r.render(), file=sys.stderr)
+    from .errors import fault_site, group_reports, render_grouped
+    from .sanitizer import MAX_REPORTS
+    from .sync_coverage import coverage_line, notes
+
+    line = coverage_line(result.stats)
+    if line:
+        print(line, file=sys.stderr)
+    for line in notes(result.stats):          # what the launch left unexercised (not a finding)
+        print(line, file=sys.stderr)
+    for line in render_grouped(result.reports, MAX_REPORTS):     # each fault site once, then a summary
+        print(line, file=sys.stderr)
     try:
         if args.output:
             _save_npz(args.output, result.outputs)
         if getattr(args, "json", None):
             stats = {k: v for k, v in result.stats.items() if k != "ptx"}
-            write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports],
+            sites = [{"kind": g[0].kind, "site": fault_site(g[0])[1], "reports": len(g)}
+                     for g in group_reports(result.reports)]
+            write_atomic(args.json, json.dumps({"reports": [r.to_json() for r in result.reports], "sites": sites,
                                                 "stats": stats}, indent=1, default=_plain) + "\n")
     except OutputError as e:
         return _err(str(e))

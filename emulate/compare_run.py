@@ -11,8 +11,9 @@ import numpy as np
 
 from ptx2py.launch.plan import InputsError, canon_dtype, compare, kernel_specs
 
-from .errors import EmulationError, python_ptx_name
+from .errors import EmulationError, python_ptx_name, render_grouped
 from .frontend import reduced_launch, run
+from .sync_coverage import coverage_line, notes
 
 MAX_CTAS = 4
 
@@ -73,10 +74,15 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: d
                           for r in b.reports]
         reports = [r.render() for r in a.reports + edited_reports]
         status = "report" if reports else "match" if all(r["ok"] for r in rows) else "mismatch"
+        gaps = b.stats["coverage"]["gaps"]        # what the edited kernel's launch left unexercised
         results.append({"kernel": spec["kernel"], "status": status, "buffers": rows, "reports": reports,
-                        "grid": small["grid"], "full_grid": spec["grid"]})
+                        "grid": small["grid"], "full_grid": spec["grid"], "coverage": b.stats["coverage"]})
         lines.append(format_rows(spec["kernel"], rows))
-        lines += reports
+        lines += render_grouped(a.reports + edited_reports)     # each fault site once (JSON: every report)
+        lines += [x for x in (coverage_line(b.stats),) if x] + notes(b.stats)
+        if gaps and status == "match":
+            lines.append(f"{spec['kernel']}: the match does not cover the pipeline at this launch "
+                         f"({len(gaps)} gap{'s' if len(gaps) > 1 else ''} above)")
     statuses = {r["status"] for r in results}
     status = next((s for s in ("error", "report", "mismatch") if s in statuses), "match")
     lines.append(f"CPU engine ({status}): {len(results)} kernel(s) at reduced launches of at most "

@@ -29,6 +29,7 @@ from .errors import EmulationError
 from .machine import Machine
 from .program import Program
 from .sanitizer import Sanitizer
+from .sync_coverage import coverage_of
 
 
 @dataclass
@@ -143,7 +144,8 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     stats = {"kernel": name, "grid": list(machine.grid), "block": list(machine.block),
              "warp_instructions": machine.steps, "thread_instructions": machine.thread_steps,
              "seconds": seconds, "schedule": schedule,
-             "thread_instructions_per_second": machine.thread_steps / seconds if seconds > 0 else 0.0}
+             "thread_instructions_per_second": machine.thread_steps / seconds if seconds > 0 else 0.0,
+             "coverage": coverage_of(machine).summary()}
     executed = {id(s.code.instructions[i]) for s in machine.scopes.values()
                 for i, op in enumerate(s.ops) if op is not None}
     return Result(outputs, reports, stats, executed, machine.observer)

@@ -78,9 +78,9 @@ def _f64_lanes_exact(hi, lo, ok, fn, *args):
     """Replace the lanes where the fast pair is not exact by the Fraction fallback."""
     redo = ~ok & np.logical_and.reduce([np.isfinite(a) for a in args])
     if np.any(redo):
-        h, lw = fraction_pairs(fn, *(a[redo] for a in args))
+        h, low = fraction_pairs(fn, *(a[redo] for a in args))
         hi, lo = hi.copy(), lo.copy()
-        hi[redo], lo[redo] = h, lw
+        hi[redo], lo[redo] = h, low
     return hi, lo
 
 
@@ -124,9 +124,9 @@ def pair_div(a, b, fmt):
     if fmt == "f64":
         redo = ~ok & np.isfinite(a) & np.isfinite(b) & (b != 0) & (a != 0)
         if np.any(redo):
-            h, lw = fraction_pairs(lambda x, y: x / y, a[redo], b[redo])
+            h, low = fraction_pairs(lambda x, y: x / y, a[redo], b[redo])
             q, lo = q.copy(), lo.copy()
-            q[redo], lo[redo] = h, lw
+            q[redo], lo[redo] = h, low
     return q, lo
 
 
@@ -235,11 +235,16 @@ def _f64_in(bits):
 
 def _fma_f64_nearest(x, y, z):
     r, ok = fma_nearest_f64(x, y, z)
-    redo = ~ok & np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+    special = ~(np.isfinite(x) & np.isfinite(y) & np.isfinite(z))
+    if np.any(special):       # the error-free transforms give NaN on inf (inf - inf): IEEE's specials
+        with np.errstate(invalid="ignore", over="ignore"):
+            plain = np.where(np.isfinite(x) & np.isfinite(y), z, x * y + z)   # finite product + inf = inf
+        r = np.where(special, plain, r)
+    redo = ~ok & ~special
     if np.any(redo):
         r = r.copy()
         r[redo] = fraction_pairs(lambda p, q, t: p * q + t, x[redo], y[redo], z[redo])[0]
-    zero = (r == 0) & ok
+    zero = (r == 0) & ~special        # the rational lanes too (a product that two_prod cannot split)
     if np.any(zero):                              # exact zeros: the IEEE sign of a zero sum
         r = np.where(zero, _zero_sign(r, "rn", x * y, z), r)
     return r

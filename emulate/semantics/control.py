@@ -18,6 +18,7 @@ from ..errors import NotEmulated, Trap
 from ..operands import constant
 from ..program import EXIT, code_branchtargets
 from ..sanitizer import thread_name
+from ..sync_coverage import coverage_of
 from ..types import TYPES
 from ..warp import BLOCKED, READY, Frame
 
@@ -235,6 +236,8 @@ def _barrier(instr, scope):
                 "barrier-divergence", f"{label} reached by only part of warp {w.index}: "
                 f"{thread_name(cta, w, missing)} does not arrive", cta.machine.where_now(w),
                 thread=thread_name(cta, w, missing))
+        if count is None:
+            coverage_of(cta.machine).barrier_reached(cta.machine.where_now(w), label, cta, w)
         bar = cta.barriers.setdefault(bar_id, {"arrived": 0, "waiting": [], "count": count, "values": []})
         if count is not None:
             bar["count"] = count

@@ -11,6 +11,7 @@ from ptx2py.ptxgrammar.tree import Address, Register
 from ..asyncops import SharedWrite
 from ..errors import NotEmulated
 from ..operands import constant
+from ..sync_coverage import coverage_of
 from ..types import TYPES
 
 
@@ -62,6 +63,7 @@ def _cp_async(instr, scope):
                                          "cp.async destination outside shared memory", True)
         if ok.any():
             op = SharedWrite(machine.asyncs, w, lanes[ok], machine.where_now(w), d[ok], rows[ok])
+            coverage_of(machine).async_write(w.cta, (d[ok][:, None] + np.arange(size)).reshape(-1))
             machine.asyncs.groups(w).open.append(machine.asyncs.issue(op))
     return run
 
@@ -76,7 +78,11 @@ def _wait_group(instr, scope):
     if keep is None:
         raise NotEmulated(f"{instr.name} with a register count")
     machine = scope.machine
-    return lambda w, m: _wait(machine, w, keep)
+
+    def run(w, m):
+        coverage_of(machine).wait(machine.where_now(w), instr.name, keep, len(machine.asyncs.groups(w).groups))
+        _wait(machine, w, keep)
+    return run
 
 
 def _wait(machine, w, keep: int) -> None:

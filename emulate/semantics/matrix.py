@@ -120,8 +120,26 @@ def _layout_m16n8k32_8():
     return a, b
 
 
+def _layout_int(k: int, per_reg: int):
+    """8-bit (per_reg 4) and 4-bit (per_reg 8) integer inputs of m16n8k16/k32/k64 (PTX ISA,
+    "Matrix Fragments for mma.m16n8k16/k32/k64" with .s8/.u8/.s4/.u4): A's element i of a lane
+    is row groupID (+8 for the second group of per_reg elements of each 2*per_reg), column
+    threadID_in_group*per_reg + i % per_reg (+ 4*per_reg for each further half of K); B's
+    element i is row threadID_in_group*per_reg + i % per_reg (+ 4*per_reg per half), column
+    groupID."""
+    na, nb = k // 2, k // 4                   # A elements per lane (16*k/32), B (8*k/32)
+    ia, ib = np.arange(na), np.arange(nb)
+    half = 4 * per_reg                        # K columns one group of threads covers
+    a = (G[:, None] + 8 * ((ia // per_reg) & 1), per_reg * T[:, None] + ia % per_reg + half * (ia // (2 * per_reg)))
+    b = (per_reg * T[:, None] + ib % per_reg + half * (ib // per_reg), np.broadcast_to(G[:, None], (32, nb)))
+    return a, b
+
+
 # (shape, input type) -> (K, layout)
+INT_INPUTS = {".s8": (8, True), ".u8": (8, False), ".s4": (4, True), ".u4": (4, False)}   # bits, signed
 LAYOUTS = {
+    **{(f".m16n8k{k}", t): (k, _layout_int(k, 4)) for k in (16, 32) for t in (".s8", ".u8")},
+    **{(f".m16n8k{k}", t): (k, _layout_int(k, 8)) for k in (32, 64) for t in (".s4", ".u4")},
     (".m16n8k16", ".f16"): (16, _layout_m16n8k16()), (".m16n8k16", ".bf16"): (16, _layout_m16n8k16()),
     (".m16n8k8", ".f16"): (8, _layout_m16n8k8_16()), (".m16n8k8", ".bf16"): (8, _layout_m16n8k8_16()),
     (".m16n8k8", ".tf32"): (8, _layout_m16n8k8_tf32()),
@@ -154,11 +172,16 @@ def _decode(words, ty):
 def _mma(instr, scope):
     mods = instr.modifiers
     shape = next((m for m in mods if m.startswith(".m") and "n" in m and "k" in m), None)
-    types = [m for m in mods if m in TYPES]
+    types = [m for m in mods if m in TYPES or m in INT_INPUTS]      # .s4/.u4 are no register types
     if ".sp" in mods or ".row" not in mods or ".col" not in mods or len(types) != 4:
         raise NotEmulated(instr.name)
     dtype, atype, btype, ctype = types
-    if dtype != ".f32" or ctype != ".f32" or atype != btype or (shape, atype) not in LAYOUTS:
+    integer = atype in INT_INPUTS
+    if integer:      # s8/u8 (and s4/u4) may mix signedness; D = C + A·B in s32, wrapped or .satfinite
+        ok = dtype == ctype == ".s32" and btype in INT_INPUTS and INT_INPUTS[btype][0] == INT_INPUTS[atype][0]
+    else:
+        ok = dtype == ".f32" and ctype == ".f32" and atype == btype and ".satfinite" not in mods
+    if not ok or (shape, atype) not in LAYOUTS:
         raise NotEmulated(instr.name)
     k, ((a_row, a_col), (b_k, b_n)) = LAYOUTS[(shape, atype)]
     d, a, b, c = instr.operands
@@ -167,10 +190,13 @@ def _mma(instr, scope):
     dec = scope.decoder
     ra = [dec.reader(x, B32) for x in a.items]
     rb = [dec.reader(x, B32) for x in b.items]
-    rc = [dec.reader(x, TYPES[".f32"]) for x in (c.items if isinstance(c, Vector) else ())]
-    wd = [dec.writer(x, TYPES[".f32"]) for x in d.items]
-    if len(rc) != 4 or len(wd) != 4:
-        raise NotEmulated(instr.name)
+    rc = [dec.reader(x, TYPES[ctype]) for x in (c.items if isinstance(c, Vector) else ())]
+    wd = [dec.writer(x, TYPES[dtype]) for x in d.items]
+    if len(rc) != 4 or len(wd) != 4 or len(ra) != a_row.shape[1] * _bits(atype) // 32 \
+            or len(rb) != b_k.shape[1] * _bits(btype) // 32:
+        raise NotEmulated(f"{instr.name}: {len(ra)} A / {len(rb)} B registers do not fit the shape")
+    if integer:
+        return _mma_int(instr, ra, rb, rc, wd, (a_row, a_col), (b_k, b_n), k, atype, btype)
 
     def run(w, m):
         if not m.all():
@@ -189,6 +215,47 @@ def _mma(instr, scope):
         out = D[C_ROW, C_COL]
         for i, wr in enumerate(wd):
             wr(w, m, np.ascontiguousarray(out[:, i]).view(np.uint32))
+    return run
+
+
+def _bits(ty: str) -> int:
+    return INT_INPUTS[ty][0] if ty in INT_INPUTS else TYPES[ty].bits
+
+
+def int_elements(words: np.ndarray, ty: str) -> np.ndarray:
+    """Registers (32, nregs) of packed .s8/.u8/.s4/.u4 -> int64 elements (32, nregs * per),
+    element 0 in each register's low bits."""
+    bits, signed = INT_INPUTS[ty]
+    per = 32 // bits
+    v = (words.astype(np.int64)[:, :, None] >> (bits * np.arange(per))) & ((1 << bits) - 1)
+    if signed:
+        v = np.where(v >= 1 << (bits - 1), v - (1 << bits), v)
+    return v.reshape(len(words), -1)
+
+
+def s32_result(acc: np.ndarray, satfinite: bool) -> np.ndarray:
+    """Exact int64 sums -> s32 bits: clamped with .satfinite, wrapped modulo 2^32 otherwise."""
+    if satfinite:
+        acc = np.clip(acc, -(1 << 31), (1 << 31) - 1)
+    return (acc & 0xFFFFFFFF).astype(np.uint32)
+
+
+def _mma_int(instr, ra, rb, rc, wd, a_layout, b_layout, k, atype, btype):
+    """Integer mma.sync: every product and sum exact (int64), then s32."""
+    sat = ".satfinite" in instr.modifiers
+
+    def run(w, m):
+        if not m.all():
+            raise NotEmulated(f"{instr.name} with inactive lanes (.aligned needs the whole warp)")
+        A = np.zeros((16, k), np.int64)
+        B = np.zeros((k, 8), np.int64)
+        A[a_layout] = int_elements(np.stack([r(w, m) for r in ra], 1), atype)
+        B[b_layout] = int_elements(np.stack([r(w, m) for r in rb], 1), btype)
+        C = np.zeros((16, 8), np.int64)
+        C[C_ROW, C_COL] = np.stack([r(w, m) for r in rc], 1).astype(np.uint32).view(np.int32)
+        out = s32_result(C + A @ B, sat)[C_ROW, C_COL]
+        for i, wr in enumerate(wd):
+            wr(w, m, np.ascontiguousarray(out[:, i]))
     return run
 
 

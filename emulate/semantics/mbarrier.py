@@ -28,6 +28,7 @@ from ptx2py.ptxgrammar.tree import Address, Sink
 from ..errors import NotEmulated
 from ..memory import SHARED_WINDOW, WINDOW_SIZE
 from ..operands import constant
+from ..sync_coverage import coverage_of
 from ..types import TYPES
 from ..warp import BLOCKED, READY
 from . import sites
@@ -139,6 +140,7 @@ def _maybe_complete(cta, bar: MBarrier) -> None:
     bar.landed.extend((bar.phase, op) for op in bar.attached)
     bar.attached = []
     bar.phase += 1
+    coverage_of(cta.machine).phase_completed(cta, shared_name(cta, bar.offset))
     bar.pending = bar.expected
     for w in bar.waiters:
         w.state = READY
@@ -204,6 +206,7 @@ def _init(instr, scope):
         table = barriers_of(w.cta)
         for off, c in zip(offsets(w, m), count(w, m)):
             table[int(off)] = MBarrier(int(off), int(c), machine.where_now(w))
+            coverage_of(machine).mbarrier_initialised(w.cta, shared_name(w.cta, int(off)))
     return run
 
 

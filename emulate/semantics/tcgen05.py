@@ -1,5 +1,5 @@
 """Blackwell tensor memory and MMA (sm_100a, cta_group::1): tcgen05.alloc/dealloc/
-relinquish_alloc_permit, tcgen05.mma (kind::f16, tf32, f8f6f4 with e4m3/e5m2), tcgen05.commit
+relinquish_alloc_permit, tcgen05.mma (kind::f16, tf32, f8f6f4 with e4m3/e5m2, i8), tcgen05.commit
 (mbarrier::arrive::one), tcgen05.ld/st (32x32b shape), tcgen05.wait::ld/st, tcgen05.fence.
 
 Tensor memory (PTX ISA, "Tensor Memory"): per CTA 128 lanes x 512 columns of 32-bit cells; an
@@ -35,6 +35,7 @@ from ..errors import NotEmulated
 from ..operands import constant
 from ..types import TYPES
 from . import mbarrier
+from .matrix import s32_result
 from .tma import async_read, check_fenced, hold_reads, release_reads
 from .wgmma import INPUTS, descriptor_addresses, element_values
 
@@ -42,7 +43,8 @@ LANES, COLUMNS = 128, 512
 U32, U64, PRED, B32 = TYPES[".u32"], TYPES[".u64"], TYPES[".pred"], TYPES[".b32"]
 TC_SWIZZLE = {0: 0, 2: 1, 4: 2, 6: 3}        # tcgen05 descriptor code -> wgmma descriptor code
 KINDS = {"kind::f16": ({0: ".f16", 1: ".bf16"}, 16), "kind::tf32": ({2: ".tf32"}, 8),
-         "kind::f8f6f4": ({0: ".e4m3", 1: ".e5m2"}, 32)}
+         "kind::f8f6f4": ({0: ".e4m3", 1: ".e5m2"}, 32), "kind::i8": ({0: ".u8", 1: ".s8"}, 32)}
+D_TYPE = {"kind::i8": 2}         # instruction descriptor bits 4-5: 1 = f32, 2 = s32 (integer kinds)
 
 
 class TensorMemory:
@@ -164,9 +166,12 @@ def _mma(instr, scope):
             adesc, bdesc, idw = int(read_a(w, m)[i]), int(read_b(w, m)[i]), int(read_i(w, m)[i])
             use_d = bool(en) if en is not None else bool(read_en(w, m)[i])
             dtype, at, bt = (idw >> 4) & 3, (idw >> 7) & 7, (idw >> 10) & 7
-            if dtype != 1 or at not in types or bt not in types or idw & 0b111:
-                raise NotEmulated(f"{instr.name} with instruction descriptor {idw:#x} (f32 accumulators, "
-                                  "dense, A/B types of the kind)")
+            integer = kind in D_TYPE      # s32 += u8/s8 exactly; descriptor bit 3 saturates
+            if dtype != D_TYPE.get(kind, 1) or at not in types or bt not in types or idw & 0b111 \
+                    or integer and idw >> 13 & 3:
+                raise NotEmulated(f"{instr.name} with instruction descriptor {idw:#x} (f32 or, for kind::i8, "
+                                  "s32 accumulators, dense, A/B types of the kind, no negation of integers)")
+            sat = bool(idw >> 3 & 1)
             atype, btype = types[at], types[bt]
             neg_a, neg_b = -1.0 if idw >> 13 & 1 else 1.0, -1.0 if idw >> 14 & 1 else 1.0
             ta, tb = bool(idw >> 15 & 1), bool(idw >> 16 & 1)
@@ -193,7 +198,7 @@ def _mma(instr, scope):
 
             def compute(a_idx=a_idx, b_idx=b_idx, rows=rows, cols=cols, use_d=use_d, atype=atype,
                         btype=btype, neg_a=neg_a, neg_b=neg_b, mm=mm, n=n, ea=ea, eb=eb, where=where,
-                        a_cells=a_cells):
+                        a_cells=a_cells, integer=integer, sat=sat):
                 with np.errstate(all="ignore"):
                     if a_cells is not None:
                         raw = np.ascontiguousarray(tm.cells[a_cells]).view(np.uint8).reshape(mm, k, ea)
@@ -203,9 +208,14 @@ def _mma(instr, scope):
                     B = element_values(async_read(cta, w, b_idx.reshape(-1), instr.name, where)
                                        .reshape(n, k, eb), btype) * neg_b
                     D = A @ B.T
-                    if use_d:
-                        D = D + tm.cells[np.ix_(rows, cols)].view(np.float32)
-                    tm.cells[np.ix_(rows, cols)] = D.astype(np.float32).view(np.uint32)
+                    if integer:        # integers below 2^53: float64 is exact
+                        if use_d:
+                            D = D + tm.cells[np.ix_(rows, cols)].view(np.int32)
+                        tm.cells[np.ix_(rows, cols)] = s32_result(D.astype(np.int64), sat)
+                    else:
+                        if use_d:
+                            D = D + tm.cells[np.ix_(rows, cols)].view(np.float32)
+                        tm.cells[np.ix_(rows, cols)] = D.astype(np.float32).view(np.uint32)
                 sub = tm.pending[np.ix_(rows, cols)]
                 tm.pending[np.ix_(rows, cols)] = np.where(sub == op_ref[0].id, -1, sub)
                 if a_cells is not None:

@@ -20,6 +20,7 @@ from .. import memory as M
 from ..asyncops import AsyncOp, CommitGroups, SharedWrite
 from ..errors import NotEmulated
 from ..operands import constant
+from ..sync_coverage import coverage_of
 from ..tensormaps import tensor_maps_of
 from ..types import TYPES
 from . import cp_async, mbarrier, sites
@@ -174,7 +175,8 @@ def _has_shared(mods):
 
 
 def _tensor_operand(scope, node, rank):
-    """[tensorMap, {c0, ...}] -> f(w, m) -> (map addresses, coords (n, rank))."""
+    """[tensorMap, {c0, ...}] -> f(w, m) -> (map addresses, signed coords (n, rank)); the ISA
+    declares the coordinates .s32."""
     if not isinstance(node, Address) or len(node.items) != 2 or not isinstance(node.items[1], Vector):
         raise NotEmulated("tensor operand is not [tensorMap, {coordinates}]")
     base, coords = node.items
@@ -183,8 +185,8 @@ def _tensor_operand(scope, node, rank):
         raise NotEmulated(f"{len(coords.items)} coordinates for a {rank}d tensor copy")
     read_coords = [scope.decoder.reader(c, S32) for c in coords.items]
 
-    def read(w, m):
-        return read_base(w, m), np.stack([r(w, m).astype(np.int64) for r in read_coords], 1)
+    def read(w, m):      # raw u32 bits -> signed: a box may start before the tensor (padding)
+        return read_base(w, m), np.stack([r(w, m).view(np.int32).astype(np.int64) for r in read_coords], 1)
     return read
 
 
@@ -286,6 +288,7 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
                                  "space", where, key="tma-dst")
         return
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
+    coverage_of(machine).async_write(w.cta, idx)
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     _overwrite_pending_write(w, idx, name, where)
     if sites.active():
@@ -428,6 +431,7 @@ def _bulk_wait(instr, scope):
 
     def run(w, m):
         groups = _bulk_groups(w)
+        coverage_of(machine).wait(machine.where_now(w), instr.name, keep, len(groups.groups))
         if any(not op.done for g in groups.groups[:max(len(groups.groups) - keep, 0)] for op in g):
             sites.note(instr)
         groups.wait(machine.asyncs, keep)

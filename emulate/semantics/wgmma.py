@@ -31,18 +31,22 @@ from ptx2py.ptxgrammar.tree import Register, Vector
 from ..asyncops import AsyncOp, CommitGroups
 from ..errors import NotEmulated
 from ..operands import constant
+from ..sync_coverage import coverage_of
 from ..tensormaps import swizzle
 from ..types import TYPES
 from . import sites
-from .matrix import _decode, _layout_m16n8k16
+from .matrix import _decode, _layout_int, _layout_m16n8k16, int_elements, s32_result
 from .tma import async_read, check_fenced, hold_reads, release_reads
 
 LANE = np.arange(32)
 G, T = LANE >> 2, LANE & 3
 B32, U64, PRED, F32 = TYPES[".b32"], TYPES[".u64"], TYPES[".pred"], TYPES[".f32"]
 DESC_SWIZZLE = {0: (0, 16), 1: (3, 128), 2: (2, 64), 3: (1, 32)}   # descriptor code -> (tensor map code, span)
-INPUTS = {".f16": (2, 16), ".bf16": (2, 16), ".tf32": (4, 8), ".e4m3": (1, 32), ".e5m2": (1, 32)}  # -> (bytes, K)
+INPUTS = {".f16": (2, 16), ".bf16": (2, 16), ".tf32": (4, 8), ".e4m3": (1, 32), ".e5m2": (1, 32),
+          ".s8": (1, 32), ".u8": (1, 32)}  # -> (bytes, K)
+INTEGER = {".s8": np.int8, ".u8": np.uint8}
 (A_ROW, A_COL), _ = _layout_m16n8k16()
+(A8_ROW, A8_COL), _ = _layout_int(32, 4)     # an 8-bit A from registers: mma.m16n8k32's A fragment
 
 
 def descriptor_addresses(desc: int, rows: int, k: int, esize: int, mn_major: bool = False) -> np.ndarray:
@@ -86,6 +90,8 @@ _FP8: dict = {}
 def element_values(raw: np.ndarray, ty: str) -> np.ndarray:
     """Bytes (..., esize) of elements of `ty` -> float64 (...); fp8 through the numerics' cvt
     (a 256-entry table)."""
+    if ty in INTEGER:
+        return raw[..., 0].view(INTEGER[ty]).astype(np.float64)
     if ty in (".e4m3", ".e5m2"):
         if ty not in _FP8:
             words = (np.arange(256, dtype=np.uint32) * 0x10001)[:, None]     # the byte in both halves
@@ -193,8 +199,14 @@ def _mma_async(instr, scope):
     if shape is None or len(types) != 3:
         raise NotEmulated(instr.name)
     dtype, atype, btype = types
-    if dtype != ".f32" or atype != btype or atype not in INPUTS:
+    integer = atype in INTEGER       # .s32 += s8/u8 (mixed signedness), exact, wrapped or .satfinite
+    if integer:
+        ok = dtype == ".s32" and btype in INTEGER
+    else:
+        ok = dtype == ".f32" and atype == btype and atype in INPUTS and ".satfinite" not in mods
+    if not ok:
         raise NotEmulated(instr.name)
+    sat = ".satfinite" in mods
     esize, k = INPUTS[atype]
     n = int(shape[5:shape.index("k")])
     if shape != f".m64n{n}k{k}":
@@ -203,9 +215,9 @@ def _mma_async(instr, scope):
     a_regs = isinstance(a, Vector)
     imm = [constant(x) for x in imms]
     transposable = atype in (".f16", ".bf16")       # only these have imm-trans operands
-    if None in imm or len(imm) != 2 + transposable * (1 if a_regs else 2):
+    if None in imm or len(imm) != (0 if integer else 2) + transposable * (1 if a_regs else 2):
         raise NotEmulated(f"{instr.name}: scale/transpose operands must be immediates")
-    scale_a, scale_b = imm[0], imm[1]
+    scale_a, scale_b = (1, 1) if integer else (imm[0], imm[1])
     trans_a, trans_b = ((0, imm[2]) if a_regs else (imm[2], imm[3])) if transposable else (0, 0)
     if not isinstance(d, Vector) or len(d.items) != n // 2:
         raise NotEmulated(f"{instr.name}: expected {n // 2} accumulator registers")
@@ -217,7 +229,7 @@ def _mma_async(instr, scope):
     writers = [dec.writer(x, F32) for x in d.items]
     read_b = dec.reader(b, U64)
     read_a = [dec.reader(x, B32) for x in a.items] if a_regs else dec.reader(a, U64)
-    if a_regs and (atype not in (".f16", ".bf16") or len(a.items) != 4):
+    if a_regs and (atype not in (".f16", ".bf16", ".s8", ".u8") or len(a.items) != 4):
         raise NotEmulated(instr.name)
     sd = constant(scale_d)
     read_sd = None if sd is not None else dec.reader(scale_d, PRED)
@@ -243,7 +255,10 @@ def _mma_async(instr, scope):
         if a_regs:
             words = np.stack([r(w, m) for r in read_a], 1)
             A = np.zeros((16, k))
-            A[A_ROW, A_COL] = _decode(words, atype)
+            if integer:
+                A[A8_ROW, A8_COL] = int_elements(words, atype)
+            else:
+                A[A_ROW, A_COL] = _decode(words, atype)
             a_idx = None
         else:
             adesc = one_lane(read_a(w, m), "A", w)
@@ -256,7 +271,8 @@ def _mma_async(instr, scope):
                 del pend[r]
         owners = {pend.get(r) for r in regs}
         if owners == {None}:
-            c_now = np.stack([r(w, m) for r in readers], 1).view(np.float32) if use_c else None
+            c_now = np.stack([r(w, m) for r in readers], 1).view(np.int32 if integer else np.float32) \
+                if use_c else None
             chained = None
         elif len(owners) == 1:
             chained, c_now = owners.pop(), None
@@ -276,6 +292,8 @@ def _mma_async(instr, scope):
                 if use_c:
                     c = chained.value() if chained is not None else c_now
                     frag = frag + c.astype(np.float64)
+                if integer:          # every product and sum is an integer below 2^53: exact in float64
+                    return s32_result(frag.astype(np.int64), sat).view(np.int32)
                 return frag.astype(np.float32)
 
         op = machine.asyncs.issue(Wgmma(machine.asyncs, w, where, compute, regs, writers, w.stack[-1][3]))
@@ -310,6 +328,7 @@ def _wait(instr, scope):
     def run(w, m):
         state = state_of(w)
         groups = state.groups
+        coverage_of(machine).wait(machine.where_now(w), instr.name, keep, len(groups.groups))
         done = max(len(groups.groups) - keep, 0)
         watched = []
         if sites.active():

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 
+from gallery import BASE_PTX, matmul_launch
+
 from ptx2py.cli import ptx2py_main
 from ptx2py.emulate.errors import Report, group_reports, render_grouped
-from ptx2py.emulate.gallery import BASE_PTX, matmul_launch
 
 
 def _without_last_wait(tmp_path):

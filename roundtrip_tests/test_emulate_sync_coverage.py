@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from gallery import BASE_PTX, matmul_launch
 
 from ptx2py.cli import ptx2py_main
 from ptx2py.emulate.compare_run import run_pair_cpu
 from ptx2py.emulate.frontend import run
-from ptx2py.emulate.gallery import BASE_PTX, matmul_launch
+from ptx2py.launch.sidecar import check_sidecar, find_sidecar
 
 WAIT_1, WAIT_2 = "wgmma.wait_group.sync.aligned 1;", "wgmma.wait_group.sync.aligned 2;"
 
@@ -56,7 +57,8 @@ def test_verify_run_cpu_says_a_match_does_not_cover_the_pipeline(tmp_path):
     base.write_text(BASE_PTX.read_text())
     (tmp_path / "base.json").write_text(json.dumps(matmul_launch(256, 256, 128)))
     edited = BASE_PTX.read_text().replace(WAIT_1, WAIT_2)
-    out = run_pair_cpu(str(base), edited, edited_name="edited.ptx")
+    launch = check_sidecar(find_sidecar(str(base))).data
+    out = run_pair_cpu(str(base), edited, launch, edited_name="edited.ptx")
     assert out["status"] == "match"
     assert "the match does not cover the pipeline at this launch" in out["message"]
     assert "edited.ptx:" in out["message"] and "waited for nothing" in out["message"]
@@ -66,5 +68,6 @@ def test_verify_run_cpu_says_a_match_does_not_cover_the_pipeline(tmp_path):
 @pytest.mark.slow
 def test_the_corpus_sidecar_launch_catches_the_racing_wait_edit():
     edited = BASE_PTX.read_text().replace(WAIT_1, WAIT_2)
-    out = run_pair_cpu(str(BASE_PTX), edited, edited_name="edited.ptx")
+    launch = check_sidecar(find_sidecar(str(BASE_PTX))).data
+    out = run_pair_cpu(str(BASE_PTX), edited, launch, edited_name="edited.ptx")
     assert out["status"] == "report" and ": error: race: " in out["message"]

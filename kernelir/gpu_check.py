@@ -189,7 +189,9 @@ def torch_time_ms(run, reps=20):
 
 
 # ---------------------------------------------------------------- one problem
-def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
+def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool, details: dict | None = None):
+    """(ok, max abs error, our ms, torch ms); an output left at its initial fill is not ok
+    (details["untouched"] names them)."""
     kernel, meta = load_problem(name)
     params = {**meta["params"], **(meta["test_params"] if sizes == "test" else {})}
     inputs = make_inputs(name, params)
@@ -216,9 +218,14 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
         gpu.launch(func, grid, block, args)
         gpu.sync()
         worst, ok = 0.0, True
+        untouched = []
         for key, want in ref.items():
             host, dt, shape = outs[key]
+            fill = host.copy()
             got = from_device_layout(gpu.fetch(ptrs[key], host), dt).astype(np.float64).reshape(shape)
+            if host.tobytes() == fill.tobytes() and host.size:
+                untouched.append(key)
+                ok = False
             want = np.asarray(want, np.float64).reshape(shape)
             err = np.abs(got - want) - meta["rtol"] * np.abs(want)
             worst = max(worst, float(np.nanmax(np.abs(got - want))) if got.size else 0.0)
@@ -227,6 +234,8 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
                 bad = int(np.argmax(err.reshape(-1)))
                 print(f"  {name}[{sizes}].{key}: mismatch at {bad}: got {got.reshape(-1)[bad]!r}, "
                       f"want {want.reshape(-1)[bad]!r}")
+        if details is not None:
+            details["untouched"] = untouched
         ours = theirs = None
         if timing and sizes == "full":
             ours = gpu.time_ms(lambda: gpu.launch(func, grid, block, args))
@@ -235,9 +244,10 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
                 theirs = torch_time_ms(teq)
         return ok, worst, ours, theirs
     finally:
-        for p in ptrs.values():
-            gpu.cu.cuMemFree(p)
-        gpu.cu.cuModuleUnload(module)
+        from ptx2py.verify.gpu_run import release_all
+
+        release_all(lambda p: gpu.ck(gpu.cu.cuMemFree(p)), list(ptrs.values()))
+        gpu.ck(gpu.cu.cuModuleUnload(module))
 
 
 def main(argv=None) -> int:

@@ -59,7 +59,7 @@ def gpu_outputs(gpu, text: str, spec: dict, inputs: dict | None = None) -> dict:
     finally:
         sess.close()
         if module is not None:
-            gpu.cu.cuModuleUnload(module)
+            gpu.unload(module)
 
 
 def engine_outputs(label: str, text: str, spec: dict, inputs: dict | None = None):

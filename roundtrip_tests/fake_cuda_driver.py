@@ -3,7 +3,9 @@ GPU (PTX2PY_CUDA_DRIVER=fake_cuda_driver). Device memory is host memory; a "kern
 its name:
 
   double_it(src, dst, n)   dst[i] = 2 * src[i] for the first n f32 elements
-  untouched(...)           returns at once: writes nothing
+  untouched(...)           returns at once: writes nothing (its PTX does nothing either)
+  lost_launch(...)         writes nothing, though its PTX doubles like double_it (a launch that
+                           went wrong on the GPU side only)
   fault(...)               the launch "fails" asynchronously with 700 (illegal address), and every
                            later call in this process returns 700, as a real context's sticky error
   hang(...)                never completes (events stay not ready)

@@ -46,7 +46,8 @@ PTX = """.version 8.0
 DONE:
 \tret;
 }
-""" + "".join(f"""
+"""
+PTX = PTX + PTX[PTX.index(".visible .entry double_it"):].replace("double_it", "lost_launch") + "".join(f"""
 .visible .entry {name}(.param .u64 src, .param .u64 dst, .param .u32 n)
 {{
 \tret;
@@ -83,6 +84,7 @@ def stand_in(tmp_path, monkeypatch):
 def test_a_failing_child_does_not_stop_the_next_case(stand_in):
     ptx, env, _ = stand_in
     cases = [_case(ptx, "fault"), _case(ptx, "double_it"), _case(ptx, "hang"), _case(ptx, "untouched"),
+             _case(ptx, "lost_launch"),
              {**_case(ptx, "double_it", expect_gpu="differ"), "id": "t double_it expected to differ"}]
     rows = gpu_children.run_cases(cases, jobs=2, timeout_s=60, env=env)
     got = {r["id"]: r for r in rows}
@@ -91,10 +93,15 @@ def test_a_failing_child_does_not_stop_the_next_case(stand_in):
     assert got["t hang"]["result"] == "error" and "still running" in got["t hang"]["why"][0]
     assert got["t double_it"]["result"] == "pass", got["t double_it"]
     assert set(got["t double_it"]["builds"]) == {"nofma", "default"}
-    # the engine ran the same launch of `untouched` and agrees with the GPU: only the fill check fails it
-    bad = got["t untouched"]
-    assert bad["result"] == "FAIL" and bad["engine"]["status"] == "ran"
-    assert any("dst" in w and "unchanged from their initial fill" in w for w in bad["why"]), bad["why"]
+    # the engine ran the same launch of `untouched` and agrees with the GPU (both wrote nothing,
+    # as when a bad scalar makes both exit early): the fill check fails it
+    idle = got["t untouched"]
+    assert idle["result"] == "FAIL" and idle["engine"]["status"] == "ran"
+    assert idle["why"] == ["the reference writes no buffer: a launch that does no work proves nothing"]
+    # the GPU leaves the output the reference writes at its fill (a launch mistake on the GPU side)
+    lost = got["t lost_launch"]
+    assert lost["result"] == "FAIL" and lost["written"] == ["dst"]
+    assert any(w.startswith("nofma: output buffer(s) dst unchanged from their initial fill") for w in lost["why"])
     # a case that expects its output to differ from the reference (the store edit) fails when it
     # does not: here the kernel the GPU runs is the unedited one
     same = got["t double_it expected to differ"]

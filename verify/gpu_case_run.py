@@ -143,8 +143,13 @@ def numpy_reference(case: dict, spec: dict):
         def corpus(initial, outputs):
             return check(ref, _context(spec, initial, outputs))
 
+        def wants(initial):
+            want = ref.fn(_context(spec, initial, initial))
+            return [n for n, e in want.items()
+                    if np.asarray(e.want).astype(initial[n].dtype).tobytes() != initial[n].tobytes()]
+
         corpus.order_dependent = ref.order_dependent
-        corpus.wants = lambda initial: list(ref.fn(_context(spec, initial, initial)))
+        corpus.wants = wants
         return corpus
     gemm = gemm_for(case["kernel"])
     if gemm is not None:
@@ -153,7 +158,7 @@ def numpy_reference(case: dict, spec: dict):
             return [] if v["ok"] else [f"{v['what']}: max error {v['max_err']:.3g} beyond the bound"]
 
         gemm_check.order_dependent = frozenset()
-        gemm_check.wants = lambda initial: []
+        gemm_check.wants = lambda initial: None
         return gemm_check
     return None
 
@@ -169,7 +174,7 @@ def _worked_reference(spec: dict):
                                    f"(max abs error {v['max_abs_err']:.3g})"]
 
     worked.order_dependent = frozenset()
-    worked.wants = lambda initial: ["c_desc"]
+    worked.wants = lambda initial: None
     return worked
 
 
@@ -189,11 +194,17 @@ def differences(got: dict, want: dict, dtypes: dict, rtol: float, atol: float, s
 
 
 # ------------------------------------------------------------------------------ judging
-def unchanged(case: dict, initial: dict, outputs: dict, changed_by_reference: list) -> list[str]:
-    names = [n for n in case["must_change"] if n != CHANGED_BY_REFERENCE]
-    if CHANGED_BY_REFERENCE in case["must_change"]:
-        names += [n for n in changed_by_reference if n not in names]
-    return [n for n in names if n in outputs and outputs[n].tobytes() == initial[n].tobytes()]
+def written_buffers(case: dict, written_by_reference: list | None) -> list[str]:
+    """The buffers the kernel writes: those its reference changes from their fill (an output,
+    an in-place update), else (a reference that cannot say: a GEMM bound, the worked example's
+    check) the case's declared outputs (the zero-filled buffers)."""
+    if written_by_reference is not None and CHANGED_BY_REFERENCE in case["must_change"]:
+        return list(written_by_reference)
+    return [n for n in case["must_change"] if n != CHANGED_BY_REFERENCE]
+
+
+def unchanged(written: list[str], initial: dict, outputs: dict) -> list[str]:
+    return [n for n in written if n in outputs and outputs[n].tobytes() == initial[n].tobytes()]
 
 
 def _changed(initial: dict, after: dict) -> list[str]:
@@ -221,9 +232,11 @@ def engine_verdict(expect: str | None, engine: dict | None, numpy_diffs) -> str 
 
 
 def judge(case: dict, builds: dict, engine: dict | None, numpy_diffs: dict, engine_diffs: dict,
-          untouched: dict) -> tuple[str, list[str]]:
+          untouched: dict, written: list[str]) -> tuple[str, list[str]]:
     """pass | FAIL and why: `builds` per build name, the differences against numpy and the engine."""
     why = []
+    if not written and case["expect_gpu"] != "any":
+        why.append("the reference writes no buffer: a launch that does no work proves nothing")
     for build, names in untouched.items():
         if names:
             why.append(f"{build}: output buffer(s) {', '.join(names)} unchanged from their initial fill")
@@ -274,13 +287,15 @@ def run_case(case: dict, gpu=None, repeat: int = 0, warmup: int = 0) -> dict:
             engine_diffs[build] = differences(outs[build], engine["outputs"], dtypes, rtol, case["atol"], skip)
     if ref is not None and engine and engine["status"] == "ran":
         numpy_diffs["engine"] = ref(initial, engine["outputs"])
-    by_reference = []
+    by_reference = None
     if engine and engine["status"] == "ran":
         by_reference = _changed(initial, engine["outputs"])
     elif ref is not None:
         by_reference = ref.wants(initial)
-    untouched = {b: unchanged(case, initial, outs[b], by_reference) for b in builds}
-    result, why = judge(case, builds, engine, numpy_diffs, engine_diffs, untouched)
+    written = written_buffers(case, by_reference)
+    untouched = {b: unchanged(written, initial, outs[b]) for b in builds}
+    result, why = judge(case, builds, engine, numpy_diffs, engine_diffs, untouched, written)
+    row["written"] = written
     if engine is not None:
         row["engine"] = {k: v for k, v in engine.items() if k != "outputs"}
     return {**row, "result": result, "why": why, "builds": builds, "seconds": round(time.monotonic() - t0, 2)}

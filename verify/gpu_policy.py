@@ -86,6 +86,11 @@ class Policy:
         return f"{nofma}; default build rtol {self.default_rtol:.3g} atol {self.atol:.3g}"
 
 
+def _f64_only(text: str, cls: OpClass) -> bool:
+    """Every use of the class is an f64 operation (it rounds at 2^-53, not 2^-24)."""
+    return all(m.group(0).endswith(".f64") for m in re.finditer(cls.pattern, text))
+
+
 def uses(text: str, cls: OpClass) -> int:
     if not any(h in text for h in _hints(cls.pattern)):
         return 0
@@ -113,8 +118,11 @@ def kernel_policy(text: str, output_dtypes: list[str], loop_extent: int = 1, mag
     for c, n in found:
         if c.accumulates:
             terms = max(loop_extent, 1)
-            atol += c.rtol * terms / 16 * terms * magnitude if c.name == "mma" else c.rtol * terms * terms * magnitude
-            parts.append(f"{c.derivation} (K = {terms})")
+            # f64-only atomics round at u64; everything else accumulates in f32
+            u = c.rtol * (U64 / U32 if c.name == "float atomics" and _f64_only(text, c) else 1.0)
+            steps = terms / 16 if c.name == "mma" else terms
+            atol += u * steps * terms * magnitude
+            parts.append(f"{c.derivation} (terms = {terms}, each |term| <= {magnitude:g})")
         else:
             rtol += c.rtol * n
             parts.append(f"{c.derivation}; {n} use(s)")

@@ -55,7 +55,11 @@ def run_cases(cases: list[dict], jobs: int = 4, timeout_s: float = 120.0, env: d
               repeat: int = 0, warmup: int = 0, progress=None) -> list[dict]:
     """Rows in the cases' order. Timed cases run alone after the rest (their timings must not
     share the GPU); `progress(i, n, row)` is called as each row arrives."""
-    env = env or child_env()
+    env = dict(env or child_env())
+    cache = None
+    if "PTX2PY_CUBIN_CACHE" not in env:     # one assembly per module and build, shared by the children
+        cache = tempfile.TemporaryDirectory(prefix="ptx2py-cubins-")
+        env["PTX2PY_CUBIN_CACHE"] = cache.name
     untimed = [c for c in cases if not c.get("timed")]
     timed = [c for c in cases if c.get("timed")]
     rows: dict[str, dict] = {}
@@ -70,8 +74,12 @@ def run_cases(cases: list[dict], jobs: int = 4, timeout_s: float = 120.0, env: d
             progress(done, len(cases), row)
         return row
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        list(pool.map(one, untimed))
-    for case in timed:
-        one(case, repeat, warmup)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            list(pool.map(one, untimed))
+        for case in timed:
+            one(case, repeat, warmup)
+    finally:
+        if cache is not None:
+            cache.cleanup()
     return [rows[c["id"]] for c in cases]

@@ -92,6 +92,9 @@ def assemble_cubin(ptx: str, gpu_name: str, tool=None, fmad: bool = True) -> tup
     float operation rounds as the PTX text says (the build compared bit for bit with the engine)."""
     from .tools import find_ptxas
 
+    cache = _cubin_cache_path(ptx, gpu_name, tool, fmad)
+    if cache is not None and cache.is_file():
+        return cache.read_bytes(), cache.with_suffix(".tool").read_text()
     if tool is None:
         tool, found = find_ptxas(_ptx_version(ptx))
         if tool is None:
@@ -105,7 +108,26 @@ def assemble_cubin(ptx: str, gpu_name: str, tool=None, fmad: bool = True) -> tup
                            capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             raise RuntimeError(f"{tool.path} failed: {r.stderr.strip()[:2000]}")
-        return out.read_bytes(), tool.describe() + ("" if fmad else " --fmad=false")
+        image, desc = out.read_bytes(), tool.describe() + ("" if fmad else " --fmad=false")
+    if cache is not None:      # written whole, then renamed: children share the folder
+        part = cache.with_suffix(f".{os.getpid()}.part")
+        part.write_bytes(image)
+        cache.with_suffix(".tool").write_text(desc)
+        part.replace(cache)
+    return image, desc
+
+
+def _cubin_cache_path(ptx: str, gpu_name: str, tool, fmad: bool) -> Path | None:
+    """Where $PTX2PY_CUBIN_CACHE keeps the cubin of this PTX, target and build (the GPU suite
+    assembles each module once, not once per kernel); None without the variable or with an
+    explicit tool."""
+    import hashlib
+
+    folder = os.environ.get("PTX2PY_CUBIN_CACHE")
+    if not folder or tool is not None:
+        return None
+    key = hashlib.sha256(f"{gpu_name}\0{fmad}\0{ptx}".encode()).hexdigest()[:32]
+    return Path(folder) / f"{key}.cubin"
 
 
 # ----------------------------------------------------------------------------- driver layer

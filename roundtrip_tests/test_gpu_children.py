@@ -70,6 +70,12 @@ def _case(ptx: Path, kernel: str, **kw) -> dict:
             "default_rtol": 0.0, "must_change": ["dst", "*"], "timed": False, **kw}
 
 
+def _ir_case() -> dict:
+    from ptx2py.kernelir.gpu_check import ir_cases
+
+    return next(c for c in ir_cases("sm_90a") if c.id == "c ir scalar_add [test]").to_dict()
+
+
 @pytest.fixture()
 def stand_in(tmp_path, monkeypatch):
     ptx = tmp_path / "kernels.ptx"
@@ -85,7 +91,8 @@ def test_a_failing_child_does_not_stop_the_next_case(stand_in):
     ptx, env, _ = stand_in
     cases = [_case(ptx, "fault"), _case(ptx, "double_it"), _case(ptx, "hang"), _case(ptx, "untouched"),
              _case(ptx, "lost_launch"),
-             {**_case(ptx, "double_it", expect_gpu="differ"), "id": "t double_it expected to differ"}]
+             {**_case(ptx, "double_it", expect_gpu="differ"), "id": "t double_it expected to differ"},
+             _ir_case()]
     rows = gpu_children.run_cases(cases, jobs=2, timeout_s=60, env=env)
     got = {r["id"]: r for r in rows}
     assert [r["id"] for r in rows] == [c["id"] for c in cases]
@@ -106,6 +113,10 @@ def test_a_failing_child_does_not_stop_the_next_case(stand_in):
     # does not: here the kernel the GPU runs is the unedited one
     same = got["t double_it expected to differ"]
     assert same["result"] == "FAIL" and "expected to differ" in " ".join(same["why"])
+    # a kernel-IR problem runs in kernelir.gpu_check (the case names its runner); the stand-in
+    # runs no IR kernel, so its output stays at its fill and the case fails for it
+    ir = got["c ir scalar_add [test]"]
+    assert ir["result"] == "FAIL" and "output y unchanged from its initial fill" in ir["why"], ir
 
 
 @pytest.mark.slow

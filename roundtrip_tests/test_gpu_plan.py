@@ -23,7 +23,9 @@ PIPELINE_WORDS = ("cp.async.bulk.tensor", "wgmma.", "mbarrier.", ".reqnctaperclu
 
 @pytest.fixture(scope="module")
 def plan():
-    return gpu_cases.build_plan(90)
+    from ptx2py.kernelir.gpu_check import ir_cases
+
+    return gpu_cases.build_plan(90, ir_cases=ir_cases)
 
 
 def test_the_plan_has_no_problems(plan):

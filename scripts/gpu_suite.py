@@ -70,6 +70,12 @@ def host_check(case) -> str:
     return f"{len(plans)} params, grid {req['grid']}{cluster}"
 
 
+def plan(cc: int, args):
+    from ptx2py.kernelir.gpu_check import ir_cases
+
+    return gpu_cases.build_plan(cc, args.engine_targets.split(","), args.quick, args.parts, args.only, ir_cases)
+
+
 def estimate(cases, jobs: int) -> dict:
     """The suite's wall time from its cases: the GPU side of each case (a child's start, two
     cubins, the launches) and the engine side of each (d) case, spread over `jobs` children;
@@ -157,15 +163,14 @@ def main(argv=None) -> int:
 
     if args.plan_only:
         cc = int(args.device.removeprefix("sm_").rstrip("a"))
-        cases = gpu_cases.build_plan(cc, args.engine_targets.split(","), args.quick, args.parts, args.only)
-        return run_plan_only(cases, args)
+        return run_plan_only(plan(cc, args), args)
 
     why = gpu_run.skip_reason()
     if why:
         print(f"skip: {why}")
         return SKIP
     cc, device = device_cc()
-    cases = gpu_cases.build_plan(cc, args.engine_targets.split(","), args.quick, args.parts, args.only)
+    cases = plan(cc, args)
     est = estimate(cases, args.jobs)
     print(f"device: {device}; {len(cases)} cases on {args.jobs} jobs, estimated {est['wall_s']} s", flush=True)
 

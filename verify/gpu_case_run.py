@@ -260,8 +260,6 @@ def run_case(case: dict, gpu=None, repeat: int = 0, warmup: int = 0) -> dict:
     t0 = time.monotonic()
     row = {k: case[k] for k in ("id", "part", "target", "kernel", "policy", "bound", "reference", "expect_gpu",
                                 "expect_engine")}
-    if case["source"]["kind"] == "ir":
-        return {**row, **run_ir_case(case), "seconds": round(time.monotonic() - t0, 2)}
     from .gpu_run import get_gpu
 
     gpu = gpu or get_gpu()
@@ -299,16 +297,3 @@ def run_case(case: dict, gpu=None, repeat: int = 0, warmup: int = 0) -> dict:
     if engine is not None:
         row["engine"] = {k: v for k, v in engine.items() if k != "outputs"}
     return {**row, "result": result, "why": why, "builds": builds, "seconds": round(time.monotonic() - t0, 2)}
-
-
-def run_ir_case(case: dict) -> dict:
-    """(c): a kernel-IR problem against its numpy reference (kernelir.gpu_check)."""
-    from ptx2py.kernelir import gpu_check
-
-    details: dict = {}
-    gpu = gpu_check.GPU(gpu_check.driver())
-    ok, worst, _, _ = gpu_check.run_problem(gpu, case["source"]["problem"], case["launch"]["sizes"], case["target"],
-                                            False, details)
-    why = [] if ok else [f"max abs error {worst:.3g}"] + [f"output {n} unchanged from its initial fill"
-                                                         for n in details.get("untouched", [])]
-    return {"result": "pass" if ok else "FAIL", "why": why, "max_abs_err": worst}

@@ -7,7 +7,8 @@ Parts:
       same kernel with every global store's value changed (an edit whose output must differ);
   (b) the worked example (docs/worked_example.md) and its `wait_group 1 -> 0` edit at the
       sidecar's launch against numpy's A @ B^T, timed;
-  (c) the kernel-IR problems against their numpy references (kernelir/problems/reference.py);
+  (c) the kernel-IR problems against their numpy references (kernelir/problems/reference.py;
+      their cases come from kernelir.gpu_check.ir_cases, the layer above);
   (d) the CPU engine beside the GPU: every sidecar kernel of the engine targets, every sidecar
       kernel that uses TMA, wgmma, mbarrier, clusters or stmatrix (tcgen05 too on an sm_100 GPU)
       for the GPU's own target, and the worked example with its legitimate and broken edits.
@@ -285,28 +286,6 @@ def worked_cases() -> list[Case]:
     return out
 
 
-# ------------------------------------------------------------------------------------- (c)
-def ir_cases(target: str) -> list[Case]:
-    from ptx2py.kernelir import PROBLEM_NAMES, load_problem
-
-    out = []
-    for name in PROBLEM_NAMES:
-        kernel, meta = load_problem(name)
-        floats = [b.dtype for b in kernel.buffers if b.role != "input" and b.dtype in ("f32", "f16", "bf16")]
-        policy = "bounded" if floats else "exact-int"
-        for sizes in ("test", "full"):
-            out.append(Case(
-                id=f"c ir {name} [{sizes}]", part="c", target=target, kernel=kernel.name,
-                source={"kind": "ir", "problem": name}, launch={"kind": "ir", "sizes": sizes},
-                reference="numpy (kernelir/problems/reference.py)", policy=policy,
-                bound=f"rtol {meta['rtol']:g} atol {meta['atol']:g}" if floats else "exact",
-                derivation="the problem's stated tolerance (kernelir/problems/*.json)",
-                rtol=float(meta["rtol"]), atol=float(meta["atol"]), default_rtol=float(meta["rtol"]),
-                expect_gpu="match", expect_engine=None,
-                must_change=[b.name for b in kernel.buffers if b.role == "output"], quick=sizes == "test"))
-    return out
-
-
 # ------------------------------------------------------------------------------------- (d)
 def _pipeline_kernel(text: str, cc: int) -> list[str]:
     feats = features(text)
@@ -373,15 +352,16 @@ def device_target(cc: int) -> str:
 
 
 def build_plan(cc: int = 90, engine_targets=("sm_80",), quick: bool = False, parts: str = "abcd",
-               only=None) -> list[Case]:
-    """Every case for a device of compute capability `cc` (90: an H100/H200)."""
+               only=None, ir_cases=None) -> list[Case]:
+    """Every case for a device of compute capability `cc` (90: an H100/H200); `ir_cases(target)`
+    gives part (c) (kernelir.gpu_check.ir_cases: the IR layer sits above this one)."""
     target = device_target(cc)
     todo: list[Case] = []
     if "a" in parts and cc >= 90:
         todo += round_trip_cases()
     if "b" in parts and cc == 90:
         todo += worked_cases()
-    if "c" in parts:
+    if "c" in parts and ir_cases is not None:
         todo += ir_cases(target)
     if "d" in parts:
         todo += engine_corpus_cases(set(engine_targets), cc, target, only)

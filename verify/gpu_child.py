@@ -9,9 +9,16 @@ died (a crash, a kill on timeout) by the row's presence."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import traceback
+
+
+def runner(case: dict):
+    """The module that runs a case: verify.gpu_case_run, or the one the case names (the kernel-IR
+    problems run in kernelir.gpu_check, a layer above this one)."""
+    return importlib.import_module(case["source"].get("runner") or "ptx2py.verify.gpu_case_run")
 
 
 def main(argv=None) -> int:
@@ -23,10 +30,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     with open(args.case) as f:
         case = json.load(f)
-    from ptx2py.verify.gpu_case_run import run_case
-
     try:
-        row = run_case(case, repeat=args.repeat, warmup=args.warmup)
+        row = runner(case).run_case(case, repeat=args.repeat, warmup=args.warmup)
     except Exception as e:  # noqa: BLE001 - the row says what went wrong; the next case runs anyway
         row = {k: case.get(k) for k in ("id", "part", "target", "kernel", "policy", "bound", "reference",
                                         "expect_gpu", "expect_engine")}

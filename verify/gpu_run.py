@@ -318,7 +318,7 @@ class Gpu:
         cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = g
         cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = b
         cfg.sharedMemBytes = req["shared"]
-        cfg.hStream = 0
+        cfg.hStream = cu.CUstream(0) if hasattr(cu, "CUstream") else 0    # the default stream
         cfg.attrs = [attr]
         cfg.numAttrs = 1
         self.ck(cu.cuLaunchKernelEx(cfg, func, kparams_addr, 0))

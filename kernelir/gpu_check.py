@@ -269,6 +269,7 @@ def ir_cases(target: str) -> list:
                 bound=f"rtol {meta['rtol']:g} atol {meta['atol']:g}" if floats else "exact",
                 derivation="the problem's stated tolerance (kernelir/problems/*.json)",
                 rtol=float(meta["rtol"]), atol=float(meta["atol"]), default_rtol=float(meta["rtol"]),
+                default_atol=float(meta["atol"]),
                 expect_gpu="match", expect_engine=None,
                 must_change=[b.name for b in kernel.buffers if b.role == "output"], quick=sizes == "test"))
     return out

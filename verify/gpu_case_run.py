@@ -281,8 +281,9 @@ def run_case(case: dict, gpu=None, repeat: int = 0, warmup: int = 0) -> dict:
         if ref is not None:
             numpy_diffs[build] = ref(initial, outs[build])
         if engine and engine["status"] == "ran":
-            rtol = case["rtol"] if build == "nofma" else (case["default_rtol"] or case["rtol"])
-            engine_diffs[build] = differences(outs[build], engine["outputs"], dtypes, rtol, case["atol"], skip)
+            rtol, atol = (case["rtol"], case["atol"]) if build == "nofma" or not case.get("default_rtol") else \
+                (case["default_rtol"], case.get("default_atol", case["atol"]))
+            engine_diffs[build] = differences(outs[build], engine["outputs"], dtypes, rtol, atol, skip)
     if ref is not None and engine and engine["status"] == "ran":
         numpy_diffs["engine"] = ref(initial, engine["outputs"])
     by_reference = None

@@ -116,7 +116,8 @@ class Case:
     expect_engine: str | None   # match | differ | report:KIND | refused | None (engine not run)
     rtol: float = 0.0
     atol: float = 0.0
-    default_rtol: float = 0.0
+    default_rtol: float = 0.0   # the default build's bound (FMA contraction on)
+    default_atol: float = 0.0
     sidecar: str | None = None  # where the launch comes from
     spec: dict | None = None    # the sidecar's launch of this kernel (before `launch` reduces it)
     must_change: list = field(default_factory=list)   # output buffers that must differ from their fill
@@ -231,7 +232,7 @@ def _policy_fields(text: str, spec: dict, numpy_ref: str | None = None, launch: 
     p = kernel_policy(text, _out_dtypes(spec), _loop_extent(spec))
     bound = p.bound() + (f"; against {numpy_ref}: its own stated bound" if numpy_ref else "")
     return dict(policy=p.policy, bound=bound, derivation=p.derivation, rtol=p.rtol, atol=p.atol,
-                default_rtol=p.default_rtol)
+                default_rtol=p.default_rtol, default_atol=p.default_atol)
 
 
 def _sidecar_specs(ptx: Path, kernel: str | None) -> tuple[Path, list[dict]]:

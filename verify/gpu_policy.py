@@ -52,6 +52,9 @@ OP_CLASSES = (
     OpClass("mma", r"\b(?:mma\.sync|wmma\.mma|wgmma\.mma_async|tcgen05\.mma)\b", 2 * U32,
             "MMA summation order open (ISA): one f32 rounding per k-step of partial sums, a GPU's order as "
             "much again: 2 (K/16) u per unit of sum|a b|", True, accumulates=True),
+    OpClass("mma f16 accumulator", r"\b(?:mma\.sync|wgmma\.mma_async)(?:\.[\w:]+)*?\.f16\.f16\.f16\b", 2.0 ** -10,
+            "an f16 accumulator rounds each k-step at f16: 2 (K/16) 2^-11 per unit of sum|a b|", True,
+            accumulates=True),
     OpClass("float atomics", r"\b(?:atom|red)(?:\.[\w:]+)*\.add(?:\.noftz)?\.(?:f32|f64|f16|bf16|f16x2|bf16x2)\b",
             2 * U32, "float atomics add in any order: n terms, n u of sum|x| either side", True, accumulates=True),
 )
@@ -73,6 +76,7 @@ class Policy:
     rtol: float        # for the --fmad=false build (0 for exact-int/bitwise)
     atol: float
     default_rtol: float    # for the default build (contraction added)
+    default_atol: float
     classes: tuple     # the op classes found
     derivation: str
 
@@ -83,7 +87,7 @@ class Policy:
             nofma = f"rtol {self.rtol:.3g} atol {self.atol:.3g}"
         if self.default_rtol == 0:
             return f"{nofma} (both builds)"
-        return f"{nofma}; default build rtol {self.default_rtol:.3g} atol {self.atol:.3g}"
+        return f"{nofma}; default build rtol {self.default_rtol:.3g} atol {self.default_atol:.3g}"
 
 
 def _f64_only(text: str, cls: OpClass) -> bool:
@@ -109,7 +113,7 @@ def kernel_policy(text: str, output_dtypes: list[str], loop_extent: int = 1, mag
     of an atomic sum; magnitude: a bound on |a b| (sum terms) relative to 1 for the atol."""
     floats = [d for d in output_dtypes if d in FLOATS]
     if not floats:
-        return Policy("exact-int", 0.0, 0.0, 0.0, (), "integer outputs only: exact on any build")
+        return Policy("exact-int", 0.0, 0.0, 0.0, 0.0, (), "integer outputs only: exact on any build")
     found = [(c, uses(text, c)) for c in OP_CLASSES]
     found = [(c, n) for c, n in found if n]
     half_ulp = max(OUTPUT_HALF_ULP[d] for d in floats)
@@ -118,6 +122,10 @@ def kernel_policy(text: str, output_dtypes: list[str], loop_extent: int = 1, mag
     for c, n in found:
         if c.accumulates:
             terms = max(loop_extent, 1)
+            if c.name == "mma f16 accumulator":
+                atol += c.rtol * terms / 16 * terms * magnitude
+                parts.append(f"{c.derivation} (K = {terms})")
+                continue
             # f64-only atomics round at u64; everything else accumulates in f32
             u = c.rtol * (U64 / U32 if c.name == "float atomics" and _f64_only(text, c) else 1.0)
             steps = terms / 16 if c.name == "mma" else terms
@@ -128,13 +136,26 @@ def kernel_policy(text: str, output_dtypes: list[str], loop_extent: int = 1, mag
             parts.append(f"{c.derivation}; {n} use(s)")
     contracted = min(uses(text, CONTRACTION), len(_PLAIN_ADD.findall(text)))
     default_extra = CONTRACTION.rtol * contracted
+    # a contraction inside a loop skips a rounding on every trip: K u of sum|a b| at worst
+    loop_atol = CONTRACTION.rtol * contracted * loop_extent * loop_extent * magnitude if contracted and has_loop(text) \
+        else 0.0
     if found:
         rtol += 2 * half_ulp
         parts.append(f"output rounding: half an ulp of {'/'.join(sorted(set(floats)))} either side")
     default_rtol = 0.0
     if contracted:
         default_rtol = rtol + default_extra + (0.0 if found else 2 * half_ulp)
-        parts.append(f"{CONTRACTION.derivation}; {contracted} pair(s) possible")
+        parts.append(f"{CONTRACTION.derivation}; {contracted} pair(s) possible"
+                     + (f", in a loop of up to {loop_extent} trips" if loop_atol else ""))
     policy = "bounded" if found else "bitwise"
     why = "; ".join(parts) if parts else "float results of exactly rounded operations only"
-    return Policy(policy, rtol, atol, default_rtol, tuple(c.name for c, _ in found), why)
+    return Policy(policy, rtol, atol, default_rtol, atol + loop_atol, tuple(c.name for c, _ in found), why)
+
+
+_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+([\w$]+)\s*;")
+
+
+def has_loop(text: str) -> bool:
+    """A branch back to a label above it: a loop."""
+    labels = {m.group(1): m.start() for m in re.finditer(r"^\s*([\w$]+):", text, re.M)}
+    return any(labels.get(m.group(1), len(text)) < m.start() for m in _BRANCH.finditer(text))

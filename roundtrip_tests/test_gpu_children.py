@@ -186,3 +186,24 @@ def test_a_failed_free_is_raised():
     with pytest.raises(gpu_run.CudaError, match="700"):
         gpu_run.release_all(release, [1, 2, 3])
     assert calls == [1, 2, 3]
+
+
+def test_the_suite_script_writes_a_json_and_a_markdown_line_per_case(stand_in, tmp_path):
+    """scripts/gpu_suite.py end to end on the stand-in (which runs no IR kernel: the case fails,
+    and the reports say so with its part, target, policy, bound, result and time)."""
+    import subprocess
+    import sys
+
+    _, env, _ = stand_in
+    js, md = tmp_path / "r.json", tmp_path / "r.md"
+    r = subprocess.run([sys.executable, str(HERE.parent / "scripts" / "gpu_suite.py"), "--parts", "c", "--only",
+                        "scalar_add [test]", "--jobs", "1", "--json", str(js), "--markdown", str(md)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=HERE.parent)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "device: Stand-in H200 (sm_90)" in r.stdout and "[1/1" in r.stdout
+    data = json.loads(js.read_text())
+    (row,) = data["rows"]
+    assert row["id"] == "c ir scalar_add [test]" and row["result"] == "FAIL" and row["part"] == "c"
+    assert data["counts"] == {"FAIL": 1} and data["budget_s"] == 300
+    line = next(ln for ln in md.read_text().splitlines() if "scalar_add" in ln)
+    assert line.startswith("| c | sm_90a | c ir scalar_add [test] | bounded | rtol 1e-06 atol 1e-06 | FAIL |")

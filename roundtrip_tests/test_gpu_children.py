@@ -207,3 +207,11 @@ def test_the_suite_script_writes_a_json_and_a_markdown_line_per_case(stand_in, t
     assert data["counts"] == {"FAIL": 1} and data["budget_s"] == 300
     line = next(ln for ln in md.read_text().splitlines() if "scalar_add" in ln)
     assert line.startswith("| c | sm_90a | c ir scalar_add [test] | bounded | rtol 1e-06 atol 1e-06 | FAIL |")
+
+
+def test_cases_past_the_budget_are_reported_not_run(stand_in):
+    import time
+
+    ptx, env, _ = stand_in
+    rows = gpu_children.run_cases([_case(ptx, "double_it")], jobs=1, env=env, deadline=time.monotonic() - 1)
+    assert rows[0]["result"] == "not-run" and "budget" in rows[0]["why"][0]

@@ -76,13 +76,20 @@ def plan(cc: int, args):
     return gpu_cases.build_plan(cc, args.engine_targets.split(","), args.quick, args.parts, args.only, ir_cases)
 
 
+def cost(case) -> float:
+    """Estimated seconds of a case: its GPU side, and its engine side where the engine runs."""
+    if case.expect_engine is None:
+        return case.estimate_s
+    variant = case.source.get("ptx", "").count(".") > 2
+    return case.estimate_s + (ENGINE_S_VARIANT if variant else ENGINE_S_BASE)
+
+
 def estimate(cases, jobs: int) -> dict:
     """The suite's wall time from its cases: the GPU side of each case (a child's start, two
     cubins, the launches) and the engine side of each (d) case, spread over `jobs` children;
     timed cases alone."""
     gpu = sum(c.estimate_s for c in cases if not c.timed)
-    engine = sum((ENGINE_S_VARIANT if c.source.get("ptx", "").count(".") > 2 else ENGINE_S_BASE)
-                 for c in cases if c.expect_engine is not None)
+    engine = sum(cost(c) - c.estimate_s for c in cases)
     timed = sum(c.estimate_s for c in cases if c.timed)
     return {"cases": len(cases), "gpu_side_s": round(gpu, 1), "engine_side_s": round(engine, 1),
             "timed_s": round(timed, 1), "jobs": jobs, "wall_s": round((gpu + engine) / max(jobs, 1) + timed, 1)}
@@ -153,7 +160,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="cases whose id contains one of these (comma-separated)")
     ap.add_argument("--engine-targets", default="sm_80", help="(d): the corpus builds run beside the engine")
     ap.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1), help="child processes at a time")
-    ap.add_argument("--timeout", type=float, default=180.0, help="seconds a case may take")
+    ap.add_argument("--timeout", type=float, default=240.0, help="seconds a case may take")
+    ap.add_argument("--budget", type=float, help="seconds for the whole run: cases not started by then are "
+                    "reported not run (default 300, --quick 120)")
     ap.add_argument("--repeat", type=int, default=20, help="(b): timed launches")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--json", help="the plan (--plan-only) or the results as JSON")
@@ -179,10 +188,14 @@ def main(argv=None) -> int:
               f"({row.get('seconds', '-')} s)" + (f": {'; '.join(row.get('why') or [])[:200]}"
                                                   if row.get("result") != "pass" else ""), flush=True)
 
-    rows = gpu_children.run_cases([c.to_dict() for c in cases], args.jobs, args.timeout, repeat=args.repeat,
-                                  warmup=args.warmup, progress=progress)
+    budget = args.budget or BUDGET_S["quick" if args.quick else "full"]
+    # the longest cases first (the engine's -G builds), so that the last child does not start late
+    order = sorted(cases, key=lambda c: -cost(c))
+    got = gpu_children.run_cases([c.to_dict() for c in order], args.jobs, args.timeout, repeat=args.repeat,
+                                 warmup=args.warmup, progress=progress, deadline=t0 + budget - 10)
+    by_id = {r["id"]: r for r in got}
+    rows = [by_id[c.id] for c in cases]
     total = time.monotonic() - t0
-    budget = BUDGET_S["quick" if args.quick else "full"]
     summary = {"device": device, "seconds": round(total, 1), "budget_s": budget, "estimate": est,
                "counts": _counts(rows), "rows": rows}
     if args.json:

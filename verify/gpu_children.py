@@ -52,9 +52,10 @@ def _error_row(case: dict, why: str, t0: float) -> dict:
 
 
 def run_cases(cases: list[dict], jobs: int = 4, timeout_s: float = 120.0, env: dict | None = None,
-              repeat: int = 0, warmup: int = 0, progress=None) -> list[dict]:
+              repeat: int = 0, warmup: int = 0, progress=None, deadline: float | None = None) -> list[dict]:
     """Rows in the cases' order. Timed cases run alone after the rest (their timings must not
-    share the GPU); `progress(i, n, row)` is called as each row arrives."""
+    share the GPU); `progress(i, n, row)` is called as each row arrives. A case not started by
+    `deadline` (time.monotonic()) is not run: its row says so, and it does not pass."""
     env = dict(env or child_env())
     cache = None
     if "PTX2PY_CUBIN_CACHE" not in env:     # one assembly per module and build, shared by the children
@@ -67,7 +68,11 @@ def run_cases(cases: list[dict], jobs: int = 4, timeout_s: float = 120.0, env: d
 
     def one(case, rep=0, warm=0):
         nonlocal done
-        row = run_child(case, case.get("timeout_s") or timeout_s, env, rep, warm)
+        if deadline is not None and time.monotonic() > deadline:
+            row = {**_error_row(case, "not run: the suite's time budget was spent", time.monotonic()),
+                   "result": "not-run"}
+        else:
+            row = run_child(case, case.get("timeout_s") or timeout_s, env, rep, warm)
         rows[case["id"]] = row
         done += 1
         if progress:

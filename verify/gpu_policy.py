@@ -59,10 +59,10 @@ OP_CLASSES = (
             2 * U32, "float atomics add in any order: n terms, n u of sum|x| either side", True, accumulates=True),
 )
 # FMA contraction of the default build: each contracted mul + add skips the product's rounding
-CONTRACTION = OpClass("fma contraction", r"\bmul(?:\.ftz)?\.f(?:32|64)\b", U32,
+CONTRACTION = OpClass("fma contraction", r"\bmul(?:\.ftz)?\.(?:f32|f64|f16x2|f16|bf16x2|bf16)\b", U32,
                       "default build: ptxas contracts mul + add into FFMA (--fmad=true): one rounding "
                       "(u of the product) fewer per contracted pair", False)
-_PLAIN_ADD = re.compile(r"\b(?:add|sub)(?:\.ftz)?\.f(?:32|64)\b")
+_PLAIN_ADD = re.compile(r"\b(?:add|sub)(?:\.ftz)?\.(?:f32|f64|f16x2|f16|bf16x2|bf16)\b")
 
 # half an ulp of each float output format (either side may round the other way at a tie)
 OUTPUT_HALF_ULP = {"fp32": U32, "fp64": U64, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8, "fp8e4nv": 2.0 ** -4,

@@ -159,3 +159,15 @@ def test_plan_only_json_lists_every_case(tmp_path):
     for c in data["cases"]:
         assert {"part", "target", "reference", "policy", "bound", "expect_gpu"} <= set(c)
     assert data["estimate"]["wall_s"] > 0
+
+
+def test_a_kernel_that_rightly_writes_nothing_is_not_failed_for_it(plan):
+    from ptx2py.verify.gpu_case_run import judge
+
+    quiet = [c for c in plan if c.writes_nothing]
+    assert {c.kernel for c in quiet} >= {"hello", "print_values", "conv5x5"}
+    case = next(c for c in quiet if c.kernel == "conv5x5").to_dict()
+    builds = {"nofma": {}, "default": {}}
+    assert judge(case, builds, None, {}, {}, {"nofma": [], "default": []}, []) == ("pass", [])
+    case["writes_nothing"] = ""
+    assert judge(case, builds, None, {}, {}, {"nofma": [], "default": []}, [])[0] == "FAIL"

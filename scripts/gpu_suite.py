@@ -160,7 +160,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="cases whose id contains one of these (comma-separated)")
     ap.add_argument("--engine-targets", default="sm_80", help="(d): the corpus builds run beside the engine")
     ap.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1), help="child processes at a time")
-    ap.add_argument("--timeout", type=float, default=240.0, help="seconds a case may take")
+    ap.add_argument("--timeout", type=float, default=150.0, help="seconds a case may take")
     ap.add_argument("--budget", type=float, help="seconds for the whole run: cases not started by then are "
                     "reported not run (default 300, --quick 120)")
     ap.add_argument("--repeat", type=int, default=20, help="(b): timed launches")

@@ -89,6 +89,8 @@ def gpu_outputs(gpu, text: str, spec: dict, fmad: bool, repeat: int = 0, warmup:
         gpu.sync(SYNC_TIMEOUT_S)
         outputs = {name: arr for name, (arr, _) in sess.outputs().items()}
         times = gpu.time_ms(lambda: sess.launch(func), repeat, warmup) if repeat else []
+    except TimeoutError:
+        raise       # the kernel still runs: a free or unload would wait for it; the child exits instead
     except BaseException:
         _release(gpu, sess, module, quiet=True)
         raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import traceback
 
@@ -39,6 +40,8 @@ def main(argv=None) -> int:
                    traceback=traceback.format_exc()[-4000:])
     with open(args.row, "w") as f:
         json.dump(row, f, default=str)
+    if any("TimeoutError" in w for w in row.get("why") or []):
+        os._exit(0)     # a kernel still runs: leave at once rather than wait in the driver's teardown
     return 0
 
 

@@ -7,7 +7,7 @@ value, and init (randn / rand / randint / zeros / ones).
 
 The work is split in two:
 
-* pure functions in gpu_plan.py, testable without a GPU (roundtrip_tests/test_gpu_run_plans.py):
+* pure functions in launch/plan.py, testable without a GPU (roundtrip_tests/test_gpu_run_plans.py):
   the `.entry` parameter list, one ArgPlan per PTX parameter, the parameter layout,
   cuTensorMapEncodeTiled requests, seeded host data and the comparison of results;
 * a thin driver layer over `cuda.bindings.driver` (cuModuleLoadData, cuTensorMapEncodeTiled,

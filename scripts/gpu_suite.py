@@ -202,6 +202,10 @@ def main(argv=None) -> int:
         Path(args.json).write_text(json.dumps(summary, indent=1, default=str))
     if args.markdown:
         Path(args.markdown).write_text(markdown(rows, device, total))
+    for r in rows:
+        ms = (r.get("builds") or {}).get("default", {}).get("median_ms")
+        if ms is not None:
+            print(f"  timed: {r['id']}: median {ms:.4f} ms over {args.repeat} launches")
     bad = [r for r in rows if r.get("result") != "pass"]
     print(f"\n{len(rows) - len(bad)}/{len(rows)} cases as expected in {total:.0f} s (budget {budget} s)")
     for r in bad:

@@ -171,3 +171,31 @@ def test_a_kernel_that_rightly_writes_nothing_is_not_failed_for_it(plan):
     assert judge(case, builds, engine, {}, {}, {"nofma": [], "default": []}, []) == ("pass", [])
     case["writes_nothing"] = ""
     assert judge(case, builds, engine, {}, {}, {"nofma": [], "default": []}, [])[0] == "FAIL"
+
+
+def test_cluster_requests_from_the_sidecar_and_reqnctapercluster():
+    from ptx2py.launch import plan as lp
+
+    spec = {"grid": [4, 1, 1], "block": [64, 1, 1], "args": []}
+    entry = lp.EntryInfo("k", (), cluster=(2, 1, 1))
+    assert lp.cluster_launch_request(spec, entry)["cluster"] == [2, 1, 1]           # .reqnctapercluster alone
+    assert lp.cluster_launch_request({**spec, "cluster": [2, 1, 1]})["cluster"] == [2, 1, 1]
+    assert lp.cluster_launch_request(spec)["cluster"] == [1, 1, 1]
+    triton = lp.cluster_launch_request({**spec, "num_ctas": 2})    # Triton: grid counts programs
+    assert triton["cluster"] == [2, 1, 1] and triton["grid"] == [8, 1, 1]
+    with pytest.raises(lp.PlanError, match="reqnctapercluster"):
+        lp.cluster_launch_request({**spec, "cluster": [4, 1, 1]}, entry)
+    with pytest.raises(lp.PlanError, match="multiple"):
+        lp.cluster_launch_request({**spec, "grid": [3, 1, 1], "cluster": [2, 1, 1]})
+
+
+def test_the_corpus_cluster_kernels_launch_as_clusters(plan):
+    from ptx2py.verify.gpu_case_run import case_launch, case_text
+    from ptx2py.verify.gpu_run import cluster_launch_request, entry_info
+
+    cases = [c for c in plan if c.kernel in ("cluster_dsmem_exchange", "cluster_raw_ptx")]
+    assert cases
+    for c in cases:
+        d = c.to_dict()
+        req = cluster_launch_request(case_launch(d), entry_info(case_text(d), c.kernel))
+        assert req["cluster"] == [2, 1, 1], c.id

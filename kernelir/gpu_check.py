@@ -189,7 +189,9 @@ def torch_time_ms(run, reps=20):
 
 
 # ---------------------------------------------------------------- one problem
-def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
+def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool, details: dict | None = None):
+    """(ok, max abs error, our ms, torch ms); an output left at its initial fill is not ok
+    (details["untouched"] names them)."""
     kernel, meta = load_problem(name)
     params = {**meta["params"], **(meta["test_params"] if sizes == "test" else {})}
     inputs = make_inputs(name, params)
@@ -216,9 +218,14 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
         gpu.launch(func, grid, block, args)
         gpu.sync()
         worst, ok = 0.0, True
+        untouched = []
         for key, want in ref.items():
             host, dt, shape = outs[key]
+            fill = host.copy()
             got = from_device_layout(gpu.fetch(ptrs[key], host), dt).astype(np.float64).reshape(shape)
+            if host.tobytes() == fill.tobytes() and host.size:
+                untouched.append(key)
+                ok = False
             want = np.asarray(want, np.float64).reshape(shape)
             err = np.abs(got - want) - meta["rtol"] * np.abs(want)
             worst = max(worst, float(np.nanmax(np.abs(got - want))) if got.size else 0.0)
@@ -227,6 +234,8 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
                 bad = int(np.argmax(err.reshape(-1)))
                 print(f"  {name}[{sizes}].{key}: mismatch at {bad}: got {got.reshape(-1)[bad]!r}, "
                       f"want {want.reshape(-1)[bad]!r}")
+        if details is not None:
+            details["untouched"] = untouched
         ours = theirs = None
         if timing and sizes == "full":
             ours = gpu.time_ms(lambda: gpu.launch(func, grid, block, args))
@@ -235,9 +244,49 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool):
                 theirs = torch_time_ms(teq)
         return ok, worst, ours, theirs
     finally:
-        for p in ptrs.values():
-            gpu.cu.cuMemFree(p)
-        gpu.cu.cuModuleUnload(module)
+        from ptx2py.verify.gpu_run import release_all
+
+        release_all(lambda p: gpu.ck(gpu.cu.cuMemFree(p)), list(ptrs.values()))
+        gpu.ck(gpu.cu.cuModuleUnload(module))
+
+
+# ---------------------------------------------------------------- the GPU suite's part (c)
+def ir_cases(target: str) -> list:
+    """Part (c) of scripts/gpu_suite.py: every problem at its test and full sizes, against its
+    numpy reference within its stated tolerance (verify.gpu_cases.Case rows)."""
+    from ptx2py.verify.gpu_cases import Case
+
+    out = []
+    for name in PROBLEM_NAMES:
+        kernel, meta = load_problem(name)
+        floats = [b.dtype for b in kernel.buffers if b.role != "input" and b.dtype in ("f32", "f16", "bf16")]
+        for sizes in ("test", "full"):
+            out.append(Case(
+                id=f"c ir {name} [{sizes}]", part="c", target=target, kernel=kernel.name,
+                source={"kind": "ir", "problem": name, "runner": "ptx2py.kernelir.gpu_check"},
+                launch={"kind": "ir", "sizes": sizes}, reference="numpy (kernelir/problems/reference.py)",
+                policy="bounded" if floats else "exact-int",
+                bound=f"rtol {meta['rtol']:g} atol {meta['atol']:g}" if floats else "exact",
+                derivation="the problem's stated tolerance (kernelir/problems/*.json)",
+                rtol=float(meta["rtol"]), atol=float(meta["atol"]), default_rtol=float(meta["rtol"]),
+                default_atol=float(meta["atol"]),
+                expect_gpu="match", expect_engine=None,
+                must_change=[b.name for b in kernel.buffers if b.role == "output"], quick=sizes == "test"))
+    return out
+
+
+def run_case(case: dict, repeat: int = 0, warmup: int = 0) -> dict:
+    """One part (c) case in this process (verify.gpu_child dispatches here by the case's runner):
+    pass when the problem matches its reference and wrote every output."""
+    details: dict = {}
+    gpu = GPU(driver())
+    ok, worst, _, _ = run_problem(gpu, case["source"]["problem"], case["launch"]["sizes"], case["target"], False,
+                                  details)
+    why = [] if ok else [f"max abs error {worst:.3g}"] + [f"output {n} unchanged from its initial fill"
+                                                         for n in details.get("untouched", [])]
+    row = {k: case[k] for k in ("id", "part", "target", "kernel", "policy", "bound", "reference", "expect_gpu",
+                                "expect_engine")}
+    return {**row, "result": "pass" if ok else "FAIL", "why": why, "max_abs_err": worst}
 
 
 def main(argv=None) -> int:

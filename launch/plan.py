@@ -562,3 +562,36 @@ def compare(a, b, dtype: str, rtol: float | None = None, atol: float | None = No
             with np.errstate(all="ignore"):
                 out["ok"] = bool(np.allclose(fa, fb, rtol=rtol or 0.0, atol=atol or 0.0, equal_nan=True))
     return out
+
+
+# ----------------------------------------------------------------------------- clusters
+def cluster_dims(spec: dict, entry: EntryInfo | None = None) -> tuple[int, int, int]:
+    """The cluster a launch asks for: the entry's `.reqnctapercluster`, else the sidecar's
+    `cluster`, else Triton's `num_ctas` (a 1-D cluster); (1, 1, 1) when none. The grid stays in
+    CTAs and must be a whole number of clusters."""
+    want = tuple(int(x) for x in spec.get("cluster") or ()) or None
+    if want is None and int(spec.get("num_ctas") or 1) > 1:
+        want = (int(spec["num_ctas"]),)
+    have = tuple(entry.cluster) if entry is not None and entry.cluster else None
+    if have and want and (have + (1, 1))[:3] != (want + (1, 1))[:3]:
+        raise PlanError(f"the sidecar asks for a cluster {list(want)}, the entry's .reqnctapercluster is {list(have)}")
+    dims = ((have or want or (1,)) + (1, 1))[:3]
+    return (int(dims[0]), int(dims[1]), int(dims[2]))
+
+
+def cluster_launch_request(spec: dict, entry: EntryInfo | None = None) -> dict:
+    """launch_request with the cluster shape (`cluster`) and the grid checked against it; a
+    Triton `num_ctas` is the cluster's size, not a refusal (its grid counts programs: Triton's
+    launcher multiplies grid.x by num_ctas)."""
+    cluster = cluster_dims(spec, entry)
+    ctas = int(spec.get("num_ctas") or 1)
+    grid = list(spec["grid"])
+    if ctas > 1 and not spec.get("cluster"):
+        grid[0] = int(grid[0]) * ctas
+    req = launch_request({**spec, "grid": grid, "num_ctas": 1}, entry)
+    for g, c, axis in zip(req["grid"], cluster, "xyz"):
+        if g % c:
+            raise PlanError(f"grid.{axis} = {g} is not a multiple of the cluster's {c}")
+    if math.prod(cluster) > 16:
+        raise PlanError(f"a cluster of {math.prod(cluster)} CTAs exceeds the hardware's 16")
+    return {**req, "cluster": list(cluster)}

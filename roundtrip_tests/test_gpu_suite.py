@@ -1,7 +1,6 @@
-"""scripts/gpu_suite.py on a real GPU (run with ``-m gpu``): corpus kernels against their own
-PTX -> Python -> PTX round trip, the worked example (wait_group 1 -> 0), the kernelir
-problems, and the CPU engine against the GPU on the same cases. Skips cleanly without
-cuda-python or a GPU."""
+"""scripts/gpu_suite.py on a real GPU (run with ``-m gpu``): round trips and their must-differ
+edits against independent references, the worked example, the kernelir problems, and the CPU
+engine beside the GPU (verify/gpu_cases.py). Skips cleanly without cuda-python or a GPU."""
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "scripts" / "gpu_suite.py"
 
 
+@pytest.mark.slow
 def test_suite_plans_without_gpu():
-    """The host-side half of the suite (round trips, argument plans, TMA requests) runs anywhere."""
+    """The host-side half of the suite (every case's PTX made, argument plans, cluster and TMA
+    requests) runs anywhere."""
     r = subprocess.run([sys.executable, str(SUITE), "--plan-only"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
 

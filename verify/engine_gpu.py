@@ -11,7 +11,8 @@ Comparison policy, per buffer (`policy`):
                 the GPU's output must satisfy the numpy reference (corpus/scripts/corpus_refs.py), as the
                 engine's does, instead of equal the engine's.
 
-Used by scripts/gpu_suite.py (d); needs a GPU (verify.gpu_run.skip_reason says why not).
+Needs a GPU (verify.gpu_run.skip_reason says why not); scripts/gpu_suite.py (d) runs its cases through
+verify/gpu_case_run.py instead.
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def gpu_outputs(gpu, text: str, spec: dict, inputs: dict | None = None) -> dict:
     finally:
         sess.close()
         if module is not None:
-            gpu.cu.cuModuleUnload(module)
+            gpu.unload(module)
 
 
 def engine_outputs(label: str, text: str, spec: dict, inputs: dict | None = None):

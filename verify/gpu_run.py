@@ -7,11 +7,13 @@ value, and init (randn / rand / randint / zeros / ones).
 
 The work is split in two:
 
-* pure functions in gpu_plan.py, testable without a GPU (roundtrip_tests/test_gpu_run_plans.py):
+* pure functions in launch/plan.py, testable without a GPU (roundtrip_tests/test_gpu_run_plans.py):
   the `.entry` parameter list, one ArgPlan per PTX parameter, the parameter layout,
   cuTensorMapEncodeTiled requests, seeded host data and the comparison of results;
 * a thin driver layer over `cuda.bindings.driver` (cuModuleLoadData, cuTensorMapEncodeTiled,
-  cuLaunchKernel with a packed `kernelParams` array, CUDA events for timing).
+  cuLaunchKernel with a packed `kernelParams` array, cuLaunchKernelEx with the cluster-dimension
+  attribute for cluster launches, CUDA events for timing). `PTX2PY_CUDA_DRIVER=MODULE` names
+  another module with the same calls (a stand-in driver for tests without a GPU).
 
 
 Without cuda-python, a driver or a GPU, `run_pair` returns {"status": "skipped", "message": ...}.
@@ -20,6 +22,7 @@ Without cuda-python, a driver or a GPU, `run_pair` returns {"status": "skipped",
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -32,6 +35,7 @@ from ptx2py.launch.plan import (  # noqa: F401  (re-exported: the plans belong t
     LAUNCH,
     PlanError,
     check_tensor_map_request,
+    cluster_launch_request,
     compare,
     entry_info,
     host_array,
@@ -83,10 +87,15 @@ def lower_ptx_version(text: str, isa: tuple[int, int]) -> str:
     return re.sub(r"^(\s*\.version\s+)\d+\.\d+", rf"\g<1>{isa[0]}.{isa[1]}", text, count=1, flags=re.M)
 
 
-def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
-    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.tools)."""
+def assemble_cubin(ptx: str, gpu_name: str, tool=None, fmad: bool = True) -> tuple[bytes, str]:
+    """ptx -> cubin with `tool`, or the first ptxas new enough for its .version (verify.tools).
+    fmad=False: `--fmad=false`, so that no mul + add pair is contracted into one FFMA and every
+    float operation rounds as the PTX text says (the build compared bit for bit with the engine)."""
     from .tools import find_ptxas
 
+    cache = _cubin_cache_path(ptx, gpu_name, tool, fmad)
+    if cache is not None and cache.is_file():
+        return cache.read_bytes(), cache.with_suffix(".tool").read_text()
     if tool is None:
         tool, found = find_ptxas(_ptx_version(ptx))
         if tool is None:
@@ -95,11 +104,31 @@ def assemble_cubin(ptx: str, gpu_name: str, tool=None) -> tuple[bytes, str]:
     with tempfile.TemporaryDirectory(prefix="ptx2py-run-") as d:
         src, out = Path(d) / "k.ptx", Path(d) / "k.cubin"
         src.write_text(ptx)
-        r = subprocess.run([tool.path, "--gpu-name", gpu_name, "-o", str(out), str(src)],
+        flags = [] if fmad else ["--fmad=false"]
+        r = subprocess.run([tool.path, "--gpu-name", gpu_name, *flags, "-o", str(out), str(src)],
                            capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             raise RuntimeError(f"{tool.path} failed: {r.stderr.strip()[:2000]}")
-        return out.read_bytes(), tool.describe()
+        image, desc = out.read_bytes(), tool.describe() + ("" if fmad else " --fmad=false")
+    if cache is not None:      # written whole, then renamed: children share the folder
+        part = cache.with_suffix(f".{os.getpid()}.part")
+        part.write_bytes(image)
+        cache.with_suffix(".tool").write_text(desc)
+        part.replace(cache)
+    return image, desc
+
+
+def _cubin_cache_path(ptx: str, gpu_name: str, tool, fmad: bool) -> Path | None:
+    """Where $PTX2PY_CUBIN_CACHE keeps the cubin of this PTX, target and build (the GPU suite
+    assembles each module once, not once per kernel); None without the variable or with an
+    explicit tool."""
+    import hashlib
+
+    folder = os.environ.get("PTX2PY_CUBIN_CACHE")
+    if not folder or tool is not None:
+        return None
+    key = hashlib.sha256(f"{gpu_name}\0{fmad}\0{ptx}".encode()).hexdigest()[:32]
+    return Path(folder) / f"{key}.cubin"
 
 
 # ----------------------------------------------------------------------------- driver layer
@@ -149,23 +178,28 @@ class Gpu:
         buf = np.frombuffer(image + b"\0", dtype=np.uint8).copy()
         return self.ck(self.cu.cuModuleLoadData(buf.ctypes.data))
 
-    def load(self, ptx: str, method: str | None = None):
+    def load(self, ptx: str, method: str | None = None, fmad: bool = True):
         """Load a PTX module. Methods, tried in order unless one is given: `ptxas` (assemble to a
         cubin with the newest suitable ptxas, as Triton does), `jit` (the driver JIT),
         `jit-lowered` (the driver JIT after lowering `.version` to the driver's ISA).
+        fmad=False assembles with `--fmad=false` (ptxas methods only: the JIT would contract).
         Returns (module, method, note)."""
         errors = []
         methods = [method] if method else ["ptxas", "jit", "ptxas-lowered", "jit-lowered"]
+        if not fmad:
+            methods = [m for m in methods if m.startswith("ptxas")]
+            if not methods:
+                raise CudaError(f"load method {method} cannot build without FMA contraction")
         for m in methods:
             try:
                 if m == "ptxas":
                     gpu = gpu_name_for(_ptx_target(ptx), self.cc)
-                    cubin, tool = assemble_cubin(ptx, gpu)
+                    cubin, tool = assemble_cubin(ptx, gpu, fmad=fmad)
                     return self._load_image(cubin), m, f"{tool}, --gpu-name {gpu}"
                 if m == "jit":
                     return self._load_image(ptx.encode()), m, "driver JIT"
                 if m == "ptxas-lowered":
-                    module, note = self._load_lowered_cubin(ptx)
+                    module, note = self._load_lowered_cubin(ptx, fmad)
                     return module, m, note
                 if m == "jit-lowered":
                     isa = driver_ptx_isa(self.driver_version)
@@ -178,7 +212,7 @@ class Gpu:
                 errors.append(f"{m}: {type(e).__name__}: {e}")
         raise CudaError("could not load the module: " + " | ".join(errors))
 
-    def _load_lowered_cubin(self, ptx: str):
+    def _load_lowered_cubin(self, ptx: str, fmad: bool = True):
         """Older ptxas releases first (no newer than the driver where possible), the PTX's
         `.version` lowered to what each accepts: a cubin an older driver can load."""
         from .tools import find_ptxas_all
@@ -194,7 +228,7 @@ class Gpu:
                 v = _ptx_version(ptx)
                 if v and v > t.max_ptx:
                     text = lower_ptx_version(ptx, t.max_ptx)
-                cubin, desc = assemble_cubin(text, gpu, t)
+                cubin, desc = assemble_cubin(text, gpu, t, fmad)
                 return self._load_image(cubin), f"{desc}, --gpu-name {gpu}, .version {_ptx_version(text)}"
             except Exception as e:  # noqa: BLE001
                 errors.append(f"{t.path}: {e}")
@@ -204,13 +238,16 @@ class Gpu:
         return self.ck(self.cu.cuModuleGetFunction(module, name.encode()))
 
     def set_dynamic_smem(self, func, shared: int):
+        """The opt-in a launch needs: the kernel's static shared memory plus the launch's dynamic
+        bytes above the default 48 KiB (static alone may push a small dynamic request over it)."""
         cu = self.cu
         static = int(self.ck(cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func)))
         if static + shared > self.smem_optin:
             raise CudaError(f"{static} B static + {shared} B dynamic shared memory exceeds the "
                             f"device's opt-in limit {self.smem_optin} B")
-        self.ck(cu.cuFuncSetAttribute(func, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      shared))
+        if needs_smem_optin(static, shared):
+            self.ck(cu.cuFuncSetAttribute(
+                func, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared))
 
     # -- memory
     def alloc(self, nbytes: int):
@@ -229,7 +266,10 @@ class Gpu:
         self.ck(self.cu.cuMemsetD8(dptr, 0, max(int(nbytes), 256)))
 
     def free(self, dptr):
-        self.cu.cuMemFree(dptr)
+        self.ck(self.cu.cuMemFree(dptr))
+
+    def unload(self, module):
+        self.ck(self.cu.cuModuleUnload(module))
 
     def encode_tensor_map(self, req: dict) -> bytes:
         import ctypes
@@ -247,9 +287,26 @@ class Gpu:
 
     # -- launching
     def launch(self, func, req: dict, kparams_addr: int):
+        """cuLaunchKernel, or cuLaunchKernelEx with the cluster-dimension attribute when the
+        request has a cluster of more than one CTA (the grid counts CTAs)."""
         g, b = req["grid"], req["block"]
-        self.ck(self.cu.cuLaunchKernel(func, g[0], g[1], g[2], b[0], b[1], b[2], req["shared"], 0,
-                                       kparams_addr, 0))
+        cluster = list(req.get("cluster") or (1, 1, 1))
+        if cluster == [1, 1, 1]:
+            self.ck(self.cu.cuLaunchKernel(func, g[0], g[1], g[2], b[0], b[1], b[2], req["shared"], 0,
+                                           kparams_addr, 0))
+            return
+        cu = self.cu
+        attr = cu.CUlaunchAttribute()
+        attr.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
+        cfg = cu.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = g
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = b
+        cfg.sharedMemBytes = req["shared"]
+        cfg.hStream = cu.CUstream(0) if hasattr(cu, "CUstream") else 0    # the default stream
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        self.ck(cu.cuLaunchKernelEx(cfg, func, kparams_addr, 0))
 
     def sync(self, timeout_s: float = 60.0):
         """cuCtxSynchronize, but give up (raise) when the work is still running after timeout_s."""
@@ -292,6 +349,23 @@ class Gpu:
         return times
 
 
+def needs_smem_optin(static: int, dynamic: int) -> bool:
+    """Above 48 KiB of shared memory per CTA (static + dynamic) a kernel must opt in."""
+    return static + dynamic > 48 * 1024
+
+
+def release_all(release, handles) -> None:
+    """Call release(h) for every handle; raise the first failure once all were tried."""
+    errors = []
+    for h in handles:
+        try:
+            release(h)
+        except Exception as e:  # noqa: BLE001 - release the rest first
+            errors.append(e)
+    if errors:
+        raise errors[0]
+
+
 _GPU: Gpu | None = None
 
 
@@ -315,7 +389,7 @@ class Session:
         self.gpu, self.spec = gpu, spec
         self.entry = entry_info(ptx_text, spec["kernel"])
         self.plans = plan_arguments(self.entry, spec)
-        self.req = launch_request(spec, self.entry)
+        self.req = cluster_launch_request(spec, self.entry)
         rng = np.random.default_rng(int(spec.get("seed", 0) or 0))
         self.host = {}      # plan index -> initial contents
         self.dev = {}       # plan index -> device pointer
@@ -374,18 +448,17 @@ class Session:
         return out
 
     def prepare(self, func):
-        if self.req["optin"]:
-            self.gpu.set_dynamic_smem(func, self.req["shared"])
+        self.gpu.set_dynamic_smem(func, self.req["shared"])
 
     def launch(self, func):
         self.gpu.launch(func, self.req, int(self.kparams.ctypes.data))
 
     def close(self):
-        for ptr in list(getattr(self, "dev", {}).values()):
-            self.gpu.free(ptr)
-        for ptr, _ in list(getattr(self, "scratch", {}).values()):
-            self.gpu.free(ptr)
+        """Free every buffer; a failed free is raised after all are tried (a sticky error shows
+        here when nothing else reported it)."""
+        ptrs = list(getattr(self, "dev", {}).values()) + [p for p, _ in getattr(self, "scratch", {}).values()]
         self.dev, self.scratch = {}, {}
+        release_all(self.gpu.free, ptrs)
 
 
 def _skip(message: str) -> dict:
@@ -517,8 +590,7 @@ def run_spec(gpu: Gpu, base_text: str, edited_text: str, spec: dict, *, repeat=5
                 "grid": sess.req["grid"], "block": sess.req["block"], "shared": sess.req["shared"]}
     finally:
         sess.close()
-        for m in modules:
-            gpu.cu.cuModuleUnload(m)
+        release_all(gpu.unload, modules)
 
 
 def format_table(rows: list[dict]) -> str:

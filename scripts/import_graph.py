@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Top-level modules (cli.py) are named like packages. The jobs are shown in docs/architecture.md.
 # lint sits below transpile because py2ptx's checked mode (transpile.dsl.recorder) applies its rules;
 # launch beside it, below sugar, which names parameters from launch sidecars (and holds the CUDA
-# driver loading that verify's and kernelir's GPU runs share, so kernelir needs no verify).
+# driver loading that verify's and kernelir's GPU runs share). kernelir sits above verify: its GPU
+# check is part (c) of the GPU suite, built on verify's case rows and buffer release.
 LAYERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("base", (("ptxgrammar", "PTX grammar, parser, typed lossless tree, emitter, ISA tables"),
               ("outfile", "output files written whole or not at all"))),
@@ -34,8 +35,8 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("passes", (("sugar", "readability passes over the generated Python"),)),
     ("engine", (("emulate", "CPU execution engine"),)),
     ("tools", (("verify", "ptxas + SASS comparison, GPU runs of both kernels"),
-               ("roundtrip", "round-trip checks of files and folders"),
-               ("kernelir", "kernel IR, its interpreter and its one-pass compiler to PTX"))),
+               ("roundtrip", "round-trip checks of files and folders"))),
+    ("kernel IR", (("kernelir", "kernel IR, its interpreter and its one-pass compiler to PTX"),)),
     ("bridges", (("tritonbridge", "Triton kernels -> PTX -> Python"),
                  ("highlight", "Pygments lexer for PTX"))),
     ("facade", (("ptx2py", "the composed entry points: ptx_to_python(text, sugar=...), python_to_ptx"),)),

@@ -250,31 +250,6 @@ def run_problem(gpu: GPU, name: str, sizes: str, target: str, timing: bool, deta
         gpu.ck(gpu.cu.cuModuleUnload(module))
 
 
-# ---------------------------------------------------------------- the GPU suite's part (c)
-def ir_cases(target: str) -> list:
-    """Part (c) of scripts/gpu_suite.py: every problem at its test and full sizes, against its
-    numpy reference within its stated tolerance (verify.gpu_cases.Case rows)."""
-    from ptx2py.verify.gpu_cases import Case
-
-    out = []
-    for name in PROBLEM_NAMES:
-        kernel, meta = load_problem(name)
-        floats = [b.dtype for b in kernel.buffers if b.role != "input" and b.dtype in ("f32", "f16", "bf16")]
-        for sizes in ("test", "full"):
-            out.append(Case(
-                id=f"c ir {name} [{sizes}]", part="c", target=target, kernel=kernel.name,
-                source={"kind": "ir", "problem": name, "runner": "ptx2py.kernelir.gpu_check"},
-                launch={"kind": "ir", "sizes": sizes}, reference="numpy (kernelir/problems/reference.py)",
-                policy="bounded" if floats else "exact-int",
-                bound=f"rtol {meta['rtol']:g} atol {meta['atol']:g}" if floats else "exact",
-                derivation="the problem's stated tolerance (kernelir/problems/*.json)",
-                rtol=float(meta["rtol"]), atol=float(meta["atol"]), default_rtol=float(meta["rtol"]),
-                default_atol=float(meta["atol"]),
-                expect_gpu="match", expect_engine=None,
-                must_change=[b.name for b in kernel.buffers if b.role == "output"], quick=sizes == "test"))
-    return out
-
-
 def run_case(case: dict, repeat: int = 0, warmup: int = 0) -> dict:
     """One part (c) case in this process (verify.gpu_child dispatches here by the case's runner):
     pass when the problem matches its reference and wrote every output."""

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gpusuite import gpu_children
 
-from ptx2py.verify import gpu_children, gpu_run
+from ptx2py.verify import gpu_run
 
 HERE = Path(__file__).resolve().parent
 
@@ -71,7 +72,7 @@ def _case(ptx: Path, kernel: str, **kw) -> dict:
 
 
 def _ir_case() -> dict:
-    from ptx2py.kernelir.gpu_check import ir_cases
+    from gpusuite.gpu_cases import ir_cases
 
     return next(c for c in ir_cases("sm_90a") if c.id == "c ir scalar_add [test]").to_dict()
 

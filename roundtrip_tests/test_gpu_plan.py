@@ -1,4 +1,4 @@
-"""The GPU suite's plan (verify/gpu_cases.py), without a GPU: every case has an independent
+"""The GPU suite's plan (scripts/gpusuite/gpu_cases.py), without a GPU: every case has an independent
 reference, a comparison policy and a bound; no case compares a kernel only with itself; part (d)
 holds every sm_90a sidecar kernel that uses TMA, wgmma, mbarrier, clusters or stmatrix (found
 here by a scan of its own), the worked example with its legitimate and broken edits, and the
@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ptx2py.emulate.gallery import EDITS
-from ptx2py.verify import gpu_cases, gpu_policy
-from ptx2py.verify.store_edit import NoStores, change_stores
+from gallery import EDITS
+from gpusuite import gpu_cases, gpu_policy
+from gpusuite.store_edit import NoStores, change_stores
 
 ROOT = Path(__file__).resolve().parent.parent
 PIPELINE_WORDS = ("cp.async.bulk.tensor", "wgmma.", "mbarrier.", ".reqnctapercluster", "%cluster_", "stmatrix.")
@@ -23,7 +22,7 @@ PIPELINE_WORDS = ("cp.async.bulk.tensor", "wgmma.", "mbarrier.", ".reqnctaperclu
 
 @pytest.fixture(scope="module")
 def plan():
-    from ptx2py.kernelir.gpu_check import ir_cases
+    from gpusuite.gpu_cases import ir_cases
 
     return gpu_cases.build_plan(90, ir_cases=ir_cases)
 
@@ -162,7 +161,7 @@ def test_plan_only_json_lists_every_case(tmp_path):
 
 
 def test_a_kernel_that_rightly_writes_nothing_is_not_failed_for_it(plan):
-    from ptx2py.verify.gpu_case_run import judge
+    from gpusuite.gpu_case_run import judge
 
     quiet = [c for c in plan if c.writes_nothing]
     assert {c.kernel for c in quiet} >= {"hello", "print_values", "conv5x5"}
@@ -190,7 +189,8 @@ def test_cluster_requests_from_the_sidecar_and_reqnctapercluster():
 
 
 def test_the_corpus_cluster_kernels_launch_as_clusters(plan):
-    from ptx2py.verify.gpu_case_run import case_launch, case_text
+    from gpusuite.gpu_case_run import case_launch, case_text
+
     from ptx2py.verify.gpu_run import cluster_launch_request, entry_info
 
     cases = [c for c in plan if c.kernel in ("cluster_dsmem_exchange", "cluster_raw_ptx")]

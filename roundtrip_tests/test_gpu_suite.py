@@ -1,6 +1,6 @@
 """scripts/gpu_suite.py on a real GPU (run with ``-m gpu``): round trips and their must-differ
 edits against independent references, the worked example, the kernelir problems, and the CPU
-engine beside the GPU (verify/gpu_cases.py). Skips cleanly without cuda-python or a GPU."""
+engine beside the GPU (scripts/gpusuite/gpu_cases.py). Skips cleanly without cuda-python or a GPU."""
 import subprocess
 import sys
 from pathlib import Path

@@ -13,7 +13,7 @@
 Every case runs in a child process with a timeout (a sticky CUDA error or a hang fails that case
 only), from two cubins: `--fmad=false`, compared by the case's policy (bit for bit, or within
 the kernel's derived bound), and the default build, within the FMA-contraction bound; every
-output buffer must have changed from its initial fill. verify/gpu_cases.py lists the cases with
+output buffer must have changed from its initial fill. scripts/gpusuite/gpu_cases.py lists the cases with
 their references, policies, bounds and expectations.
 
     python scripts/gpu_suite.py --plan-only --json plan.json     # no GPU needed
@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 
-from ptx2py.verify import gpu_cases, gpu_children, gpu_run  # noqa: E402
+from gpusuite import gpu_cases, gpu_children  # noqa: E402
+
+from ptx2py.verify import gpu_run  # noqa: E402
 
 SKIP = 77
 # CPU seconds of the engine side of a case: the means measured on 2 shared cores over 268 runs
@@ -50,7 +52,7 @@ BUDGET_S = {"full": 300, "quick": 120}
 def host_check(case) -> str:
     """Everything a case needs before a GPU: the PTX made, the launch planned (arguments, grid,
     cluster, TMA descriptor requests)."""
-    from ptx2py.verify.gpu_case_run import case_launch, case_text
+    from gpusuite.gpu_case_run import case_launch, case_text
 
     if case.source["kind"] == "ir":
         return "IR problem"
@@ -72,7 +74,7 @@ def host_check(case) -> str:
 
 
 def plan(cc: int, args):
-    from ptx2py.kernelir.gpu_check import ir_cases
+    from gpusuite.gpu_cases import ir_cases
 
     return gpu_cases.build_plan(cc, args.engine_targets.split(","), args.quick, args.parts, args.only, ir_cases)
 

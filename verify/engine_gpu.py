@@ -12,7 +12,7 @@ Comparison policy, per buffer (`policy`):
                 engine's does, instead of equal the engine's.
 
 Needs a GPU (verify.gpu_run.skip_reason says why not); scripts/gpu_suite.py (d) runs its cases through
-verify/gpu_case_run.py instead.
+scripts/gpusuite/gpu_case_run.py instead.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Run one GPU-suite case in this process and write its row as JSON (the child side of
-verify/gpu_children.py):
+scripts/gpusuite/gpu_children.py):
 
-    python -m ptx2py.verify.gpu_child CASE.json ROW.json [--repeat N --warmup N]
+    python -m gpusuite.gpu_child CASE.json ROW.json [--repeat N --warmup N]
 
 A failure of the case (a CUDA error, a timeout, a bug) is written as the row's error; the exit
 status is 0 whenever a row was written, so the parent tells a case that failed from a child that
@@ -19,7 +19,7 @@ import traceback
 def runner(case: dict):
     """The module that runs a case: verify.gpu_case_run, or the one the case names (the kernel-IR
     problems run in kernelir.gpu_check, a layer above this one)."""
-    return importlib.import_module(case["source"].get("runner") or "ptx2py.verify.gpu_case_run")
+    return importlib.import_module(case["source"].get("runner") or "gpusuite.gpu_case_run")
 
 
 def main(argv=None) -> int:

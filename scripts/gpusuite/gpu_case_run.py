@@ -1,8 +1,8 @@
-"""One case of the GPU suite (verify/gpu_cases.py), run in this process: the PTX made, launched
+"""One case of the GPU suite (scripts/gpusuite/gpu_cases.py), run in this process: the PTX made, launched
 on the GPU from two cubins (`--fmad=false`, compared by the case's policy; the default build,
 within the contraction bound), the reference computed (numpy, the CPU engine, or both), every
 output buffer checked to have changed from its initial fill, and the result judged against what
-the case expects. verify/gpu_child.py runs it in a child process, so that a sticky CUDA error
+the case expects. scripts/gpusuite/gpu_child.py runs it in a child process, so that a sticky CUDA error
 or a hang ends only its own case.
 """
 from __future__ import annotations
@@ -49,7 +49,8 @@ def case_text(case: dict) -> str:
 
 
 def worked_edit_ptx(edit: str) -> str:
-    from ptx2py.emulate.gallery import EDITS, apply_edit
+    from gallery import EDITS, apply_edit
+
     from ptx2py.transpile.traced import python_to_ptx_traced
 
     sugar = (ROOT / WORKED_SUGAR).read_text()
@@ -62,11 +63,11 @@ def case_launch(case: dict) -> dict:
     if launch["kind"] == "sidecar":
         return case["spec"]
     if launch["kind"] == "reduced":
-        from ptx2py.emulate.corpus_check import small_launch
+        from corpus_check import small_launch
 
         return small_launch(case["spec"], launch["ctas"])
     if launch["kind"] == "matmul":
-        from ptx2py.emulate.gallery import matmul_launch
+        from gallery import matmul_launch
 
         return matmul_launch(launch["m"], launch["n"], launch["k"])
     raise ValueError(f"{case['id']}: unknown launch {launch}")
@@ -75,7 +76,7 @@ def case_launch(case: dict) -> dict:
 # ------------------------------------------------------------------------------ the GPU side
 def gpu_outputs(gpu, text: str, spec: dict, fmad: bool, repeat: int = 0, warmup: int = 0):
     """(initial fill, outputs after one launch, load note, times in ms) by buffer name."""
-    from .gpu_run import Session
+    from ptx2py.verify.gpu_run import Session
 
     sess = Session(gpu, text, spec)
     module = None
@@ -101,7 +102,7 @@ def gpu_outputs(gpu, text: str, spec: dict, fmad: bool, repeat: int = 0, warmup:
 def _release(gpu, sess, module, quiet: bool):
     """Free the buffers and unload the module; checked (raised) unless a failure is already on
     its way out."""
-    from .gpu_run import release_all
+    from ptx2py.verify.gpu_run import release_all
 
     try:
         sess.close()
@@ -132,9 +133,9 @@ def engine_side(text: str, spec: dict, initial: dict) -> dict:
 
 def numpy_reference(case: dict, spec: dict):
     """A function outputs -> list of differences, and the buffers it wants changed, or None."""
-    from ptx2py.emulate.corpus_check import _context, source_stem
-    from ptx2py.emulate.corpus_refs import check, reference_for
-    from ptx2py.emulate.gemm_refs import reference_for as gemm_for
+    from corpus_check import _context, source_stem
+    from corpus_refs import check, reference_for
+    from gemm_refs import reference_for as gemm_for
 
     src = case["source"]
     if src["kind"] == "worked-edit" or case["part"] == "b":
@@ -166,7 +167,7 @@ def numpy_reference(case: dict, spec: dict):
 
 
 def _worked_reference(spec: dict):
-    from ptx2py.emulate.gallery import check_output
+    from gallery import check_output
 
     vals = {a["name"]: a.get("value") for a in spec["args"]}
 
@@ -262,7 +263,7 @@ def run_case(case: dict, gpu=None, repeat: int = 0, warmup: int = 0) -> dict:
     t0 = time.monotonic()
     row = {k: case[k] for k in ("id", "part", "target", "kernel", "policy", "bound", "reference", "expect_gpu",
                                 "expect_engine")}
-    from .gpu_run import get_gpu
+    from ptx2py.verify.gpu_run import get_gpu
 
     gpu = gpu or get_gpu()
     spec = case_launch(case)

@@ -8,7 +8,7 @@ Parts:
   (b) the worked example (docs/worked_example.md) and its `wait_group 1 -> 0` edit at the
       sidecar's launch against numpy's A @ B^T, timed;
   (c) the kernel-IR problems against their numpy references (kernelir/problems/reference.py;
-      their cases come from kernelir.gpu_check.ir_cases, the layer above);
+      their cases are ir_cases below);
   (d) the CPU engine beside the GPU: every sidecar kernel of the engine targets, every sidecar
       kernel that uses TMA, wgmma, mbarrier, clusters or stmatrix (tcgen05 too on an sm_100 GPU)
       for the GPU's own target, and the worked example with its legitimate and broken edits.
@@ -28,7 +28,7 @@ from ptx2py.launch.plan import canon_dtype, kernel_specs
 
 from .gpu_policy import kernel_policy
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus" / "ptx"
 LAUNCH = ROOT / "corpus" / "launch"
 WORKED_BASE = "corpus/ptx/triton/matmul_tma_fp16_sm90.ptx"
@@ -145,7 +145,7 @@ def _rel(p: Path) -> str:
 
 
 def _target(path: str) -> str:
-    from ptx2py.emulate.corpus_check import _file_target
+    from corpus_check import _file_target
 
     return _file_target(Path(path))
 
@@ -156,7 +156,7 @@ _KERNEL_TEXT: dict = {}
 def kernel_text(text: str, kernel: str) -> str:
     """The kernel's entry and the module's functions (emulate.corpus_check.kernel_text), cached:
     the plan asks for each of many kernels of a few large modules."""
-    from ptx2py.emulate.corpus_check import kernel_text as own
+    from corpus_check import kernel_text as own
 
     key = (hash(text), kernel)
     if key not in _KERNEL_TEXT:
@@ -206,9 +206,9 @@ def _loop_extent(spec: dict) -> int:
 
 
 def _reference(producer: str, ptx: Path, kernel: str) -> str | None:
-    from ptx2py.emulate.corpus_check import source_stem
-    from ptx2py.emulate.corpus_refs import reference_for
-    from ptx2py.emulate.gemm_refs import reference_for as gemm_for
+    from corpus_check import source_stem
+    from corpus_refs import reference_for
+    from gemm_refs import reference_for as gemm_for
 
     if reference_for(producer, source_stem(ptx), kernel) is not None:
         return "numpy (emulate/corpus_refs.py)"
@@ -241,7 +241,7 @@ def _engine_expect(path: str, kernel: str) -> tuple[str, str]:
 def _policy_fields(text: str, spec: dict, numpy_ref: str | None = None, launch: dict | None = None) -> dict:
     """Policy and bound at the launch the case runs (`launch`: reduced to REDUCED_CTAS CTAs)."""
     if launch and launch.get("kind") == "reduced":
-        from ptx2py.emulate.corpus_check import small_launch
+        from corpus_check import small_launch
 
         spec = small_launch(spec, launch["ctas"])
     p = kernel_policy(text, _out_dtypes(spec), _loop_extent(spec))
@@ -311,7 +311,7 @@ def _pipeline_kernel(text: str, cc: int) -> list[str]:
 def engine_corpus_cases(targets: set, cc: int, device_target: str, only=None) -> list[Case]:
     """Every sidecar kernel of the engine targets (with their build variants), and every pipeline
     kernel for the device's own target."""
-    from ptx2py.emulate.corpus_check import cases
+    from corpus_check import cases
 
     out, seen = [], set()
     sweeps = [(targets, False), ({device_target}, True)]
@@ -347,7 +347,7 @@ def worked_edit_cases() -> list[Case]:
     side, (spec,) = _sidecar_specs(ROOT / WORKED_BASE, None)
     text = (ROOT / WORKED_BASE).read_text()
     m, n, k = WORKED_MNK
-    from ptx2py.emulate.gallery import matmul_launch
+    from gallery import matmul_launch
 
     pol = _policy_fields(kernel_text(text, spec["kernel"]), matmul_launch(m, n, k),
                          "numpy A @ B^T (emulate.gallery.tolerance)")
@@ -370,7 +370,7 @@ def device_target(cc: int) -> str:
 def build_plan(cc: int = 90, engine_targets=("sm_80",), quick: bool = False, parts: str = "abcd",
                only=None, ir_cases=None) -> list[Case]:
     """Every case for a device of compute capability `cc` (90: an H100/H200); `ir_cases(target)`
-    gives part (c) (kernelir.gpu_check.ir_cases: the IR layer sits above this one)."""
+    gives part (c) (ir_cases below)."""
     target = device_target(cc)
     todo: list[Case] = []
     if "a" in parts and cc == 90:      # the round-trip kernels are sm_90a builds
@@ -410,3 +410,28 @@ def plan_problems(cases: list[Case]) -> list[str]:
         if not c.must_change and c.expect_gpu != "any" and not c.writes_nothing:
             bad.append(f"{c.id}: no output buffer to check")
     return bad
+
+
+# ---------------------------------------------------------------- the GPU suite's part (c)
+def ir_cases(target: str) -> list:
+    """Part (c) of scripts/gpu_suite.py: every problem at its test and full sizes, against its
+    numpy reference within its stated tolerance; run by ptx2py.kernelir.gpu_check."""
+    from ptx2py.kernelir import PROBLEM_NAMES, load_problem
+
+    out = []
+    for name in PROBLEM_NAMES:
+        kernel, meta = load_problem(name)
+        floats = [b.dtype for b in kernel.buffers if b.role != "input" and b.dtype in ("f32", "f16", "bf16")]
+        for sizes in ("test", "full"):
+            out.append(Case(
+                id=f"c ir {name} [{sizes}]", part="c", target=target, kernel=kernel.name,
+                source={"kind": "ir", "problem": name, "runner": "ptx2py.kernelir.gpu_check"},
+                launch={"kind": "ir", "sizes": sizes}, reference="numpy (kernelir/problems/reference.py)",
+                policy="bounded" if floats else "exact-int",
+                bound=f"rtol {meta['rtol']:g} atol {meta['atol']:g}" if floats else "exact",
+                derivation="the problem's stated tolerance (kernelir/problems/*.json)",
+                rtol=float(meta["rtol"]), atol=float(meta["atol"]), default_rtol=float(meta["rtol"]),
+                default_atol=float(meta["atol"]),
+                expect_gpu="match", expect_engine=None,
+                must_change=[b.name for b in kernel.buffers if b.role == "output"], quick=sizes == "test"))
+    return out

@@ -1,4 +1,4 @@
-"""The parent side of the GPU suite: every case in a child process of its own (verify/gpu_child.py)
+"""The parent side of the GPU suite: every case in a child process of its own (scripts/gpusuite/gpu_child.py)
 with a timeout, several at a time, so that a sticky CUDA error (700 illegal address, 716
 misaligned, 719 launch failure) or a hang poisons only its own process; a child that dies or
 runs out of time is reported as that case's error and the rest go on."""
@@ -13,12 +13,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def child_env(extra: dict | None = None) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    suite = [str(ROOT), str(ROOT / "scripts"), str(ROOT / "corpus" / "scripts")]   # gpusuite and its corpus checks
+    env["PYTHONPATH"] = os.pathsep.join(suite + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.update(extra or {})
     return env
 
@@ -29,7 +30,7 @@ def run_child(case: dict, timeout_s: float, env: dict | None = None, repeat: int
     with tempfile.TemporaryDirectory(prefix="ptx2py-gpu-case-") as d:
         case_file, row_file = Path(d) / "case.json", Path(d) / "row.json"
         case_file.write_text(json.dumps(case))
-        cmd = [sys.executable, "-m", "ptx2py.verify.gpu_child", str(case_file), str(row_file),
+        cmd = [sys.executable, "-m", "gpusuite.gpu_child", str(case_file), str(row_file),
                "--repeat", str(repeat), "--warmup", str(warmup)]
         try:
             r = subprocess.run(cmd, cwd=ROOT, env=env or child_env(), capture_output=True, text=True,

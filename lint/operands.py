@@ -7,10 +7,11 @@ A finding is (rule, message, operand index)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ptx2py.ptxgrammar.isa.special_registers import is_special_register, special_register_type
 from ptx2py.ptxgrammar.tree import operands as O
+
+from .declarations import Declarations, function_declarations, module_declarations  # noqa: F401
 
 # --- register types ---------------------------------------------------------------------------
 
@@ -53,115 +54,6 @@ def compatible(inst_type: str, reg_type: str, wider: bool) -> bool:
         return False
     ft, fr = _family(inst_type), _family(reg_type)
     return ft == "b" or fr == "b" or ft == fr or {ft, fr} == {"u", "s"}
-
-
-# --- declarations -----------------------------------------------------------------------------
-
-@dataclass
-class Declarations:
-    """The registers (`.reg` variables and register parameters) and labels of one function."""
-
-    names: dict[str, str] = field(default_factory=dict)
-    prefixes: list[tuple[str, int, str]] = field(default_factory=list)
-    labels: set[str] = field(default_factory=set)
-    symbols: dict[str, str] = field(default_factory=dict)  # variable -> its state space (`.global` ...)
-    entry_params: set[str] = field(default_factory=set)    # a kernel's parameters (read-only)
-    complete: bool = True  # False where a declaration form is not understood: no undeclared findings
-
-    def add_register(self, name: str, rtype: str | None, count: str | None = None, merge: bool = False) -> None:
-        """Declare `name` (or `name<count>`). ``merge``: a name seen again with another type becomes
-        untyped (the DSL sees several functions' declarations in one scope)."""
-        rtype = (rtype or "").lstrip(".")
-        if count is not None:
-            try:
-                n = int(count, 0)
-            except ValueError:
-                self.complete = False
-                return
-            if merge:
-                for i, (prefix, old_n, old_t) in enumerate(self.prefixes):
-                    if prefix == name:
-                        self.prefixes[i] = (prefix, max(n, old_n), old_t if old_t == rtype else "")
-                        return
-            self.prefixes.append((name, n, rtype))
-        else:
-            if merge and name in self.names and self.names[name] != rtype:
-                rtype = ""
-            self.names[name] = rtype
-
-    def register_type(self, name: str) -> str | None:
-        """The declared type without its dot ('' when declared untyped), None when undeclared."""
-        if name in self.names:
-            return self.names[name]
-        cache = self.__dict__.setdefault("_lookups", {})
-        if name in cache and cache.get("_n") == len(self.prefixes):
-            return cache[name]
-        found = self._prefix_type(name)
-        if cache.get("_n") != len(self.prefixes):
-            cache.clear()
-            cache["_n"] = len(self.prefixes)
-        cache[name] = found
-        return found
-
-    def names_variable_or_label(self, name: str) -> bool:
-        """True where `name` is no register but a variable or label in scope: identifiers may begin
-        with `%` (`.global .b32 %g;`, `%L1:`), so the spelling alone does not say what a name is."""
-        return (name in self.symbols or name in self.labels) and self.register_type(name) is None
-
-    def _prefix_type(self, name: str) -> str | None:
-        for prefix, count, rtype in self.prefixes:
-            if name.startswith(prefix):
-                rest = name[len(prefix):]
-                if rest.isdigit() and (rest == "0" or not rest.startswith("0")) and int(rest) < count:
-                    return rtype
-        return None
-
-
-def function_declarations(function, module_scope: Declarations | None = None, nodes=None) -> Declarations:
-    """``nodes``: the function's `.reg` declarations and labels when the caller collected them
-    already (lint_module does, in its one walk); else the function is walked."""
-    from ptx2py.ptxgrammar.tree.declarations import VarDecl
-    from ptx2py.ptxgrammar.tree.statements import Label
-
-    decl = Declarations()
-    if module_scope is not None:
-        decl.names.update(module_scope.names)
-        decl.prefixes += module_scope.prefixes
-        decl.symbols.update(module_scope.symbols)
-    head = function.head
-    for plist in (head.returns, head.params):
-        for p in (plist.params if plist is not None else ()):
-            if p.space == ".param":
-                decl.symbols[p.name] = ".param"
-                if head.kind == ".entry" and plist is head.params:
-                    decl.entry_params.add(p.name)
-            if p.space == ".reg":
-                words = [a for a in p.attrs if isinstance(a, str) and not a.startswith(".v")]
-                decl.add_register(p.name, words[-1] if words else None)
-    for node in (function.walk() if nodes is None else nodes):
-        if isinstance(node, VarDecl) and node.space == ".reg":
-            for d in node.declarators:
-                decl.add_register(d.name, node.type, d.count)
-        elif isinstance(node, VarDecl):
-            for d in node.declarators:
-                decl.symbols[d.name] = node.space
-        elif isinstance(node, Label):
-            decl.labels.add(node.name)
-    return decl
-
-
-def module_declarations(module) -> Declarations:
-    from ptx2py.ptxgrammar.tree.declarations import VarDecl
-
-    decl = Declarations()
-    for item in module.items:
-        if isinstance(item, VarDecl) and item.space == ".reg":
-            for d in item.declarators:
-                decl.add_register(d.name, item.type, d.count)
-        elif isinstance(item, VarDecl):
-            for d in item.declarators:
-                decl.symbols[d.name] = item.space
-    return decl
 
 
 # --- operand kinds ----------------------------------------------------------------------------
@@ -282,9 +174,9 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
         kind = "symbol"
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
         kind = "register"  # `.reg .b32 r1;` names a register without a %
-    elif (kind == "symbol" and decl is not None and op.name in decl.symbols
-          and arg.kind in ("d", "dv", "dp", "r", "p", "pp", "v")):
-        yield "operand-kind", f"{what}: `{op.name}` is a {decl.symbols[op.name]} variable, not a register"
+    elif (kind == "symbol" and decl is not None and arg.kind in ("d", "dv", "dp", "r", "p", "pp", "v")
+          and decl.symbol_space(op.name) is not None):
+        yield "operand-kind", f"{what}: `{op.name}` is a {decl.symbol_space(op.name)} variable, not a register"
         return
     if arg.kind in ("v", "vs"):
         if kind == "pair" and vec is not None:  # `{d0, d1, d2, d3}|p` (texture results)
@@ -376,10 +268,11 @@ def _address_space(form, op, index, modifiers, what, decl):
     """ld/st of a variable: the instruction's state space is the variable's (generic reaches
     .global, .shared and .local variables only); a kernel's parameters are read-only."""
     base = op.base
-    if (decl is None or not isinstance(base, (O.Symbol, O.Register)) or base.name not in decl.symbols
-            or decl.register_type(base.name) is not None):
+    if decl is None or not isinstance(base, (O.Symbol, O.Register)):
         return
-    space = decl.symbols[base.name]
+    space = decl.symbol_space(base.name)
+    if space is None:
+        return
     written = [m for m in modifiers if m in form.groups["space"]]
     if not written:
         if _space_family(space) not in _GENERIC_REACHES:
@@ -388,7 +281,7 @@ def _address_space(form, op, index, modifiers, what, decl):
         return
     if _space_family(written[0]) != _space_family(space):
         yield "state-space", f"{what}: `{base.name}` is a {space} variable, the instruction says {written[0]}"
-    elif form.op == "st" and index == 0 and base.name in decl.entry_params:
+    elif form.op == "st" and index == 0 and decl.is_entry_param(base.name):
         yield "state-space", f"{what}: `{base.name}` is a kernel parameter and cannot be written"
 
 
@@ -447,10 +340,10 @@ def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, in
     """Registers not declared in the function and branch targets that are not its labels, for
     operands the form's `args` do not cover (the typed positions report their own)."""
     out = []
-    if not decl.complete:
+    if not decl.is_complete():
         return out
     for index, op in enumerate(instruction.operands):
-        if instruction.opcode == "bra" and isinstance(op, O.Symbol) and op.name not in decl.labels:
+        if instruction.opcode == "bra" and isinstance(op, O.Symbol) and not decl.has_label(op.name):
             out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this function",
                         index))
             continue

@@ -20,6 +20,8 @@ Rules (ids printed in brackets):
     register-class      a register whose declared type does not fit the operand's type
     immediate           an immediate of the wrong kind (a float for an integer operand)
     undeclared          a register not declared in the function, a branch to no label
+                        (resolved per `{ }` block: lint/declarations.py)
+    duplicate-declaration  a name declared twice in one block (a parameter in the body's own)
     modifier-type       a modifier the written type does not take (`.ftz` on `.s32`)
     state-space         ld/st of a variable in another state space, a write to a kernel parameter
     type                a type (or pair of types) the instruction does not take
@@ -42,7 +44,7 @@ from .operands import check_operands, undeclared_names, vector_elements
 
 RULES = ("unknown-modifier", "duplicate-modifier", "missing-modifier", "operand-count", "operand-kind",
          "shape", "register-count", "ptx-version", "target", "unknown-opcode", "register-class", "immediate",
-         "undeclared", "modifier-type", "type", "state-space")
+         "undeclared", "modifier-type", "type", "state-space", "duplicate-declaration")
 
 
 @dataclass(frozen=True)
@@ -450,49 +452,80 @@ def check_instruction(instruction, version=None, targets=(), registers=None, all
 
 @dataclass
 class Placed:
-    """An instruction with the source offsets of its first token, its modifiers and operands."""
+    """An instruction with the source offsets of its first token, its modifiers and operands, the
+    block it is in (its Declarations) and its serial (what it sees of that block's declarations)."""
 
     instruction: object
     start: int
     modifiers: list[int]
     operands: list[int]
     function: object = None
+    scope: object = None
+    serial: int = 0
 
 
-def placed_instructions(module) -> tuple[list[Placed], list[int]]:
+@dataclass
+class Walk:
+    """What one walk of a module finds: its instructions, line starts, `.target` offsets, the
+    module's declarations and the names declared twice in one block (offset, name)."""
+
+    placed: list
+    newlines: list
+    targets: list
+    module_scope: object
+    duplicates: list
+
+
+def walk_module(module) -> Walk:
     """Every instruction with its offsets (computed by emitting the module: each node's trivia[i]
-    precedes its i-th own token), and the offsets of line starts after the first."""
+    precedes its i-th own token) and its block's declarations, and the offsets of line starts
+    after the first."""
     from ptx2py.ptxgrammar.emitter import default_trivia
-    from ptx2py.ptxgrammar.tree.declarations import Function
-    from ptx2py.ptxgrammar.tree.statements import Instruction
+    from ptx2py.ptxgrammar.tree.declarations import Function, VarDecl
+    from ptx2py.ptxgrammar.tree.module import Target
+    from ptx2py.ptxgrammar.tree.statements import Block, Instruction, Label
+
+    from .declarations import Declarations, add_params, declare
 
     offset = 0
+    serial = 0
     found: list[Placed] = []
     newlines: list[int] = []
-    function = [None]
     targets: list[int] = []
-    scope_nodes: dict[int, list] = {}  # id(function) -> its `.reg` declarations and labels
-
+    duplicates: list[tuple[int, str]] = []
+    module_scope = Declarations()
+    # the innermost block, the function, and the parameters' block waiting for the function's body
+    state = {"scope": module_scope, "function": None, "body": None}
     newline = re.compile(r"\r\n|\r|\n")
-    from ptx2py.ptxgrammar.tree.declarations import VarDecl
-    from ptx2py.ptxgrammar.tree.module import Target
-    from ptx2py.ptxgrammar.tree.statements import Label
 
     def visit(node) -> None:
-        nonlocal offset
+        nonlocal offset, serial
         trivia = node.trivia
         if trivia is None:
             trivia = default_trivia(node)
         cls = node.__class__
         if cls is Instruction:
+            serial += 1
             visit_instruction(node, trivia)
             return
+        outer = state["scope"]
         if cls is Function:
-            function[0] = node
-            scope_nodes[id(node)] = []
-        elif cls is Label or cls is VarDecl:
-            if function[0] is not None:
-                scope_nodes[id(function[0])].append(node)
+            state["function"] = node
+            state["body"] = Declarations(parent=module_scope)
+            add_params(state["body"], node.head)
+        elif cls is Block:
+            body = state["body"]
+            state["scope"] = body if body is not None else Declarations(parent=outer)
+            state["body"] = None
+        elif cls is Label:
+            outer.labels.add(node.name)
+        elif cls is VarDecl:
+            serial += 1
+            start = offset + (len(trivia[0]) if trivia and node._parts()[0].__class__ is str else 0)
+            in_function = outer is not module_scope
+            twice = declare(outer, node, serial if in_function else -1)
+            if in_function:
+                duplicates.extend((start, name) for name in twice)
         elif cls is Target:
             targets.append(offset + len(trivia[0]))
         i = 0
@@ -508,10 +541,14 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
                 offset += len(part)
             else:
                 visit(part)
+        if cls is Block:
+            state["scope"] = outer
+        elif cls is Function:
+            state["function"] = state["body"] = None
 
     def visit_instruction(node, trivia) -> None:
         nonlocal offset
-        placed = Placed(node, -1, [], [], function[0])
+        placed = Placed(node, -1, [], [], state["function"], state["scope"], serial)
         found.append(placed)
         first_mod = 1 + (len(node.guard._parts()) if node.guard is not None else 0)
         last_mod = first_mod + len(node.modifiers)
@@ -533,9 +570,14 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
                 visit(part)
 
     visit(module)
-    placed_instructions.targets = targets  # offsets of `.target` directives, for module findings
-    placed_instructions.scope_nodes = scope_nodes
-    return found, newlines
+    return Walk(found, newlines, targets, module_scope, duplicates)
+
+
+def placed_instructions(module) -> tuple[list[Placed], list[int]]:
+    """Every instruction with its offsets, and the offsets of line starts after the first."""
+    walk = walk_module(module)
+    placed_instructions.targets = walk.targets  # offsets of `.target` directives, for module findings
+    return walk.placed, walk.newlines
 
 
 def _leading(node) -> str:
@@ -567,24 +609,17 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
     """Every rule violation in the module, in source order. An opcode the tables do not know is
     an `unknown-opcode` error unless it is in ``allow_unknown`` (``strict`` is kept for callers
     that asked for notes: every unknown opcode is reported either way)."""
-    from .operands import function_declarations, module_declarations
-
     version = module_version(module)
     targets = module_targets(module)
     allowed = set(allow_unknown)
-    out: list[Violation] = []
-    placed, newlines = placed_instructions(module)
-    out += _target_version(module, version, targets, filename, newlines, placed_instructions.targets)
-    module_scope = module_declarations(module)
-    scopes: dict[int, object] = {}
-    for p in placed:
-        decl = None
-        if p.function is not None:
-            key = id(p.function)
-            if key not in scopes:
-                scopes[key] = function_declarations(p.function, module_scope,
-                                                    placed_instructions.scope_nodes.get(key))
-            decl = scopes[key]
+    walk = walk_module(module)
+    newlines = walk.newlines
+    out = _target_version(module, version, targets, filename, newlines, walk.targets)
+    found = [(off, "duplicate-declaration", f"`{name}` is declared twice in one block") for off, name in walk.duplicates]
+    for p in walk.placed:
+        decl = p.scope if p.function is not None else None
+        if decl is not None:
+            decl.now = p.serial
         for rule, message, where in _check(p.instruction, version, targets, decl):
             if rule == "unknown-opcode" and p.instruction.opcode in allowed:
                 continue
@@ -594,8 +629,11 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
                 offsets = p.modifiers if kind == "mod" else p.operands
                 if 0 <= i < len(offsets):
                     off = offsets[i]
-            line, col = _line_col(newlines, off)
-            out.append(Violation(filename, line, col, rule, message))
+            found.append((off, rule, message))
+    found.sort(key=lambda f: f[0])
+    for off, rule, message in found:
+        line, col = _line_col(newlines, off)
+        out.append(Violation(filename, line, col, rule, message))
     return out
 
 

@@ -189,7 +189,8 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
                 return
             allowed = {"register", "sink", "symbol"} | ({"int", "float", "expr"} if arg.kind == "vs" else set())
             if kind not in allowed:
-                yield "operand-kind", f"{what} must be {'a register or an immediate' if arg.kind == 'vs' else 'a register'}"
+                want = "a register or an immediate" if arg.kind == "vs" else "a register"
+                yield "operand-kind", f"{what} must be {want}"
                 return
             if kind in ("int", "float"):
                 yield from _immediate(op, kind, want_type, what)

@@ -615,7 +615,8 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
     walk = walk_module(module)
     newlines = walk.newlines
     out = _target_version(module, version, targets, filename, newlines, walk.targets)
-    found = [(off, "duplicate-declaration", f"`{name}` is declared twice in one block") for off, name in walk.duplicates]
+    found = [(off, "duplicate-declaration", f"`{name}` is declared twice in one block")
+             for off, name in walk.duplicates]
     for p in walk.placed:
         decl = p.scope if p.function is not None else None
         if decl is not None:

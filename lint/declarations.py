@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 ALWAYS = -1  # the serial of declarations visible to every statement of their block
 NEVER = 1 << 62
+PREDEFINED = frozenset({"WARP_SZ"})  # identifiers PTX defines itself (PTX ISA 5.3)
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Declarations:
     labels: set[str] = field(default_factory=set)
     symbols: dict[str, str] = field(default_factory=dict)     # variable -> its state space (`.global` ...)
     entry_params: set[str] = field(default_factory=set)       # a kernel's parameters (read-only)
+    functions: set[str] = field(default_factory=set)          # the module's `.func`/`.entry` names
     complete: bool = True  # False where a declaration form is not understood: no undeclared findings
     parent: Declarations | None = None
     since: dict[str, int] = field(default_factory=dict)       # name -> serial of its declaration
@@ -148,6 +150,17 @@ class Declarations:
                 return False
             scope = scope.parent
         return True
+
+    def knows(self, name: str) -> bool:
+        """True where `name` is declared in scope as anything (register, variable, label, function)."""
+        if self._find(name) is not None or self.has_label(name) or name in PREDEFINED:
+            return True
+        scope = self
+        while scope is not None:
+            if name in scope.functions:
+                return True
+            scope = scope.parent
+        return False
 
     def names_variable_or_label(self, name: str) -> bool:
         """True where `name` is no register but a variable or label in scope: identifiers may begin

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ptx2py.ptxgrammar.isa.special_registers import is_special_register, special_register_type
+from ptx2py.ptxgrammar.isa.special_registers import accepted_types, is_special_register, special_register_type
 from ptx2py.ptxgrammar.tree import operands as O
 
 from .declarations import Declarations, function_declarations, module_declarations  # noqa: F401
@@ -134,7 +134,7 @@ def _shown(op) -> str:
     return emit(op).strip()
 
 
-def check_operands(form, args, instruction, decl: Declarations | None) -> list[tuple[str, str, int]]:
+def check_operands(form, args, instruction, decl: Declarations | None, version=None) -> list[tuple[str, str, int]]:
     """Kind and register-class findings for the operands of an instruction whose count is right
     (``args``: the form's operand kinds, after its `when` overrides)."""
     if args is None:
@@ -145,9 +145,39 @@ def check_operands(form, args, instruction, decl: Declarations | None) -> list[t
     types = [m[1:] for m in modifiers if m in type_group]
     vec = _vector_count(modifiers)
     for index, (arg, op) in enumerate(zip(args, instruction.operands)):
+        if index and op.__class__ is O.SpecialRegister:
+            found = _special_source(form, op, index, types, version)
+            if found is not None:
+                out += [(rule, message, index) for rule, message in found]
+                continue
         for rule, message in _check_one(form, arg, op, index, types, modifiers, vec, decl):
             out.append((rule, message, index))
     return out
+
+
+def _special_use(form, types) -> str | None:
+    """The key of the probed table (special_register_widths.json) for a source operand of this form."""
+    if form.op == "cvt":
+        return f"cvt.{types[0]}" if types else None
+    return form.op
+
+
+def _special_source(form, op, index, types, version):
+    """Findings for a special register as a source, by the types ptxas accepts (None: not probed)."""
+    use = _special_use(form, types)
+    name = op.name + (op.component or "")
+    accepted = accepted_types(name, use, version) if use else None
+    if accepted is None:
+        return None
+    written = types[-1] if types else None
+    if written in accepted:
+        return []
+    what = _What(index, op)
+    if not accepted:
+        return [("register-class", f"{what}: special register `{name}` cannot be an operand of {form.op}"
+                                   f"{'.' + types[0] if form.op == 'cvt' and types else ''} (move it first)")]
+    return [("register-class", f"{what}: `{name}` is read as {' '.join('.' + t for t in sorted(accepted))};"
+                               f" not as .{written}")]
 
 
 class _What:
@@ -338,49 +368,55 @@ def _register_class(op, kind, want_type, wider, what, decl):
 
 
 def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, int]]:
-    """Registers not declared in the function and branch targets that are not its labels, for
-    operands the form's `args` do not cover (the typed positions report their own)."""
+    """Registers and variables not declared in scope (the innermost block outwards) and branch
+    targets that are no label in scope."""
     out = []
     if not decl.is_complete():
         return out
     for index, op in enumerate(instruction.operands):
         if instruction.opcode == "bra" and isinstance(op, O.Symbol) and not decl.has_label(op.name):
-            out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this function",
+            out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this scope",
                         index))
             continue
-        for name in _register_names(op):
-            if (not is_special_register(name) and decl.register_type(name) is None
-                    and not decl.names_variable_or_label(name)):
-                out.append(("undeclared", f"operand {index + 1}: register `{name}` is not declared in"
-                                          f" this function", index))
+        for name, is_register in _names(op):
+            if is_register:
+                if (not is_special_register(name) and decl.register_type(name) is None
+                        and not decl.names_variable_or_label(name)):
+                    out.append(("undeclared", f"operand {index + 1}: register `{name}` is not declared in"
+                                              f" this scope", index))
+            elif not decl.knows(name):
+                out.append(("undeclared", f"operand {index + 1}: `{name}` is not declared in this scope", index))
     return out
 
 
-def _register_names(op):
-    """The `%` register names an operand mentions (special registers excluded)."""
+def _names(op):
+    """(name, is a `%` register) for the names an operand mentions."""
     cls = op.__class__
     if cls is O.Register:
-        yield op.name
+        yield op.name, True
+    elif cls is O.Symbol:
+        yield op.name, False
     elif cls in (O.Vector, O.Address, O.ParenList):
         for item in op.items:
-            yield from _register_names(item)
+            yield from _names(item)
     elif cls is O.BinaryExpr:
-        yield from _register_names(op.left)
-        yield from _register_names(op.right)
+        yield from _names(op.left)
+        yield from _names(op.right)
     elif cls in (O.Negation, O.UnaryExpr, O.Cast):
-        yield from _register_names(op.operand)
+        yield from _names(op.operand)
     elif cls is O.PredPair:
-        yield from _register_names(op.first)
-        yield from _register_names(op.second)
+        yield from _names(op.first)
+        yield from _names(op.second)
     elif cls in (O.Paren,):
-        yield from _register_names(op.inner)
+        yield from _names(op.inner)
     elif cls is O.Indexed:
-        yield from _register_names(op.index)
+        yield op.name, False
+        yield from _names(op.index)
     elif cls is O.Conditional:
         for part in (op.condition, op.then, op.otherwise):
-            yield from _register_names(part)
+            yield from _names(part)
     elif cls is O.Applied:
-        yield from _register_names(op.argument)
+        yield from _names(op.argument)
 
 
 def vector_elements(instruction, element_types, decl) -> list[tuple[str, str, int]]:

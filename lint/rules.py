@@ -322,7 +322,7 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
                              ("op", pos)))
     if head.args is not None:
         problems += [(r, f"`{name}`: {m}", ("op", i))
-                     for r, m, i in check_operands(form, head.args, instruction, decl)]
+                     for r, m, i in check_operands(form, head.args, instruction, decl, version)]
     if element_types:
         problems += [(r, f"`{name}`: {m}", ("op", i))
                      for r, m, i in vector_elements(instruction, element_types, decl)]
@@ -511,6 +511,7 @@ def walk_module(module) -> Walk:
         outer = state["scope"]
         if cls is Function:
             state["function"] = node
+            module_scope.functions.add(node.head.name)
             state["body"] = Declarations(parent=module_scope)
             add_params(state["body"], node.head)
         elif cls is Block:

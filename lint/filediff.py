@@ -28,6 +28,10 @@ _UNDECIDED = re.compile(r"is not defined for option|Unsupported .version|not sup
                         r"|Unknown option|Unsupported \.target|PTX ISA version .* not supported|Unsupported gpu")
 
 
+# -c: a relocatable object, so a call to a function another file defines is no error
+PTXAS_FLAGS = ("-c", "-O0")
+
+
 def ptxas_verdict(ptxas: str, path: str) -> dict:
     """{'verdict': accept | reject | undecided, 'lines': [blamed lines], 'error': first error}."""
     text = Path(path).read_text(errors="replace")
@@ -36,7 +40,7 @@ def ptxas_verdict(ptxas: str, path: str) -> dict:
     if arch is None:
         return {"verdict": "undecided", "lines": [], "error": "no sm_ .target"}
     with tempfile.TemporaryDirectory() as tmp:
-        r = subprocess.run(["nice", "-n", "10", ptxas, "-O0", "-arch", arch, path, "-o", os.path.join(tmp, "o")],
+        r = subprocess.run(["nice", "-n", "10", ptxas, *PTXAS_FLAGS, "-arch", arch, path, "-o", os.path.join(tmp, "o")],
                            capture_output=True, text=True)
     out = r.stdout + r.stderr
     errors = [ln for ln in out.splitlines() if "error" in ln or "fatal" in ln]
@@ -100,7 +104,7 @@ def ptx_files(paths) -> list[str]:
 
 
 def _digest(path: str) -> str:
-    return hashlib.sha1(Path(path).read_bytes()).hexdigest()
+    return hashlib.sha1(" ".join(PTXAS_FLAGS).encode() + Path(path).read_bytes()).hexdigest()
 
 
 def verdicts(files, ptxas: str, cache_path: str | None, jobs: int) -> dict[str, dict]:

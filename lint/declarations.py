@@ -42,6 +42,7 @@ class Declarations:
         duplicate definition). ``merge``: a name seen again with another type becomes untyped
         (the DSL sees several functions' declarations in one scope)."""
         rtype = (rtype or "").lstrip(".")
+        self.__dict__.pop("_candidates", None)
         if count is None:
             duplicate = self._declares(name)
             if merge and name in self.names and self.names[name] != rtype:
@@ -69,6 +70,7 @@ class Declarations:
     def add_symbol(self, name: str, space: str, serial: int = ALWAYS) -> bool:
         """Declare a variable of a state space; True when the block declared the name already."""
         duplicate = self._declares(name)
+        self.__dict__.pop("_candidates", None)
         self.symbols[name] = space
         self.since.setdefault(name, serial)
         return duplicate
@@ -106,13 +108,37 @@ class Declarations:
         return found[0] if found is not None and found[1] < now else None
 
     def _find(self, name: str):
-        now, scope = self.now, self
-        while scope is not None:
-            found = scope._own(name, now)
-            if found is not None:
+        """The innermost declaration of `name` made before `now`: the first of its candidates
+        (every enclosing block's own declaration of it, innermost first; cached, as lookups
+        come after the blocks are declared) whose serial is earlier."""
+        cache = self.__dict__.setdefault("_candidates", {})
+        candidates = cache.get(name)
+        if candidates is None:
+            candidates = cache[name] = self._candidates_of(name)
+        now = self.now
+        for since, found in candidates:
+            if since < now:
                 return found
-            scope = scope.parent
         return None
+
+    def _candidates_of(self, name: str) -> list:
+        out, scope = [], self
+        while scope is not None:
+            for since, found in scope._own_all(name):
+                out.append((since, found))
+            scope = scope.parent
+        return out
+
+    def _own_all(self, name: str):
+        """(serial, ('reg', type) | ('sym', space)) of this block's own declarations of `name`."""
+        if name in self.names:
+            yield self.since.get(name, ALWAYS), ("reg", self.names[name])
+        if name in self.symbols:
+            yield self.since.get(name, ALWAYS), ("sym", self.symbols[name])
+        for prefix, count, rtype, serial in self.prefixes:
+            if self._prefix_covers(prefix, count, name):
+                yield serial, ("reg", rtype)
+                break
 
     def register_type(self, name: str) -> str | None:
         """The declared type without its dot ('' when declared untyped), None when `name` is no

@@ -476,57 +476,93 @@ class Walk:
     duplicates: list
 
 
-def walk_module(module) -> Walk:
-    """Every instruction with its offsets (computed by emitting the module: each node's trivia[i]
-    precedes its i-th own token) and its block's declarations, and the offsets of line starts
-    after the first."""
-    from ptx2py.ptxgrammar.emitter import default_trivia
+@dataclass
+class Scan:
+    """The module's instructions (each with its function, block and serial; no offsets yet), the
+    names declared twice in one block (VarDecl, name) and the module's own declarations."""
+
+    placed: list
+    duplicates: list
+    module_scope: object
+
+
+def scan_module(module) -> Scan:
+    """Resolve the module's blocks: one Declarations per `{ }` (a function's body holds its
+    parameters), every statement numbered in source order. Statements only, not their operands:
+    cheap enough to run before knowing whether any offset is needed."""
     from ptx2py.ptxgrammar.tree.declarations import Function, VarDecl
-    from ptx2py.ptxgrammar.tree.module import Target
     from ptx2py.ptxgrammar.tree.statements import Block, Instruction, Label
 
     from .declarations import Declarations, add_params, declare
 
-    offset = 0
+    module_scope = Declarations()
+    placed: list[Placed] = []
+    duplicates: list[tuple[object, str]] = []
     serial = 0
-    found: list[Placed] = []
+
+    def block(items, scope, function) -> None:
+        nonlocal serial
+        for node in items:
+            cls = node.__class__
+            if cls is Instruction:
+                serial += 1
+                placed.append(Placed(node, -1, [], [], function, scope, serial))
+            elif cls is Block:
+                block(node.items, Declarations(parent=scope), function)
+            elif cls is VarDecl:
+                serial += 1
+                duplicates.extend((node, name) for name in declare(scope, node, serial))
+            elif cls is Label:
+                scope.labels.add(node.name)
+
+    for item in module.items:
+        if item.__class__ is Function:
+            module_scope.functions.add(item.head.name)
+            if item.body is not None:
+                body = Declarations(parent=module_scope)
+                add_params(body, item.head)
+                block(item.body.items, body, item)
+        elif item.__class__ is VarDecl:
+            declare(module_scope, item)
+    return Scan(placed, duplicates, module_scope)
+
+
+@dataclass
+class Positions:
+    """Source offsets, by node identity: each instruction's (first token, modifiers, operands),
+    each declaration's first token; line starts after the first; `.target` directives."""
+
+    instructions: dict
+    declarations: dict
+    newlines: list
+    targets: list
+
+
+def positions(module) -> Positions:
+    """Offsets computed by emitting the module: each node's trivia[i] precedes its i-th own token."""
+    from ptx2py.ptxgrammar.emitter import default_trivia
+    from ptx2py.ptxgrammar.tree.declarations import VarDecl
+    from ptx2py.ptxgrammar.tree.module import Target
+    from ptx2py.ptxgrammar.tree.statements import Instruction
+
+    offset = 0
+    instructions: dict[int, tuple] = {}
+    declarations: dict[int, int] = {}
     newlines: list[int] = []
     targets: list[int] = []
-    duplicates: list[tuple[int, str]] = []
-    module_scope = Declarations()
-    # the innermost block, the function, and the parameters' block waiting for the function's body
-    state = {"scope": module_scope, "function": None, "body": None}
     newline = re.compile(r"\r\n|\r|\n")
 
     def visit(node) -> None:
-        nonlocal offset, serial
+        nonlocal offset
         trivia = node.trivia
         if trivia is None:
             trivia = default_trivia(node)
         cls = node.__class__
         if cls is Instruction:
-            serial += 1
             visit_instruction(node, trivia)
             return
-        outer = state["scope"]
-        if cls is Function:
-            state["function"] = node
-            module_scope.functions.add(node.head.name)
-            state["body"] = Declarations(parent=module_scope)
-            add_params(state["body"], node.head)
-        elif cls is Block:
-            body = state["body"]
-            state["scope"] = body if body is not None else Declarations(parent=outer)
-            state["body"] = None
-        elif cls is Label:
-            outer.labels.add(node.name)
-        elif cls is VarDecl:
-            serial += 1
-            start = offset + (len(trivia[0]) if trivia and node._parts()[0].__class__ is str else 0)
-            in_function = outer is not module_scope
-            twice = declare(outer, node, serial if in_function else -1)
-            if in_function:
-                duplicates.extend((start, name) for name in twice)
+        if cls is VarDecl:
+            declarations[id(node)] = offset + (len(trivia[0]) if trivia and node._parts()[0].__class__ is str else 0)
         elif cls is Target:
             targets.append(offset + len(trivia[0]))
         i = 0
@@ -542,15 +578,10 @@ def walk_module(module) -> Walk:
                 offset += len(part)
             else:
                 visit(part)
-        if cls is Block:
-            state["scope"] = outer
-        elif cls is Function:
-            state["function"] = state["body"] = None
 
     def visit_instruction(node, trivia) -> None:
         nonlocal offset
-        placed = Placed(node, -1, [], [], state["function"], state["scope"], serial)
-        found.append(placed)
+        start, modifiers, operands = -1, [], []
         first_mod = 1 + (len(node.guard._parts()) if node.guard is not None else 0)
         last_mod = first_mod + len(node.modifiers)
         i = 0
@@ -561,17 +592,28 @@ def walk_module(module) -> Walk:
                     newlines.extend(offset + m.end() for m in newline.finditer(text))
                 offset += len(text)
                 if i == 0:
-                    placed.start = offset
+                    start = offset
                 elif first_mod <= i < last_mod:
-                    placed.modifiers.append(offset)
+                    modifiers.append(offset)
                 offset += len(part)
                 i += 1
             else:
-                placed.operands.append(offset + len(_leading(part)))
+                operands.append(offset + len(_leading(part)))
                 visit(part)
+        instructions[id(node)] = (start, modifiers, operands)
 
     visit(module)
-    return Walk(found, newlines, targets, module_scope, duplicates)
+    return Positions(instructions, declarations, newlines, targets)
+
+
+def walk_module(module) -> Walk:
+    """Every instruction with its offsets and its block's declarations (scan_module + positions)."""
+    scan = scan_module(module)
+    pos = positions(module)
+    for p in scan.placed:
+        p.start, p.modifiers, p.operands = pos.instructions[id(p.instruction)]
+    duplicates = [(pos.declarations[id(node)], name) for node, name in scan.duplicates]
+    return Walk(scan.placed, pos.newlines, pos.targets, scan.module_scope, duplicates)
 
 
 def placed_instructions(module) -> tuple[list[Placed], list[int]]:
@@ -609,49 +651,59 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
                 allow_unknown: Iterable[str] = ()) -> list[Violation]:
     """Every rule violation in the module, in source order. An opcode the tables do not know is
     an `unknown-opcode` error unless it is in ``allow_unknown`` (``strict`` is kept for callers
-    that asked for notes: every unknown opcode is reported either way)."""
+    that asked for notes: every unknown opcode is reported either way). Offsets are computed only
+    when there is a finding to place (most files have none)."""
     version = module_version(module)
     targets = module_targets(module)
     allowed = set(allow_unknown)
-    walk = walk_module(module)
-    newlines = walk.newlines
-    out = _target_version(module, version, targets, filename, newlines, walk.targets)
-    found = [(off, "duplicate-declaration", f"`{name}` is declared twice in one block")
-             for off, name in walk.duplicates]
-    for p in walk.placed:
-        decl = p.scope if p.function is not None else None
-        if decl is not None:
-            decl.now = p.serial
+    scan = scan_module(module)
+    found = []  # (node, rule, message, where)
+    for p in scan.placed:
+        decl = p.scope
+        decl.now = p.serial
         for rule, message, where in _check(p.instruction, version, targets, decl):
-            if rule == "unknown-opcode" and p.instruction.opcode in allowed:
-                continue
-            off = p.start
+            if rule != "unknown-opcode" or p.instruction.opcode not in allowed:
+                found.append((p.instruction, rule, message, where))
+    found += [(node, "duplicate-declaration", f"`{name}` is declared twice in one block", None)
+              for node, name in scan.duplicates]
+    module_findings = _target_version(version, targets)
+    if not found and not module_findings:
+        return []
+    pos = positions(module)
+    placed = []
+    for node, rule, message, where in found:
+        off = pos.declarations.get(id(node), 0)
+        if id(node) in pos.instructions:
+            start, modifiers, operands = pos.instructions[id(node)]
+            off = start
             if where is not None:
                 kind, i = where
-                offsets = p.modifiers if kind == "mod" else p.operands
+                offsets = modifiers if kind == "mod" else operands
                 if 0 <= i < len(offsets):
                     off = offsets[i]
-            found.append((off, rule, message))
-    found.sort(key=lambda f: f[0])
-    for off, rule, message in found:
-        line, col = _line_col(newlines, off)
+        placed.append((off, rule, message))
+    placed.sort(key=lambda f: f[0])
+    out = []
+    if module_findings and pos.targets:
+        line, col = _line_col(pos.newlines, pos.targets[0])
+        out += [Violation(filename, line, col, "target", message) for message in module_findings]
+    for off, rule, message in placed:
+        line, col = _line_col(pos.newlines, off)
         out.append(Violation(filename, line, col, rule, message))
     return out
 
 
-def _target_version(module, version, targets, filename, newlines, offsets) -> list[Violation]:
+def _target_version(version, targets) -> list[str]:
     """`.target` names a GPU newer than the module's `.version` knows."""
     from ptx2py.ptxgrammar.isa.targets import TARGET_SINCE
 
-    if version is None or not offsets:
+    if version is None:
         return []
     out = []
-    line, col = _line_col(newlines, offsets[0])
     for t in targets:
         since = TARGET_SINCE.get(t)
         if since is not None and version < spec.parse_version(since):
-            out.append(Violation(filename, line, col, "target", f".target {t} needs PTX ISA {since} or newer;"
-                                                                f" the module has .version {_fmt_version(version)}"))
+            out.append(f".target {t} needs PTX ISA {since} or newer; the module has .version {_fmt_version(version)}")
     return out
 
 

@@ -194,6 +194,20 @@ class _What:
     __format__ = lambda self, spec: str(self)  # noqa: E731
 
 
+class _Element:
+    """`<what> element `text``, emitted only when a finding is written."""
+
+    __slots__ = ("what", "item")
+
+    def __init__(self, what, item):
+        self.what, self.item = what, item
+
+    def __str__(self) -> str:
+        return f"{self.what} element `{_shown(self.item)}`"
+
+    __format__ = lambda self, spec: str(self)  # noqa: E731
+
+
 def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     if arg.kind == "x":
         return
@@ -235,7 +249,7 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
             return
         for item in op.items:
             yield from _register_class(item, _classify(item), want_type, arg.wider,
-                                       f"{what} element `{_shown(item)}`", decl)
+                                       _Element(what, item), decl)
         return
     if kind not in _OK_KINDS[arg.kind]:
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
@@ -323,7 +337,7 @@ def _immediate(op, kind, want_type, what, plain=True):
         return
     if want_type and want_type in _SIZE:
         family = _family(want_type)
-        text = _shown(op)
+        text = op.text if op.__class__ in (O.IntLiteral, O.FloatLiteral) else _shown(op)
         hexfloat = re.match(r"^[-+]?0[fFdD]", text) is not None
         # .f32/.f64 operands convert a 0f or 0d literal to their own width (ptxas 13); bit and
         # integer operands take the literal's bits, so its width must match
@@ -426,6 +440,6 @@ def vector_elements(instruction, element_types, decl) -> list[tuple[str, str, in
         op = instruction.operands[pos]
         for item in op.items:
             for rule, message in _register_class(item, _classify(item), want, False,
-                                                 f"operand {pos + 1} element `{_shown(item)}`", decl):
+                                                 _Element(f"operand {pos + 1}", item), decl):
                 out.append((rule, message, pos))
     return out

@@ -175,6 +175,7 @@ def summary(result: dict) -> str:
     s = result["speed"]
     if s["largest"]:
         big = s["largest"]
-        rows.append(f"lint speed (CPU time, parse + lint): {s["bytes"] / 1e6 / max(s["seconds"], 1e-9):.2f} MB/s overall;"
+        rate = s["bytes"] / 1e6 / max(s["seconds"], 1e-9)
+        rows.append(f"lint speed (CPU time, parse + lint): {rate:.2f} MB/s overall;"
                     f" largest file {big['file']} {big['bytes'] / 1e6:.2f} MB in {big['seconds']:.2f} s")
     return "\n".join(rows)

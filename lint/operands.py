@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 
-from ptx2py.ptxgrammar.isa.special_registers import accepted_types, is_special_register, special_register_type
+from ptx2py.ptxgrammar.isa.special_registers import is_special_register, special_register_type
 from ptx2py.ptxgrammar.tree import operands as O
 
 from .declarations import Declarations, function_declarations, module_declarations  # noqa: F401
+from .special_widths import accepted_types
 
 # --- register types ---------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ptx2py.lint import lint_text
-from ptx2py.ptxgrammar.isa.special_registers import accepted_types
+from ptx2py.lint.special_widths import accepted_types
 
 ROOT = Path(__file__).resolve().parent.parent
 PTXAS = shutil.which("ptxas")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DATA = ROOT / "ptxgrammar" / "isa" / "special_register_widths.json"
+DATA = ROOT / "ptxgrammar" / "isa" / "special_register_widths.json"  # read by lint/special_widths.py
 
 REGISTERS = (
     [f"%{n}.{c}" for n in ("tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid", "cluster_ctaid",

@@ -385,7 +385,9 @@ def compile_one(src: Path, out: Path, target: str, flags: list[str], header_fns=
     return {"ok": False, "error": "too many rounds"}
 
 
-def build(out_dir: Path, quick: bool, jobs: int) -> dict:
+def build(out_dir: Path, quick: bool, jobs: int, reuse: str = "") -> dict:
+    """``reuse``: "skip" keeps PTX already under out_dir (a run cut short goes on where it stopped);
+    "only" records what is there and compiles nothing."""
     matrix = QUICK_MATRIX if quick else MATRIX
     headers = {"fp16": "cuda_fp16.h", "bf16": "cuda_bf16.h", "fp8": "cuda_fp8.h"}
     jobs_list = []
@@ -408,7 +410,12 @@ def build(out_dir: Path, quick: bool, jobs: int) -> dict:
             src.write_text({**HAND, **HEAVY}[name])
         ptx = out_dir / "ptx" / f"nvcc{release}-{name}" / f"{tag}.ptx"
         flags = FLAGS[fl] + cccl_include()
-        result = compile_one(src, ptx, target, flags, fns, hs, str(nvcc))
+        if reuse and ptx.is_file():
+            result = {"ok": True, "dropped": [], "reused": True}
+        elif reuse == "only":
+            result = {"ok": False, "error": "not built (the run was cut short)"}
+        else:
+            result = compile_one(src, ptx, target, flags, fns, hs, str(nvcc))
         row = {"nvcc": release, "source": name, "target": target, "flags": fl, **result}
         if result["ok"]:
             data = ptx.read_bytes()
@@ -430,9 +437,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--manifest", default=str(MANIFEST))
+    ap.add_argument("--reuse", choices=("skip", "only"), default="",
+                    help="skip: keep the PTX already under --out; only: record it, compile nothing")
     args = ap.parse_args()
     out = Path(args.out)
-    manifest = build(out, args.quick, args.jobs)
+    manifest = build(out, args.quick, args.jobs, args.reuse)
     Path(args.manifest).parent.mkdir(parents=True, exist_ok=True)
     Path(args.manifest).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     ok = [r for r in manifest["files"] if r["ok"]]

@@ -7,10 +7,12 @@ A finding is (rule, message, operand index)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ptx2py.ptxgrammar.isa.special_registers import is_special_register, special_register_type
 from ptx2py.ptxgrammar.tree import operands as O
+
+from .declarations import Declarations, function_declarations, module_declarations  # noqa: F401
+from .special_widths import accepted_types
 
 # --- register types ---------------------------------------------------------------------------
 
@@ -53,115 +55,6 @@ def compatible(inst_type: str, reg_type: str, wider: bool) -> bool:
         return False
     ft, fr = _family(inst_type), _family(reg_type)
     return ft == "b" or fr == "b" or ft == fr or {ft, fr} == {"u", "s"}
-
-
-# --- declarations -----------------------------------------------------------------------------
-
-@dataclass
-class Declarations:
-    """The registers (`.reg` variables and register parameters) and labels of one function."""
-
-    names: dict[str, str] = field(default_factory=dict)
-    prefixes: list[tuple[str, int, str]] = field(default_factory=list)
-    labels: set[str] = field(default_factory=set)
-    symbols: dict[str, str] = field(default_factory=dict)  # variable -> its state space (`.global` ...)
-    entry_params: set[str] = field(default_factory=set)    # a kernel's parameters (read-only)
-    complete: bool = True  # False where a declaration form is not understood: no undeclared findings
-
-    def add_register(self, name: str, rtype: str | None, count: str | None = None, merge: bool = False) -> None:
-        """Declare `name` (or `name<count>`). ``merge``: a name seen again with another type becomes
-        untyped (the DSL sees several functions' declarations in one scope)."""
-        rtype = (rtype or "").lstrip(".")
-        if count is not None:
-            try:
-                n = int(count, 0)
-            except ValueError:
-                self.complete = False
-                return
-            if merge:
-                for i, (prefix, old_n, old_t) in enumerate(self.prefixes):
-                    if prefix == name:
-                        self.prefixes[i] = (prefix, max(n, old_n), old_t if old_t == rtype else "")
-                        return
-            self.prefixes.append((name, n, rtype))
-        else:
-            if merge and name in self.names and self.names[name] != rtype:
-                rtype = ""
-            self.names[name] = rtype
-
-    def register_type(self, name: str) -> str | None:
-        """The declared type without its dot ('' when declared untyped), None when undeclared."""
-        if name in self.names:
-            return self.names[name]
-        cache = self.__dict__.setdefault("_lookups", {})
-        if name in cache and cache.get("_n") == len(self.prefixes):
-            return cache[name]
-        found = self._prefix_type(name)
-        if cache.get("_n") != len(self.prefixes):
-            cache.clear()
-            cache["_n"] = len(self.prefixes)
-        cache[name] = found
-        return found
-
-    def names_variable_or_label(self, name: str) -> bool:
-        """True where `name` is no register but a variable or label in scope: identifiers may begin
-        with `%` (`.global .b32 %g;`, `%L1:`), so the spelling alone does not say what a name is."""
-        return (name in self.symbols or name in self.labels) and self.register_type(name) is None
-
-    def _prefix_type(self, name: str) -> str | None:
-        for prefix, count, rtype in self.prefixes:
-            if name.startswith(prefix):
-                rest = name[len(prefix):]
-                if rest.isdigit() and (rest == "0" or not rest.startswith("0")) and int(rest) < count:
-                    return rtype
-        return None
-
-
-def function_declarations(function, module_scope: Declarations | None = None, nodes=None) -> Declarations:
-    """``nodes``: the function's `.reg` declarations and labels when the caller collected them
-    already (lint_module does, in its one walk); else the function is walked."""
-    from ptx2py.ptxgrammar.tree.declarations import VarDecl
-    from ptx2py.ptxgrammar.tree.statements import Label
-
-    decl = Declarations()
-    if module_scope is not None:
-        decl.names.update(module_scope.names)
-        decl.prefixes += module_scope.prefixes
-        decl.symbols.update(module_scope.symbols)
-    head = function.head
-    for plist in (head.returns, head.params):
-        for p in (plist.params if plist is not None else ()):
-            if p.space == ".param":
-                decl.symbols[p.name] = ".param"
-                if head.kind == ".entry" and plist is head.params:
-                    decl.entry_params.add(p.name)
-            if p.space == ".reg":
-                words = [a for a in p.attrs if isinstance(a, str) and not a.startswith(".v")]
-                decl.add_register(p.name, words[-1] if words else None)
-    for node in (function.walk() if nodes is None else nodes):
-        if isinstance(node, VarDecl) and node.space == ".reg":
-            for d in node.declarators:
-                decl.add_register(d.name, node.type, d.count)
-        elif isinstance(node, VarDecl):
-            for d in node.declarators:
-                decl.symbols[d.name] = node.space
-        elif isinstance(node, Label):
-            decl.labels.add(node.name)
-    return decl
-
-
-def module_declarations(module) -> Declarations:
-    from ptx2py.ptxgrammar.tree.declarations import VarDecl
-
-    decl = Declarations()
-    for item in module.items:
-        if isinstance(item, VarDecl) and item.space == ".reg":
-            for d in item.declarators:
-                decl.add_register(d.name, item.type, d.count)
-        elif isinstance(item, VarDecl):
-            for d in item.declarators:
-                decl.symbols[d.name] = item.space
-    return decl
 
 
 # --- operand kinds ----------------------------------------------------------------------------
@@ -242,7 +135,7 @@ def _shown(op) -> str:
     return emit(op).strip()
 
 
-def check_operands(form, args, instruction, decl: Declarations | None) -> list[tuple[str, str, int]]:
+def check_operands(form, args, instruction, decl: Declarations | None, version=None) -> list[tuple[str, str, int]]:
     """Kind and register-class findings for the operands of an instruction whose count is right
     (``args``: the form's operand kinds, after its `when` overrides)."""
     if args is None:
@@ -253,9 +146,39 @@ def check_operands(form, args, instruction, decl: Declarations | None) -> list[t
     types = [m[1:] for m in modifiers if m in type_group]
     vec = _vector_count(modifiers)
     for index, (arg, op) in enumerate(zip(args, instruction.operands)):
+        if index and op.__class__ is O.SpecialRegister:
+            found = _special_source(form, op, index, types, version)
+            if found is not None:
+                out += [(rule, message, index) for rule, message in found]
+                continue
         for rule, message in _check_one(form, arg, op, index, types, modifiers, vec, decl):
             out.append((rule, message, index))
     return out
+
+
+def _special_use(form, types) -> str | None:
+    """The key of the probed table (special_register_widths.json) for a source operand of this form."""
+    if form.op == "cvt":
+        return f"cvt.{types[0]}" if types else None
+    return form.op
+
+
+def _special_source(form, op, index, types, version):
+    """Findings for a special register as a source, by the types ptxas accepts (None: not probed)."""
+    use = _special_use(form, types)
+    name = op.name + (op.component or "")
+    accepted = accepted_types(name, use, version) if use else None
+    if accepted is None:
+        return None
+    written = types[-1] if types else None
+    if written in accepted:
+        return []
+    what = _What(index, op)
+    if not accepted:
+        return [("register-class", f"{what}: special register `{name}` cannot be an operand of {form.op}"
+                                   f"{'.' + types[0] if form.op == 'cvt' and types else ''} (move it first)")]
+    return [("register-class", f"{what}: `{name}` is read as {' '.join('.' + t for t in sorted(accepted))};"
+                               f" not as .{written}")]
 
 
 class _What:
@@ -272,6 +195,20 @@ class _What:
     __format__ = lambda self, spec: str(self)  # noqa: E731
 
 
+class _Element:
+    """`<what> element `text``, emitted only when a finding is written."""
+
+    __slots__ = ("what", "item")
+
+    def __init__(self, what, item):
+        self.what, self.item = what, item
+
+    def __str__(self) -> str:
+        return f"{self.what} element `{_shown(self.item)}`"
+
+    __format__ = lambda self, spec: str(self)  # noqa: E731
+
+
 def _check_one(form, arg, op, index, types, modifiers, vec, decl):
     if arg.kind == "x":
         return
@@ -282,9 +219,9 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
         kind = "symbol"
     if kind == "symbol" and decl is not None and decl.register_type(op.name) is not None:
         kind = "register"  # `.reg .b32 r1;` names a register without a %
-    elif (kind == "symbol" and decl is not None and op.name in decl.symbols
-          and arg.kind in ("d", "dv", "dp", "r", "p", "pp", "v")):
-        yield "operand-kind", f"{what}: `{op.name}` is a {decl.symbols[op.name]} variable, not a register"
+    elif (kind == "symbol" and decl is not None and arg.kind in ("d", "dv", "dp", "r", "p", "pp", "v")
+          and decl.symbol_space(op.name) is not None):
+        yield "operand-kind", f"{what}: `{op.name}` is a {decl.symbol_space(op.name)} variable, not a register"
         return
     if arg.kind in ("v", "vs"):
         if kind == "pair" and vec is not None:  # `{d0, d1, d2, d3}|p` (texture results)
@@ -297,8 +234,8 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
                 return
             allowed = {"register", "sink", "symbol"} | ({"int", "float", "expr"} if arg.kind == "vs" else set())
             if kind not in allowed:
-                kinds = "a register or an immediate" if arg.kind == "vs" else "a register"
-                yield "operand-kind", f"{what} must be {kinds}"
+                want = "a register or an immediate" if arg.kind == "vs" else "a register"
+                yield "operand-kind", f"{what} must be {want}"
                 return
             if kind in ("int", "float"):
                 yield from _immediate(op, kind, want_type, what)
@@ -313,7 +250,7 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
             return
         for item in op.items:
             yield from _register_class(item, _classify(item), want_type, arg.wider,
-                                       f"{what} element `{_shown(item)}`", decl)
+                                       _Element(what, item), decl)
         return
     if kind not in _OK_KINDS[arg.kind]:
         yield "operand-kind", f"{what} must be {_WANT[arg.kind]}"
@@ -377,10 +314,11 @@ def _address_space(form, op, index, modifiers, what, decl):
     """ld/st of a variable: the instruction's state space is the variable's (generic reaches
     .global, .shared and .local variables only); a kernel's parameters are read-only."""
     base = op.base
-    if (decl is None or not isinstance(base, (O.Symbol, O.Register)) or base.name not in decl.symbols
-            or decl.register_type(base.name) is not None):
+    if decl is None or not isinstance(base, (O.Symbol, O.Register)):
         return
-    space = decl.symbols[base.name]
+    space = decl.symbol_space(base.name)
+    if space is None:
+        return
     written = [m for m in modifiers if m in form.groups["space"]]
     if not written:
         if _space_family(space) not in _GENERIC_REACHES:
@@ -389,7 +327,7 @@ def _address_space(form, op, index, modifiers, what, decl):
         return
     if _space_family(written[0]) != _space_family(space):
         yield "state-space", f"{what}: `{base.name}` is a {space} variable, the instruction says {written[0]}"
-    elif form.op == "st" and index == 0 and base.name in decl.entry_params:
+    elif form.op == "st" and index == 0 and decl.is_entry_param(base.name):
         yield "state-space", f"{what}: `{base.name}` is a kernel parameter and cannot be written"
 
 
@@ -400,7 +338,7 @@ def _immediate(op, kind, want_type, what, plain=True):
         return
     if want_type and want_type in _SIZE:
         family = _family(want_type)
-        text = _shown(op)
+        text = op.text if op.__class__ in (O.IntLiteral, O.FloatLiteral) else _shown(op)
         hexfloat = re.match(r"^[-+]?0[fFdD]", text) is not None
         # .f32/.f64 operands convert a 0f or 0d literal to their own width (ptxas 13); bit and
         # integer operands take the literal's bits, so its width must match
@@ -445,49 +383,55 @@ def _register_class(op, kind, want_type, wider, what, decl):
 
 
 def undeclared_names(instruction, decl: Declarations) -> list[tuple[str, str, int]]:
-    """Registers not declared in the function and branch targets that are not its labels, for
-    operands the form's `args` do not cover (the typed positions report their own)."""
+    """Registers and variables not declared in scope (the innermost block outwards) and branch
+    targets that are no label in scope."""
     out = []
-    if not decl.complete:
+    if not decl.is_complete():
         return out
     for index, op in enumerate(instruction.operands):
-        if instruction.opcode == "bra" and isinstance(op, O.Symbol) and op.name not in decl.labels:
-            out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this function",
+        if instruction.opcode == "bra" and isinstance(op, O.Symbol) and not decl.has_label(op.name):
+            out.append(("undeclared", f"operand {index + 1}: label `{op.name}` is not defined in this scope",
                         index))
             continue
-        for name in _register_names(op):
-            if (not is_special_register(name) and decl.register_type(name) is None
-                    and not decl.names_variable_or_label(name)):
-                out.append(("undeclared", f"operand {index + 1}: register `{name}` is not declared in"
-                                          f" this function", index))
+        for name, is_register in _names(op):
+            if is_register:
+                if (not is_special_register(name) and decl.register_type(name) is None
+                        and not decl.names_variable_or_label(name)):
+                    out.append(("undeclared", f"operand {index + 1}: register `{name}` is not declared in"
+                                              f" this scope", index))
+            elif not decl.knows(name):
+                out.append(("undeclared", f"operand {index + 1}: `{name}` is not declared in this scope", index))
     return out
 
 
-def _register_names(op):
-    """The `%` register names an operand mentions (special registers excluded)."""
+def _names(op):
+    """(name, is a `%` register) for the names an operand mentions."""
     cls = op.__class__
     if cls is O.Register:
-        yield op.name
+        yield op.name, True
+    elif cls is O.Symbol:
+        yield op.name, False
     elif cls in (O.Vector, O.Address, O.ParenList):
         for item in op.items:
-            yield from _register_names(item)
+            yield from _names(item)
     elif cls is O.BinaryExpr:
-        yield from _register_names(op.left)
-        yield from _register_names(op.right)
+        yield from _names(op.left)
+        yield from _names(op.right)
     elif cls in (O.Negation, O.UnaryExpr, O.Cast):
-        yield from _register_names(op.operand)
+        yield from _names(op.operand)
     elif cls is O.PredPair:
-        yield from _register_names(op.first)
-        yield from _register_names(op.second)
+        yield from _names(op.first)
+        yield from _names(op.second)
     elif cls in (O.Paren,):
-        yield from _register_names(op.inner)
+        yield from _names(op.inner)
     elif cls is O.Indexed:
-        yield from _register_names(op.index)
+        yield op.name, False
+        yield from _names(op.index)
     elif cls is O.Conditional:
         for part in (op.condition, op.then, op.otherwise):
-            yield from _register_names(part)
+            yield from _names(part)
     elif cls is O.Applied:
-        yield from _register_names(op.argument)
+        yield from _names(op.argument)
 
 
 def vector_elements(instruction, element_types, decl) -> list[tuple[str, str, int]]:
@@ -497,6 +441,6 @@ def vector_elements(instruction, element_types, decl) -> list[tuple[str, str, in
         op = instruction.operands[pos]
         for item in op.items:
             for rule, message in _register_class(item, _classify(item), want, False,
-                                                 f"operand {pos + 1} element `{_shown(item)}`", decl):
+                                                 _Element(f"operand {pos + 1}", item), decl):
                 out.append((rule, message, pos))
     return out

@@ -20,6 +20,8 @@ Rules (ids printed in brackets):
     register-class      a register whose declared type does not fit the operand's type
     immediate           an immediate of the wrong kind (a float for an integer operand)
     undeclared          a register not declared in the function, a branch to no label
+                        (resolved per `{ }` block: lint/declarations.py)
+    duplicate-declaration  a name declared twice in one block (a parameter in the body's own)
     modifier-type       a modifier the written type does not take (`.ftz` on `.s32`)
     state-space         ld/st of a variable in another state space, a write to a kernel parameter
     type                a type (or pair of types) the instruction does not take
@@ -42,7 +44,7 @@ from .operands import check_operands, undeclared_names, vector_elements
 
 RULES = ("unknown-modifier", "duplicate-modifier", "missing-modifier", "operand-count", "operand-kind",
          "shape", "register-count", "ptx-version", "target", "unknown-opcode", "register-class", "immediate",
-         "undeclared", "modifier-type", "type", "state-space")
+         "undeclared", "modifier-type", "type", "state-space", "duplicate-declaration")
 
 
 @dataclass(frozen=True)
@@ -320,7 +322,7 @@ def _check(instruction, version, targets, decl=None) -> list[tuple[str, str, obj
                              ("op", pos)))
     if head.args is not None:
         problems += [(r, f"`{name}`: {m}", ("op", i))
-                     for r, m, i in check_operands(form, head.args, instruction, decl)]
+                     for r, m, i in check_operands(form, head.args, instruction, decl, version)]
     if element_types:
         problems += [(r, f"`{name}`: {m}", ("op", i))
                      for r, m, i in vector_elements(instruction, element_types, decl)]
@@ -450,33 +452,105 @@ def check_instruction(instruction, version=None, targets=(), registers=None, all
 
 @dataclass
 class Placed:
-    """An instruction with the source offsets of its first token, its modifiers and operands."""
+    """An instruction with the source offsets of its first token, its modifiers and operands, the
+    block it is in (its Declarations) and its serial (what it sees of that block's declarations)."""
 
     instruction: object
     start: int
     modifiers: list[int]
     operands: list[int]
     function: object = None
+    scope: object = None
+    serial: int = 0
 
 
-def placed_instructions(module) -> tuple[list[Placed], list[int]]:
-    """Every instruction with its offsets (computed by emitting the module: each node's trivia[i]
-    precedes its i-th own token), and the offsets of line starts after the first."""
+@dataclass
+class Walk:
+    """What one walk of a module finds: its instructions, line starts, `.target` offsets, the
+    module's declarations and the names declared twice in one block (offset, name)."""
+
+    placed: list
+    newlines: list
+    targets: list
+    module_scope: object
+    duplicates: list
+
+
+@dataclass
+class Scan:
+    """The module's instructions (each with its function, block and serial; no offsets yet), the
+    names declared twice in one block (VarDecl, name) and the module's own declarations."""
+
+    placed: list
+    duplicates: list
+    module_scope: object
+
+
+def scan_module(module) -> Scan:
+    """Resolve the module's blocks: one Declarations per `{ }` (a function's body holds its
+    parameters), every statement numbered in source order. Statements only, not their operands:
+    cheap enough to run before knowing whether any offset is needed."""
+    from ptx2py.ptxgrammar.tree.declarations import Function, VarDecl
+    from ptx2py.ptxgrammar.tree.statements import Block, Instruction, Label
+
+    from .declarations import Declarations, add_params, declare
+
+    module_scope = Declarations()
+    placed: list[Placed] = []
+    duplicates: list[tuple[object, str]] = []
+    serial = 0
+
+    def block(items, scope, function) -> None:
+        nonlocal serial
+        for node in items:
+            cls = node.__class__
+            if cls is Instruction:
+                serial += 1
+                placed.append(Placed(node, -1, [], [], function, scope, serial))
+            elif cls is Block:
+                block(node.items, Declarations(parent=scope), function)
+            elif cls is VarDecl:
+                serial += 1
+                duplicates.extend((node, name) for name in declare(scope, node, serial))
+            elif cls is Label:
+                scope.labels.add(node.name)
+
+    for item in module.items:
+        if item.__class__ is Function:
+            module_scope.functions.add(item.head.name)
+            if item.body is not None:
+                body = Declarations(parent=module_scope)
+                add_params(body, item.head)
+                block(item.body.items, body, item)
+        elif item.__class__ is VarDecl:
+            declare(module_scope, item)
+    return Scan(placed, duplicates, module_scope)
+
+
+@dataclass
+class Positions:
+    """Source offsets, by node identity: each instruction's (first token, modifiers, operands),
+    each declaration's first token; line starts after the first; `.target` directives."""
+
+    instructions: dict
+    declarations: dict
+    newlines: list
+    targets: list
+
+
+def positions(module) -> Positions:
+    """Offsets computed by emitting the module: each node's trivia[i] precedes its i-th own token."""
     from ptx2py.ptxgrammar.emitter import default_trivia
-    from ptx2py.ptxgrammar.tree.declarations import Function
+    from ptx2py.ptxgrammar.tree.declarations import VarDecl
+    from ptx2py.ptxgrammar.tree.module import Target
     from ptx2py.ptxgrammar.tree.statements import Instruction
 
     offset = 0
-    found: list[Placed] = []
+    instructions: dict[int, tuple] = {}
+    declarations: dict[int, int] = {}
     newlines: list[int] = []
-    function = [None]
     targets: list[int] = []
-    scope_nodes: dict[int, list] = {}  # id(function) -> its `.reg` declarations and labels
-
     newline = re.compile(r"\r\n|\r|\n")
-    from ptx2py.ptxgrammar.tree.declarations import VarDecl
-    from ptx2py.ptxgrammar.tree.module import Target
-    from ptx2py.ptxgrammar.tree.statements import Label
 
     def visit(node) -> None:
         nonlocal offset
@@ -487,12 +561,8 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
         if cls is Instruction:
             visit_instruction(node, trivia)
             return
-        if cls is Function:
-            function[0] = node
-            scope_nodes[id(node)] = []
-        elif cls is Label or cls is VarDecl:
-            if function[0] is not None:
-                scope_nodes[id(function[0])].append(node)
+        if cls is VarDecl:
+            declarations[id(node)] = offset + (len(trivia[0]) if trivia and node._parts()[0].__class__ is str else 0)
         elif cls is Target:
             targets.append(offset + len(trivia[0]))
         i = 0
@@ -511,8 +581,7 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
 
     def visit_instruction(node, trivia) -> None:
         nonlocal offset
-        placed = Placed(node, -1, [], [], function[0])
-        found.append(placed)
+        start, modifiers, operands = -1, [], []
         first_mod = 1 + (len(node.guard._parts()) if node.guard is not None else 0)
         last_mod = first_mod + len(node.modifiers)
         i = 0
@@ -523,19 +592,35 @@ def placed_instructions(module) -> tuple[list[Placed], list[int]]:
                     newlines.extend(offset + m.end() for m in newline.finditer(text))
                 offset += len(text)
                 if i == 0:
-                    placed.start = offset
+                    start = offset
                 elif first_mod <= i < last_mod:
-                    placed.modifiers.append(offset)
+                    modifiers.append(offset)
                 offset += len(part)
                 i += 1
             else:
-                placed.operands.append(offset + len(_leading(part)))
+                operands.append(offset + len(_leading(part)))
                 visit(part)
+        instructions[id(node)] = (start, modifiers, operands)
 
     visit(module)
-    placed_instructions.targets = targets  # offsets of `.target` directives, for module findings
-    placed_instructions.scope_nodes = scope_nodes
-    return found, newlines
+    return Positions(instructions, declarations, newlines, targets)
+
+
+def walk_module(module) -> Walk:
+    """Every instruction with its offsets and its block's declarations (scan_module + positions)."""
+    scan = scan_module(module)
+    pos = positions(module)
+    for p in scan.placed:
+        p.start, p.modifiers, p.operands = pos.instructions[id(p.instruction)]
+    duplicates = [(pos.declarations[id(node)], name) for node, name in scan.duplicates]
+    return Walk(scan.placed, pos.newlines, pos.targets, scan.module_scope, duplicates)
+
+
+def placed_instructions(module) -> tuple[list[Placed], list[int]]:
+    """Every instruction with its offsets, and the offsets of line starts after the first."""
+    walk = walk_module(module)
+    placed_instructions.targets = walk.targets  # offsets of `.target` directives, for module findings
+    return walk.placed, walk.newlines
 
 
 def _leading(node) -> str:
@@ -566,52 +651,59 @@ def lint_module(module, filename: str = "<ptx>", strict: bool = False,
                 allow_unknown: Iterable[str] = ()) -> list[Violation]:
     """Every rule violation in the module, in source order. An opcode the tables do not know is
     an `unknown-opcode` error unless it is in ``allow_unknown`` (``strict`` is kept for callers
-    that asked for notes: every unknown opcode is reported either way)."""
-    from .operands import function_declarations, module_declarations
-
+    that asked for notes: every unknown opcode is reported either way). Offsets are computed only
+    when there is a finding to place (most files have none)."""
     version = module_version(module)
     targets = module_targets(module)
     allowed = set(allow_unknown)
-    out: list[Violation] = []
-    placed, newlines = placed_instructions(module)
-    out += _target_version(module, version, targets, filename, newlines, placed_instructions.targets)
-    module_scope = module_declarations(module)
-    scopes: dict[int, object] = {}
-    for p in placed:
-        decl = None
-        if p.function is not None:
-            key = id(p.function)
-            if key not in scopes:
-                scopes[key] = function_declarations(p.function, module_scope,
-                                                    placed_instructions.scope_nodes.get(key))
-            decl = scopes[key]
+    scan = scan_module(module)
+    found = []  # (node, rule, message, where)
+    for p in scan.placed:
+        decl = p.scope
+        decl.now = p.serial
         for rule, message, where in _check(p.instruction, version, targets, decl):
-            if rule == "unknown-opcode" and p.instruction.opcode in allowed:
-                continue
-            off = p.start
+            if rule != "unknown-opcode" or p.instruction.opcode not in allowed:
+                found.append((p.instruction, rule, message, where))
+    found += [(node, "duplicate-declaration", f"`{name}` is declared twice in one block", None)
+              for node, name in scan.duplicates]
+    module_findings = _target_version(version, targets)
+    if not found and not module_findings:
+        return []
+    pos = positions(module)
+    placed = []
+    for node, rule, message, where in found:
+        off = pos.declarations.get(id(node), 0)
+        if id(node) in pos.instructions:
+            start, modifiers, operands = pos.instructions[id(node)]
+            off = start
             if where is not None:
                 kind, i = where
-                offsets = p.modifiers if kind == "mod" else p.operands
+                offsets = modifiers if kind == "mod" else operands
                 if 0 <= i < len(offsets):
                     off = offsets[i]
-            line, col = _line_col(newlines, off)
-            out.append(Violation(filename, line, col, rule, message))
+        placed.append((off, rule, message))
+    placed.sort(key=lambda f: f[0])
+    out = []
+    if module_findings and pos.targets:
+        line, col = _line_col(pos.newlines, pos.targets[0])
+        out += [Violation(filename, line, col, "target", message) for message in module_findings]
+    for off, rule, message in placed:
+        line, col = _line_col(pos.newlines, off)
+        out.append(Violation(filename, line, col, rule, message))
     return out
 
 
-def _target_version(module, version, targets, filename, newlines, offsets) -> list[Violation]:
+def _target_version(version, targets) -> list[str]:
     """`.target` names a GPU newer than the module's `.version` knows."""
     from ptx2py.ptxgrammar.isa.targets import TARGET_SINCE
 
-    if version is None or not offsets:
+    if version is None:
         return []
     out = []
-    line, col = _line_col(newlines, offsets[0])
     for t in targets:
         since = TARGET_SINCE.get(t)
         if since is not None and version < spec.parse_version(since):
-            out.append(Violation(filename, line, col, "target", f".target {t} needs PTX ISA {since} or newer;"
-                                                                f" the module has .version {_fmt_version(version)}"))
+            out.append(f".target {t} needs PTX ISA {since} or newer; the module has .version {_fmt_version(version)}")
     return out
 
 

@@ -4,6 +4,7 @@ names (cli.py, lint.py, analysis.py); modules written by 0.1 still run, with a w
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,11 +18,24 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SMALL_PTX = CORPUS / "triton" / "add_bf16_sm80.ptx"
 
 
+def _source_tree(dest: Path) -> Path:
+    """What the wheel is built from, copied: each worker builds in its own folder (setuptools
+    writes build/ beside pyproject.toml), and the checkout is left as it was."""
+    for name in ("pyproject.toml", "README.md", "cli.py"):
+        shutil.copy2(ROOT / name, dest / name)
+    for folder in PYPROJECT["tool"]["setuptools"]["package-dir"].values():
+        shutil.copytree(ROOT / folder, dest / folder, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out)], check=True, capture_output=True, text=True)
+    src = _source_tree(tmp_path_factory.mktemp("source"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
+                           "-q", "-w", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
     (found,) = out.glob("ptx2py-*.whl")
     return found
 

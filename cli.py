@@ -10,13 +10,9 @@ Exit codes, the same for every command:
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import os
 import re
 import sys
-import tempfile
-import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -110,6 +106,8 @@ def cmd_check(args) -> int:
     print_summary(results)
     if args.json:
         try:
+            import json
+
             write_atomic(args.json, json.dumps({"files": results, "summary": summarize(results)}, indent=1))
         except OutputError as e:
             return report_error(e)
@@ -226,7 +224,7 @@ def py2ptx_main(argv=None) -> int:
     parser.add_argument("-o", "--output", help="output .ptx (default: stdout); never the input itself")
     parser.add_argument("--no-check", action="store_true",
                         help="do not check instructions against the tables for the module's .version/.target")
-    parser.add_argument("--version", action="version", version=f"py2ptx {_version()}")
+    parser.add_argument("--version", action=VersionAction, version="py2ptx")
     args = parser.parse_args(argv)
     from ptx2py import DSLError, python_to_ptx
 
@@ -235,6 +233,8 @@ def py2ptx_main(argv=None) -> int:
 
         data = sys.stdin.buffer.read() if args.input == "-" else read_file_bytes(args.input)
         source = data.decode("utf-8-sig")   # a BOM is allowed in Python source
+        import warnings
+
         from ptx2py.transpile.legacy import LegacyHeaderWarning
 
         with warnings.catch_warnings(record=True) as caught:
@@ -271,6 +271,20 @@ def _ptx_given_to_py2ptx(err, source: str, filename: str):
                     filename, line, len(text) - len(text.lstrip()) + 1, text)
 
 
+class VersionAction(argparse.Action):
+    """`--version`: the installed version, looked up only when asked for (importlib.metadata
+    costs a quarter of a start-up)."""
+
+    def __init__(self, option_strings, version, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+        self.version = version
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{self.version} {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -304,7 +318,7 @@ def transpile_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
     parser.add_argument("--launch", help="launch sidecar JSON naming the kernel parameters (--sugar)")
     parser.add_argument("--source", help="kernel source (Triton .py) naming the kernel parameters (--sugar)")
-    parser.add_argument("--version", action="version", version=f"ptx2py {_version()}")
+    parser.add_argument("--version", action=VersionAction, version="ptx2py")
     return parser
 
 
@@ -315,6 +329,8 @@ def _looks_like_a_command(word: str) -> bool:
 
 
 def unknown_command(word: str) -> int:
+    import difflib
+
     close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
     hint = f" — did you mean '{close[0]}'?" if close else f" (commands: {', '.join(SUBCOMMANDS)})"
     print(f"ptx2py: error: unknown command '{word}'{hint}", file=sys.stderr)

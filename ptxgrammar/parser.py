@@ -22,6 +22,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from . import scanner, shapecache
 from .build import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
+from .files import read_file_bytes
 from .shapes import (
     DIGITS,
     HOLES,
@@ -630,20 +631,6 @@ def decode_ptx(data: bytes, filename: str) -> str:
         raise error_at(text, pos, _character_problem(text, pos, raw=True), filename) from None
 
 
-def read_file_bytes(path) -> bytes:
-    """A file's bytes; a device (`/dev/zero` never ends, `/dev/tty` waits) is refused as an
-    OSError naming it. Pipes (`<(...)`) and standard input (`-`, read by the caller) are fine."""
-    import errno
-    import os
-    import stat
-
-    with open(path, "rb") as f:
-        mode = os.fstat(f.fileno()).st_mode
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            raise OSError(errno.ENODEV, "a device, not a file (use - for standard input)", str(path))
-        return f.read()
-
-
 @functools.lru_cache(maxsize=1)
 def _trivia_pattern():
     """The grammar's %ignore'd terminals (whitespace, comments, line markers), repeated."""
@@ -659,4 +646,5 @@ def _only_trivia(text: str) -> bool:
 def grammar_terminals() -> list[tuple[str, str, int, bool]]:
     """The grammar's terminals as (name, regex, priority, is_literal), named and anonymous
     (`"@"` is `AT`): what a tokenizer for the same language (highlight/lexer.py) is built from."""
-    return [(t.name, t.pattern.to_regexp(), t.priority, t.pattern.type == "str") for t in _parser("full").lark.terminals]
+    terminals = _parser("full").lark.terminals
+    return [(t.name, t.pattern.to_regexp(), t.priority, t.pattern.type == "str") for t in terminals]

@@ -50,7 +50,7 @@ _FRAME = struct.Struct("<II")  # payload length, CRC32 of the payload
 # Modules of the package that take no part in making or running a builder (the
 # emitter, error messages, the default spacing, this file): the shipped store's name
 # leaves them out, so editing them does not make it stale.
-NOT_IN_BUILDERS = frozenset({"__init__.py", "emitter.py", "errors.py", "style.py", "shapecache.py"})
+NOT_IN_BUILDERS = frozenset({"__init__.py", "emitter.py", "errors.py", "files.py", "style.py", "shapecache.py"})
 
 
 @functools.lru_cache(maxsize=1)

@@ -28,7 +28,6 @@ from .shapes import (
     HOLES,
     SKELETONS,
     ShapeMismatch,
-    add_pattern_sources,
     builder_code,
     builder_from_code,
     pattern_sources,
@@ -246,7 +245,6 @@ class ShapeCache:
         self.exact: dict[str, dict[str, tuple]] = {c: {} for c in CHUNK_RULES}
         self.stored: dict[str, object] | None = None   # shape -> encoded code or None; read on first need
         self.learned: list[tuple[str, object]] = []    # met here first, not yet written
-        self.damaged = False                            # the store ends in a torn record
 
     def build(self, context: str, chunk: str) -> list:
         pieces = (HOLES if "_Z" in chunk else DIGITS).split(chunk)
@@ -289,23 +287,15 @@ class ShapeCache:
             layouts.clear()
 
     def _read_store(self) -> dict:
-        stored = shapecache.StoredShapes()      # falls back to the shipped store
-        records, intact = shapecache.read_records(shapecache.store_path())
-        self.damaged = not intact
-        for patterns, shapes in records:
-            add_pattern_sources(patterns)
-            stored.update(shapes)
-        return stored
+        # the shipped store, the user's index and log, each opened when first needed
+        return shapecache.StoredShapes(shapecache.store_path(), shapecache.index_path())
 
     def save(self) -> None:
-        """Append the shapes learned since the last save to the store (or rewrite a
-        damaged store whole: what follows a torn record would never be read)."""
-        if not self.learned:
-            return
-        if self.damaged:
-            shapecache.rewrite(shapecache.store_path(), (pattern_sources(), list(self.stored.items())))
-            self.damaged = False
-        else:
+        """Write the shapes learned (and the stored ones used) since the last save to the
+        user's store (shapecache.StoredShapes.save)."""
+        if isinstance(self.stored, shapecache.StoredShapes):
+            self.stored.save(self.learned, pattern_sources())
+        elif self.learned:          # the store ignored for reading (forget(store=False)): still kept
             shapecache.append_record(shapecache.store_path(), (pattern_sources(), self.learned))
         self.learned = []
 

@@ -44,7 +44,8 @@ def format_rows(kernel: str, rows: list[dict]) -> str:
 
 
 def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, kernel=None,
-                 max_ctas: int = MAX_CTAS, edited_name: str = "<edited>", line_map: dict | None = None) -> dict:
+                 max_ctas: int = MAX_CTAS, edited_name: str = "<edited>", line_map: dict | None = None,
+                 max_steps: int | None = None) -> dict:
     """Both kernels on the engine. When the edited kernel came from DSL code (edited_name a .py,
     line_map {PTX line: Python line} of its compiled PTX), its reports name the Python lines."""
     from_python = edited_name.endswith(".py")
@@ -59,8 +60,8 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
         small = reduced_launch(spec, max_ctas)
         dtypes = {a["name"]: canon_dtype(a["dtype"]) for a in spec["args"] if a["kind"] != "scalar"}
         try:
-            a = run(base_text, small, filename=base_ptx_path)
-            b = run(edited_ptx, small, filename=edited_ptx_name)
+            a = run(base_text, small, filename=base_ptx_path, max_steps=max_steps)
+            b = run(edited_ptx, small, filename=edited_ptx_name, max_steps=max_steps)
         except EmulationError as e:
             results.append({"kernel": spec["kernel"], "status": "error", "error": str(e)})
             lines.append(f"{spec['kernel']}: {e}")
@@ -84,7 +85,7 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, *, rtol=None, atol=None, k
 def verify_on_cpu(args, report: dict, edited_ptx: str, code: int) -> int:
     """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
     run_result = run_pair_cpu(args.base, edited_ptx, rtol=args.rtol, atol=args.atol, edited_name=args.edited,
-                              line_map=report.get("line_map"))
+                              line_map=report.get("line_map"), max_steps=getattr(args, "max_steps", None))
     report["run"] = run_result
     print(run_result["message"])
     return code if run_result["status"] == "match" else 1

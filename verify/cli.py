@@ -94,8 +94,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rtol", type=float, help="with --run: compare outputs within this relative tolerance "
                    "instead of bit for bit")
     p.add_argument("--atol", type=float, help="with --run: ... and this absolute tolerance")
+    from ptx2py.emulate.cli import add_max_steps
+
+    add_max_steps(p)                    # --run cpu: the engine's watchdog
     p.add_argument("--full", action="store_true", help="print the whole aligned SASS diff")
-    p.add_argument("--context", type=int, metavar="N", help="print the aligned SASS diff with N rows around each change")
+    p.add_argument("--context", type=int, metavar="N",
+                   help="print the aligned SASS diff with N rows around each change")
     p.add_argument("--ptxas", metavar="PATH", help="the ptxas to use (default: $PTX2PY_PTXAS, then PATH, $CUDA_HOME, "
                    "the CUDA pip wheels, Triton's; the first new enough for the module's .version)")
     p.add_argument("--races", action="store_true", help="also prove both kernels race-free with SentryWard "
@@ -103,6 +107,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--races-timeout", type=int, default=300, metavar="S", help="with --races: seconds per kernel")
     p.add_argument("--races-size", type=int, default=128, metavar="N", help="with --races: cap every problem "
                    "dimension at N (a multiple of the TMA box; the grid shrinks with it; default 128)")
-    p.add_argument("--html", metavar="REPORT.html", help="also write the report as a page with a side-by-side SASS diff")
+    p.add_argument("--html", metavar="REPORT.html",
+                   help="also write the report as a page with a side-by-side SASS diff")
     p.add_argument("--json", help="write the report to this file")
     p.set_defaults(func=run_verify)

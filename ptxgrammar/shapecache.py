@@ -20,7 +20,7 @@ so its size costs a start-up nothing). The fold keeps the most recently used sha
 INDEX_MAX bytes of builders and drops the rest: a shape is used when it is learned, or
 met in the index by a process (which appends it to the log again if the index has not
 seen it used since an earlier fold). So the user's store never exceeds
-2 LOG_MAX + INDEX_MAX + INDEX_OVERHEAD (6.1 MiB), however many inputs it has seen. Set PTX2PY_SHAPE_CACHE to
+2 LOG_MAX + INDEX_MAX + INDEX_OVERHEAD (4.6 MiB), however many inputs it has seen. Set PTX2PY_SHAPE_CACHE to
 another folder, or to ``off`` to keep nothing on disk (and use no stored builder at all,
 the shipped ones included).
 
@@ -52,7 +52,7 @@ ENV = "PTX2PY_SHAPE_CACHE"
 SHIPPED_ENV = "PTX2PY_SHIPPED_SHAPES"
 SHIPPED = PACKAGE / "shipped_shapes.bin"
 OFF = ("", "0", "off", "none", "no")
-LOG_MAX = 1 << 20              # the log is folded into the index past this
+LOG_MAX = 256 << 10            # the log is folded into the index past this (read whole: kept small)
 INDEX_MAX = 4 << 20            # the index keeps the most recently used builders up to this
 INDEX_OVERHEAD = 64 << 10      # and its file adds at most this (compression dictionary, tables)
 _FRAME = struct.Struct("<II")  # payload length, CRC32 of the payload

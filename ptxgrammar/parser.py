@@ -16,13 +16,10 @@ import operator
 import re
 from pathlib import Path
 
-from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-
 from . import scanner, shapecache
-from .build import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
 from .files import read_file_bytes
+from .markers import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen
 from .shapes import (
     DIGITS,
     HOLES,
@@ -37,6 +34,22 @@ from .shapes import (
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
+
+
+class _LarkNotLoaded(Exception):
+    """Stands for Lark's exceptions until the first grammar loads them: none can be raised before."""
+
+
+# Lark and its exceptions, bound by _load_lark() when the first grammar is built: a parse whose
+# shapes are all stored never imports Lark (a fifth of a start-up).
+Lark = Token = None
+UnexpectedCharacters = UnexpectedInput = UnexpectedToken = _LarkNotLoaded
+
+
+def _load_lark() -> None:
+    global Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+    from lark import Lark, Token
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 CHUNK_RULES = {scanner.MODULE: "module_chunk", scanner.BODY: "body_chunk", scanner.SECTION: "section_chunk"}
 # Bytes ptxas rejects anywhere, even in comments: non-ASCII, VT and other controls.
 BAD_CHARACTER = re.compile(r"[^\t\n\r\f\x20-\x7e]")
@@ -69,6 +82,9 @@ class GrammarParser:
     """One Lark LALR parser with its trivia recorder and tree builder."""
 
     def __init__(self, start, spans: bool):
+        from .build import TreeBuilder
+
+        _load_lark()
         self.post = TriviaPostLex()
         prefix = self._span_prefix if spans else self._plain_prefix
         value = (lambda t: t) if spans else _plain_value

@@ -67,8 +67,6 @@ NOT_IN_BUILDERS = frozenset({"__init__.py", "emitter.py", "errors.py", "files.py
 @functools.lru_cache(maxsize=1)
 def _keys() -> tuple[str, str]:
     """(code_key, shipped_key), from one read of the sources."""
-    import lark
-
     every, builders = hashlib.sha256(), hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*")):
         name = path.relative_to(PACKAGE).as_posix()
@@ -77,10 +75,24 @@ def _keys() -> tuple[str, str]:
             every.update(part)
             if name not in NOT_IN_BUILDERS:
                 builders.update(part)
-    tail = f"{lark.__version__}\0{sys.implementation.cache_tag}".encode()
+    tail = _lark_identity() + f"\0{sys.implementation.cache_tag}".encode()
     every.update(tail)
     builders.update(tail)
     return every.hexdigest()[:24], builders.hexdigest()[:24]
+
+
+def _lark_identity() -> bytes:
+    """Lark's `__init__.py`, which names its version, read without importing Lark (the stored
+    builders let a parse run without it)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("lark")
+    try:
+        return Path(spec.origin).read_bytes()
+    except (AttributeError, TypeError, OSError):      # not a plain install: ask Lark itself
+        import lark
+
+        return lark.__version__.encode()
 
 
 def code_key() -> str:

@@ -10,13 +10,10 @@ Exit codes, the same for every command:
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import os
 import re
 import sys
 import time
-import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -138,6 +135,8 @@ def write_check_reports(args, results: list[dict], seconds: float) -> None:
         stages = ("ptx",) + (() if args.no_python else ("python",)) + (("sugar",) if args.sugar else ())
         write_atomic(args.junit_xml, junit_xml(results, stages, seconds))
     if args.json:
+        import json
+
         rows = [{k: v for k, v in r.items() if k != "seconds"} for r in results]
         write_atomic(args.json, json.dumps({"files": rows, "summary": summarize(rows)}, indent=1))
 
@@ -255,7 +254,7 @@ def py2ptx_main(argv=None) -> int:
     parser.add_argument("-o", "--output", help="output .ptx (default: stdout); never the input itself")
     parser.add_argument("--no-check", action="store_true",
                         help="do not check instructions against the tables for the module's .version/.target")
-    parser.add_argument("--version", action="version", version=f"py2ptx {_version()}")
+    parser.add_argument("--version", action=VersionAction, version="py2ptx")
     args = parser.parse_args(argv)
     from ptx2py import DSLError, python_to_ptx
 
@@ -267,6 +266,8 @@ def py2ptx_main(argv=None) -> int:
 
         data = sys.stdin.buffer.read() if args.input == "-" else read_file_bytes(args.input)
         source = data.decode("utf-8-sig")   # a BOM is allowed in Python source
+        import warnings
+
         from ptx2py.transpile.legacy import LegacyHeaderWarning
 
         with warnings.catch_warnings(record=True) as caught:
@@ -303,6 +304,20 @@ def _ptx_given_to_py2ptx(err, source: str, filename: str):
                     filename, line, len(text) - len(text.lstrip()) + 1, text)
 
 
+class VersionAction(argparse.Action):
+    """`--version`: the installed version, looked up only when asked for (importlib.metadata
+    costs a quarter of a start-up)."""
+
+    def __init__(self, option_strings, version, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+        self.version = version
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{self.version} {_version()}")
+        parser.exit()
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -336,7 +351,7 @@ def transpile_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sugar", action="store_true", help="readable Python (still re-emits the same bytes)")
     parser.add_argument("--launch", help="launch sidecar JSON naming the kernel parameters (--sugar)")
     parser.add_argument("--source", help="kernel source (Triton .py) naming the kernel parameters (--sugar)")
-    parser.add_argument("--version", action="version", version=f"ptx2py {_version()}")
+    parser.add_argument("--version", action=VersionAction, version="ptx2py")
     return parser
 
 
@@ -347,6 +362,8 @@ def _looks_like_a_command(word: str) -> bool:
 
 
 def unknown_command(word: str) -> int:
+    import difflib
+
     close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
     hint = f" — did you mean '{close[0]}'?" if close else f" (commands: {', '.join(SUBCOMMANDS)})"
     print(f"ptx2py: error: unknown command '{word}'{hint}", file=sys.stderr)

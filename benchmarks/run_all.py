@@ -11,7 +11,11 @@
    alone (cold, nothing stored; cold, as installed; warm), and the --sugar loop
    against pyptx's sugar, cold and warm;
 3. kernel-IR compile against Triton, both to PTX and both to cubin (same ptxas);
-4. peak RSS / input size on the largest file, for parse and for the whole loop.
+4. peak RSS / input size on the largest file, for parse and for the whole loop;
+5. CLI start-up as a whole process beside `import pyptx` (bench_startup; with --grown-cache DIR
+   also with a shape cache grown by a long fuzz run);
+6. the CPU engine: thread-instructions per second for a uniform and a divergent kernel, and the
+   1024^3 Triton sm_90a TMA+WGMMA matmul's CPU time (bench_engine).
 
 Writes results.json, results.md and results.png (per-file ratios against file
 size) to --out (default: benchmarks/). Parse and loop times are CPU time of this
@@ -67,7 +71,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_compile_ir  # noqa: E402
+import bench_engine  # noqa: E402
 import bench_parse  # noqa: E402
+import bench_startup  # noqa: E402
 import bench_transpile  # noqa: E402
 from common import CORPUS, geomean, largest_files, work_rss_mb  # noqa: E402
 
@@ -75,16 +81,19 @@ from ptx2py import ptxgrammar  # noqa: E402
 from ptx2py.ptxgrammar import parser as grammar_parser  # noqa: E402
 from ptx2py.ptxgrammar import shapecache  # noqa: E402
 
-SECTIONS = ("parse", "loop", "sugar_loop", "ir", "rss")
+SECTIONS = ("parse", "loop", "sugar_loop", "ir", "rss", "startup", "engine")
 EMPTY = {
     "parse": {"rows": [], "geomean": {"cold": None, "as_installed": None, "cold_stored": None, "warm": None}},
     "loop": {"rows": [], "geomean": {"cold": None, "as_installed": None, "warm": None}},
     "sugar_loop": {"rows": [], "geomean": {"cold": None, "warm": None}},
     "ir": {"rows": [], "summary": {"ptx2py_median_ms": None, "ratio_ptx_median": None, "ratio_cubin_median": None}},
     "rss": {"file": "-", "mb": 0.0, "rows": []},
+    "startup": {"repeat": 0, "goal_s": bench_startup.GOAL_S, "rows": {}},
+    "engine": {"rows": []},
 }
 GOALS = {"parse_warm": 10, "parse_cold": 5, "loop": 4, "sugar_loop": 2, "ir_to_ptx": 150,
-         "ir_median_ms": 2, "rss_loop": 15}
+         "ir_median_ms": 2, "rss_loop": 15, "startup_s": bench_startup.GOAL_S,
+         "matmul_cpu_s": bench_engine.MATMUL_GOAL_CPU_S}
 CPU = time.process_time
 # the shipped-store column's note when the store was stale in the run
 STALE_STORE = "; STALE in this run, so ignored: this column is nothing stored"
@@ -406,6 +415,7 @@ def fmt(v, spec=".2f", none="-"):
     return none if v is None else format(v, spec)
 
 
+
 def markdown(results) -> str:
     meta, s = results["meta"], results["summary"]
     out = [f"# Benchmarks: ptx2py side by side with its peers ({'quick' if meta['quick'] else 'full'} run)", "",
@@ -477,8 +487,28 @@ def markdown(results) -> str:
         out.append(f"| {r['what']} | {fmt(r.get('base_mb'), '.0f')} | {fmt(r['peak_mb'], '.0f', 'fails')} | "
                    f"{fmt(r.get('work_mb'), '.1f')} | {fmt(r['per_input'], '.1f')} | "
                    f"{fmt(cold.get('per_input'), '.1f')} |")
+    out += startup_markdown(results["startup"]) + engine_markdown(results["engine"])
     out += ["", f"![per-file ratios]({results['meta']['plot']})", ""]
     return "\n".join(out)
+
+
+def startup_markdown(startup: dict) -> list[str]:
+    out = ["", f"## CLI start-up, whole process (median of {startup['repeat']}; bytecode cached as installed)", "",
+           "| process | wall s | CPU s |", "|---|---:|---:|"]
+    for what, r in startup["rows"].items():
+        out.append(f"| {what} | {r['wall_s']:.3f} | {r['cpu_s']:.3f} |")
+    return out
+
+
+def engine_markdown(engine: dict) -> list[str]:
+    out = ["", "## CPU engine (CPU s of one process, sanitizer on, inorder)", "",
+           "| kernel | thread-instructions | CPU s | thread-instructions / s | matches numpy | reports |",
+           "|---|---:|---:|---:|:-:|---:|"]
+    for r in engine["rows"]:
+        match = {True: "yes", False: "NO"}.get(r.get("matches_numpy"), "-")
+        out.append(f"| {r['kernel']} | {r['thread_instructions']:,} | {r['cpu_s']:.2f} | "
+                   f"{fmt(r['thread_instructions_per_s'], ',.0f')} | {match} | {len(r['reports'])} |")
+    return out
 
 
 def plot(results, path: Path) -> None:
@@ -537,7 +567,24 @@ def summary_table(results) -> list[dict]:
         row("IR compile vs Triton to PTX (median ratio)", irs["ratio_ptx_median"], GOALS["ir_to_ptx"], ".0f"),
         row("peak RSS over baseline / input, whole loop, largest file", loop_rss, GOALS["rss_loop"], ".1f",
             at_least=False),
+        *startup_rows(results["startup"], row),
+        *engine_rows(results["engine"], row),
     ]
+
+
+def startup_rows(startup: dict, row) -> list[dict]:
+    rows = startup["rows"]
+    return [row(f"start-up, {what} (wall, median of {startup['repeat']})", rows[what]["wall_s"], GOALS["startup_s"],
+                ".3f", at_least=False, unit=" s") for what in rows if what.startswith(("ptx2py", "py2ptx"))]
+
+
+def engine_rows(engine: dict, row) -> list[dict]:
+    mm = next((r for r in engine["rows"] if "matmul" in r["kernel"]), None)
+    if mm is None:
+        return []
+    ok = "" if mm.get("matches_numpy") else " (output does NOT match numpy)"
+    return [row(f"engine: {mm['kernel']} CPU time{ok}", mm["cpu_s"], GOALS["matmul_cpu_s"], ".1f", at_least=False,
+                unit=" s")]
 
 
 def load_average() -> str:
@@ -561,6 +608,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
                     help="run only these (the sugar loop is the slowest: ~4 min a file on a loaded machine)")
     ap.add_argument("--sugar-files", type=int, default=None, help="the sugar loop on the N smallest of the files")
+    ap.add_argument("--grown-cache", metavar="DIR",
+                    help="start-up also with this shape cache (scripts/grow_shape_cache.py)")
     args = ap.parse_args(argv)
     from pyptx.codegen.codegen import ptx_to_python as pyptx_to_python
     from pyptx.parser import parse as pyptx_parse
@@ -633,6 +682,14 @@ def main(argv=None) -> int:
     if "rss" in todo:
         print("peak RSS", flush=True)
         results["rss"] = bench_rss(max(files, key=lambda p: p.stat().st_size))
+    if "startup" in todo:
+        print("CLI start-up beside import pyptx", flush=True)
+        results["startup"] = bench_startup.measure(3 if args.quick else 10, args.grown_cache)
+        save()
+    if "engine" in todo:
+        print("CPU engine", flush=True)
+        results["engine"] = bench_engine.measure(args.quick)
+        save()
     for section in SECTIONS:
         results.setdefault(section, EMPTY[section])       # not run this time: a '-' in the tables
     results["meta"].setdefault("primed_files", 0)

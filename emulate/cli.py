@@ -80,7 +80,46 @@ def _plain(value):
 
 def _options(args) -> dict:
     return {"schedule": args.schedule, "sanitize": not args.no_sanitize,
-            "resident_ctas": getattr(args, "resident_ctas", 1)}
+            "resident_ctas": getattr(args, "resident_ctas", 1), "max_steps": getattr(args, "max_steps", None),
+            "progress": progress_bar()}
+
+
+def progress_bar():
+    """A bar of the blocks done, on a terminal only (a long run is not a hang), else None."""
+    if not sys.stderr.isatty():
+        return None
+    bar = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, unit="block", desc="running", file=sys.stderr, leave=False)
+        bar.update(done - bar.n)
+        if done == total:
+            bar.close()
+    return update
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
+    return value
+
+
+def add_max_steps(p) -> None:
+    from .watchdog import MAX_STEPS
+
+    p.add_argument("--max-steps", type=positive_int, metavar="N",
+                   help=f"watchdog: warp-instructions one block may run before the run stops with a report "
+                        f"naming the loop (default {MAX_STEPS:,})")
 
 
 def cmd_run(args) -> int:
@@ -143,6 +182,7 @@ def _common(p):
     p.add_argument("--resident-ctas", type=int, default=1, metavar="N",
                    help="interleave N CTAs (default 1: one after another); for CTAs that wait on each other")
     p.add_argument("--json", metavar="REPORT", help="write the reports and run statistics as JSON")
+    add_max_steps(p)
 
 
 def add_parser(subparsers):

@@ -45,10 +45,11 @@ def format_rows(kernel: str, rows: list[dict]) -> str:
 
 def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: dict | None = None, rtol=None,
                  atol=None, kernel=None, max_ctas: int = MAX_CTAS, edited_name: str = "<edited>",
-                 line_map: dict | None = None) -> dict:
+                 line_map: dict | None = None, max_steps: int | None = None) -> dict:
     """Both kernels on the engine, on `launch` (a checked sidecar: launch.sidecar) and `inputs` (by
-    name; the rest seeded). When the edited kernel came from DSL code (edited_name a .py, line_map
-    {PTX line: Python line} of its compiled PTX), its reports name the Python lines."""
+    name; the rest seeded), each block within `max_steps` warp-instructions (emulate.watchdog). When
+    the edited kernel came from DSL code (edited_name a .py, line_map {PTX line: Python line} of its
+    compiled PTX), its reports name the Python lines."""
     from_python = edited_name.endswith(".py")
     edited_ptx_name = python_ptx_name(edited_name) if from_python else edited_name
     base_text = Path(base_ptx_path).read_text()
@@ -63,8 +64,8 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: d
         dtypes = {a["name"]: canon_dtype(a["dtype"]) for a in spec["args"] if a["kind"] != "scalar"}
         try:
             mine = {k: v for k, v in inputs.items() if k in {a["name"] for a in spec["args"]}}
-            a = run(base_text, small, mine, filename=base_ptx_path)
-            b = run(edited_ptx, small, mine, filename=edited_ptx_name)
+            a = run(base_text, small, mine, filename=base_ptx_path, max_steps=max_steps)
+            b = run(edited_ptx, small, mine, filename=edited_ptx_name, max_steps=max_steps)
         except EmulationError as e:
             results.append({"kernel": spec["kernel"], "status": "error", "error": str(e)})
             lines.append(f"{spec['kernel']}: {e}")
@@ -93,7 +94,8 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: d
 def verify_on_cpu(args, report: dict, edited_ptx: str, code: int, launch: dict, inputs: dict) -> int:
     """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
     run_result = run_pair_cpu(args.base, edited_ptx, launch, inputs=inputs, rtol=args.rtol, atol=args.atol,
-                              edited_name=args.edited, line_map=report.get("line_map"))
+                              edited_name=args.edited, line_map=report.get("line_map"),
+                              max_steps=getattr(args, "max_steps", None))
     report["run"] = run_result
     print(run_result["message"])
     return code if run_result["status"] == "match" else 1

@@ -93,10 +93,13 @@ def _tensor_map_param(machine, plan, spec, base, filename) -> bytes:
 
 def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str | None = None,
         schedule: str = "inorder", sanitize: bool = True, disabled=(), filename: str = "<ptx>",
-        max_steps: int = 50_000_000, observe: bool = False, resident_ctas: int = 1) -> Result:
+        max_steps: int | None = None, observe: bool = False, resident_ctas: int = 1,
+        max_call_depth: int | None = None, progress=None) -> Result:
     """Run one kernel of a module on the CPU engine; observe=True records which synchronisation
     instructions order anything (Result.sync, a sync_observer.SyncObserver); resident_ctas > 1
-    interleaves that many CTAs (a kernel whose CTAs wait for each other's flags or locks)."""
+    interleaves that many CTAs (a kernel whose CTAs wait for each other's flags or locks).
+    The watchdog (watchdog.py) stops a block after `max_steps` warp-instructions and calls nested
+    `max_call_depth` deep, with a located report; `progress(done, blocks)` is told as blocks finish."""
     module, text = _module(module_or_text, filename)
     spec = select_spec(launch, kernel)
     name = spec.get("kernel")
@@ -109,7 +112,8 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     program = Program(module, filename)
     sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
     machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps,
-                      resident_ctas, cluster_shape(spec, entry))
+                      resident_ctas, cluster_shape(spec, entry), max_call_depth)
+    machine.progress = progress
     if observe:
         from .sync_observer import SyncObserver
 

@@ -15,6 +15,7 @@ import random as _random
 import numpy as np
 
 from . import memory as M
+from . import watchdog
 from .errors import EmulationError, NotEmulated, Report, Trap
 from .layout import FrameLayout, SharedLayout, decl_size, init_bytes, kernel_param_layout
 from .operands import OperandDecoder
@@ -117,6 +118,7 @@ class CTA:
         self.shared = np.zeros(size, np.uint8)
         self.shadow = SharedShadow(size)
         self.epoch = 0
+        self.steps = 0            # warp-instructions run (the watchdog's budget is per block)
         self.barriers: dict[int, dict] = {}
         nthreads = int(np.prod(machine.block))
         nwarps = (nthreads + WARP - 1) // WARP
@@ -131,8 +133,8 @@ class CTA:
 
 class Machine:
     def __init__(self, program, kernel: str, grid, block, dynamic_shared: int = 0, sanitizer=None,
-                 schedule: str = "inorder", max_steps: int = 50_000_000, resident_ctas: int = 1,
-                 cluster=(1, 1, 1)):
+                 schedule: str = "inorder", max_steps: int | None = None, resident_ctas: int = 1,
+                 cluster=(1, 1, 1), max_call_depth: int | None = None):
         from .asyncops import AsyncRegistry
         from .sanitizer import Sanitizer
 
@@ -147,7 +149,9 @@ class Machine:
             raise EmulationError(f"grid {list(self.grid)} is not a whole number of clusters {list(self.cluster)}")
         self.sanitizer = sanitizer or Sanitizer()
         self.schedule = Schedule(schedule)
-        self.max_steps = max_steps
+        self.max_steps = watchdog.MAX_STEPS if max_steps is None else int(max_steps)    # per block
+        self.max_call_depth = watchdog.MAX_CALL_DEPTH if max_call_depth is None else int(max_call_depth)
+        self.progress = None      # called with (blocks done, blocks) as blocks finish (a terminal's bar)
         self.resident_ctas = max(int(resident_ctas), 1)
         self.steps = 0
         self.thread_steps = 0
@@ -236,6 +240,7 @@ class Machine:
 
         waiting = self.schedule.order(clusters_of(self.grid, self.cluster))
         resident: list = []
+        total, done = len(waiting), 0
         try:
             while waiting or resident:
                 while waiting and len(resident) < self.resident_ctas:
@@ -248,6 +253,11 @@ class Machine:
                         for cta in ctas:
                             self.asyncs.finish_cta(cta)
                         resident.remove(ctas)
+                        done += 1
+                        if self.progress is not None:
+                            self.progress(done, total)
+        except watchdog.Watchdog as stop:
+            self.sanitizer.reports.append(stop.report)
         except Trap as t:
             self.sanitizer.reports.append(Report("trap", str(t), self.where_now(self.current)
                                                  if self.current else self.program.filename))
@@ -296,8 +306,20 @@ class Machine:
                               waits=waits)
 
     def _run_warp(self, w) -> None:
+        """Run the warp until it blocks, finishes or has run QUANTUM instructions (fewer when its
+        block's step budget is nearly spent: the watchdog then stops the run, located)."""
         self.current = w
-        budget = QUANTUM
+        cta = w.cta
+        start = self.steps
+        try:
+            self._steps(w, min(QUANTUM, self.max_steps - cta.steps + 1))
+        finally:
+            cta.steps += self.steps - start
+        if cta.steps > self.max_steps:
+            raise watchdog.step_limit(self, w, cta, self.max_steps)
+
+    def _steps(self, w, budget: int) -> None:
+        """The interpreter loop proper (the hot path: one pass per warp-instruction)."""
         stack = w.stack
         count_nonzero = np.count_nonzero
         while budget:
@@ -306,14 +328,14 @@ class Machine:
                 stack.pop()
                 if not stack:
                     w.state = DONE
-                    return
+                    break
                 continue
             if w.dirty:                      # masks changed (exit, ret): drop empty entries
                 w.dirty = False
                 stack[:] = [e for e in stack if e[2].any()]
                 if not stack:
                     w.state = DONE
-                    return
+                    break
                 continue
             frame = top[3]
             pc = top[0]
@@ -324,6 +346,7 @@ class Machine:
             op = frame.ops[pc] or frame.scope.op(pc)
             mask = top[2]
             self.steps += 1
+            budget -= 1
             if op.guard is not None:
                 g = op.guard(w, mask)
                 exec_mask = mask.copy()
@@ -335,17 +358,15 @@ class Machine:
             if op.control:
                 self.thread_steps += count_nonzero(exec_mask) if n < 0 else n
                 op.run(w, exec_mask, top)
+                if stack and stack[-1][3].depth > self.max_call_depth:
+                    raise watchdog.call_depth(self, w, self.max_call_depth)
                 if w.state != READY:
-                    return
+                    break
             else:
                 if n:
                     self.thread_steps += count_nonzero(exec_mask) if n < 0 else n
                     op.run(w, exec_mask)
                 top[0] = pc + 1
-            budget -= 1
-            if self.steps > self.max_steps:
-                raise Trap(f"step limit of {self.max_steps} warp-instructions reached (a spin wait that "
-                           "never ends on the CPU schedule?)")
 
     # --- memory ---------------------------------------------------------------------------------------
     def _split_generic(self, w, addrs):

@@ -25,7 +25,7 @@ class Frame:
     starts in the thread's local memory (a call stack: a callee's frame lies above its
     caller's, so a local address the caller passes stays valid in the callee)."""
 
-    __slots__ = ("code", "scope", "regs", "init", "params", "ops", "returns", "caller", "local_base")
+    __slots__ = ("code", "scope", "regs", "init", "params", "ops", "returns", "caller", "local_base", "depth")
 
     def __init__(self, code, scope, caller=None, returns=()):
         self.code = code
@@ -38,6 +38,7 @@ class Frame:
         self.returns = returns        # (callee param name, caller param name) pairs
         self.local_base = 0 if caller is None else \
             caller.local_base + (caller.scope.layout.local_size + 15) // 16 * 16
+        self.depth = 0 if caller is None else caller.depth + 1      # calls nested (the watchdog's limit)
 
 
 class Warp:

@@ -12,11 +12,10 @@ for every later statement of the same shape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lark import Token, Transformer
 
 from .isa.special_registers import is_special_register
+from .markers import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen  # noqa: F401
 from .tree import (
     Address,
     AddressSize,
@@ -67,45 +66,10 @@ from .tree import (
 )
 
 
-# Markers made by the chunk rules of the fast path; parser.py folds them into blocks.
-@dataclass(slots=True)
-class FunctionOpen:
-    head: FunctionHead
-    brace: str
-
-
-@dataclass(slots=True)
-class SectionOpen:
-    name: str
-    trivia: tuple
-
-
-@dataclass(slots=True)
-class BlockOpen:
-    brace: str
-
-
-@dataclass(slots=True)
-class BlockClose:
-    brace: str
-
-
-MARKER_CLASSES = {c.__name__: c for c in (FunctionOpen, SectionOpen, BlockOpen, BlockClose)}
-
-
 def _no_repeat(seen: list, tok: Token) -> None:
     """ptxas rejects a repeated linkage directive (`.visible .visible`)."""
     if str(tok) in seen:
         raise GrammarCheck(tok, f"repeated linkage directive '{tok}'")
-
-
-class GrammarCheck(Exception):
-    """A token the grammar admits but the language does not (raised at that token)."""
-
-    def __init__(self, token: Token, message: str):
-        super().__init__(message)
-        self.token = token
-        self.message = message
 
 
 def name_node(value, component=None, trivia=None):
@@ -209,8 +173,8 @@ def check_pointer_tail(c) -> None:
         if isinstance(part, Token) and part.type == "STATE_SPACE" and not (
                 isinstance(prev, Token) and prev.type == "PTR"):
             raise GrammarCheck(part, f"a state space inside a parameter follows .ptr, not '{prev}'")
-    words = [p if isinstance(p, Token) else ".align" for p in c if not isinstance(p, Token) or p.type in ("PTR",
-                                                                                                          "STATE_SPACE")]
+    words = [p if isinstance(p, Token) else ".align" for p in c
+             if not isinstance(p, Token) or p.type in ("PTR", "STATE_SPACE")]
     if ".ptr" in words:
         tail = words[words.index(".ptr") + 1:]
         if ".align" in tail and tail[-1] != ".align":

@@ -16,18 +16,15 @@ import operator
 import re
 from pathlib import Path
 
-from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-
 from . import scanner, shapecache
-from .build import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen, TreeBuilder
 from .errors import ParseError, describe_expected, error_at
+from .files import read_file_bytes
+from .markers import MARKER_CLASSES, BlockClose, BlockOpen, FunctionOpen, GrammarCheck, SectionOpen
 from .shapes import (
     DIGITS,
     HOLES,
     SKELETONS,
     ShapeMismatch,
-    add_pattern_sources,
     builder_code,
     builder_from_code,
     pattern_sources,
@@ -37,6 +34,22 @@ from .shapes import (
 from .tree import Block, Function, Module, Section, Version
 
 GRAMMAR = Path(__file__).with_name("ptx.lark")
+
+
+class _LarkNotLoaded(Exception):
+    """Stands for Lark's exceptions until the first grammar loads them: none can be raised before."""
+
+
+# Lark and its exceptions, bound by _load_lark() when the first grammar is built: a parse whose
+# shapes are all stored never imports Lark (a fifth of a start-up).
+Lark = Token = None
+UnexpectedCharacters = UnexpectedInput = UnexpectedToken = _LarkNotLoaded
+
+
+def _load_lark() -> None:
+    global Lark, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+    from lark import Lark, Token
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 CHUNK_RULES = {scanner.MODULE: "module_chunk", scanner.BODY: "body_chunk", scanner.SECTION: "section_chunk"}
 # Bytes ptxas rejects anywhere, even in comments: non-ASCII, VT and other controls.
 BAD_CHARACTER = re.compile(r"[^\t\n\r\f\x20-\x7e]")
@@ -69,6 +82,9 @@ class GrammarParser:
     """One Lark LALR parser with its trivia recorder and tree builder."""
 
     def __init__(self, start, spans: bool):
+        from .build import TreeBuilder
+
+        _load_lark()
         self.post = TriviaPostLex()
         prefix = self._span_prefix if spans else self._plain_prefix
         value = (lambda t: t) if spans else _plain_value
@@ -245,7 +261,6 @@ class ShapeCache:
         self.exact: dict[str, dict[str, tuple]] = {c: {} for c in CHUNK_RULES}
         self.stored: dict[str, object] | None = None   # shape -> encoded code or None; read on first need
         self.learned: list[tuple[str, object]] = []    # met here first, not yet written
-        self.damaged = False                            # the store ends in a torn record
 
     def build(self, context: str, chunk: str) -> list:
         pieces = (HOLES if "_Z" in chunk else DIGITS).split(chunk)
@@ -288,23 +303,15 @@ class ShapeCache:
             layouts.clear()
 
     def _read_store(self) -> dict:
-        stored = shapecache.StoredShapes()      # falls back to the shipped store
-        records, intact = shapecache.read_records(shapecache.store_path())
-        self.damaged = not intact
-        for patterns, shapes in records:
-            add_pattern_sources(patterns)
-            stored.update(shapes)
-        return stored
+        # the shipped store, the user's index and log, each opened when first needed
+        return shapecache.StoredShapes(shapecache.store_path(), shapecache.index_path())
 
     def save(self) -> None:
-        """Append the shapes learned since the last save to the store (or rewrite a
-        damaged store whole: what follows a torn record would never be read)."""
-        if not self.learned:
-            return
-        if self.damaged:
-            shapecache.rewrite(shapecache.store_path(), (pattern_sources(), list(self.stored.items())))
-            self.damaged = False
-        else:
+        """Write the shapes learned (and the stored ones used) since the last save to the
+        user's store (shapecache.StoredShapes.save)."""
+        if isinstance(self.stored, shapecache.StoredShapes):
+            self.stored.save(self.learned, pattern_sources())
+        elif self.learned:          # the store ignored for reading (forget(store=False)): still kept
             shapecache.append_record(shapecache.store_path(), (pattern_sources(), self.learned))
         self.learned = []
 
@@ -630,20 +637,6 @@ def decode_ptx(data: bytes, filename: str) -> str:
         raise error_at(text, pos, _character_problem(text, pos, raw=True), filename) from None
 
 
-def read_file_bytes(path) -> bytes:
-    """A file's bytes; a device (`/dev/zero` never ends, `/dev/tty` waits) is refused as an
-    OSError naming it. Pipes (`<(...)`) and standard input (`-`, read by the caller) are fine."""
-    import errno
-    import os
-    import stat
-
-    with open(path, "rb") as f:
-        mode = os.fstat(f.fileno()).st_mode
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            raise OSError(errno.ENODEV, "a device, not a file (use - for standard input)", str(path))
-        return f.read()
-
-
 @functools.lru_cache(maxsize=1)
 def _trivia_pattern():
     """The grammar's %ignore'd terminals (whitespace, comments, line markers), repeated."""
@@ -659,5 +652,5 @@ def _only_trivia(text: str) -> bool:
 def grammar_terminals() -> list[tuple[str, str, int, bool]]:
     """The grammar's terminals as (name, regex, priority, is_literal), named and anonymous
     (`"@"` is `AT`): what a tokenizer for the same language (highlight/lexer.py) is built from."""
-    return [(t.name, t.pattern.to_regexp(), t.priority,
-             t.pattern.type == "str") for t in _parser("full").lark.terminals]
+    terminals = _parser("full").lark.terminals
+    return [(t.name, t.pattern.to_regexp(), t.priority, t.pattern.type == "str") for t in terminals]

@@ -20,13 +20,21 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
+import functools
 import re
 import types
 
-from lark import Token
-
-from .build import MARKER_CLASSES
+from .markers import MARKER_CLASSES
 from .tree import NODE_CLASSES
+
+
+@functools.cache
+def _token_class():
+    """Lark's Token, imported when a builder is made (after a grammar parse): running stored
+    builders never needs Lark."""
+    from lark import Token
+
+    return Token
 
 # A name hole is what follows the `_Z` of a name that starts a token (no name character,
 # `.`, `%` or `:` before it). The `_Z` stays in the shape, so the shape itself tells a
@@ -118,7 +126,7 @@ class BuilderWriter:
         return repr(f"{_HOLE}{len(self.consts) - 1}")
 
     def leaf(self, value) -> str:
-        if isinstance(value, Token):
+        if isinstance(value, _token_class()):
             return self.token_expr(value)
         cls = value.__class__
         if cls is str:
@@ -147,7 +155,7 @@ class BuilderWriter:
         self.lines.append(f"{var} = _new({cls.__name__}){stores}")
         return var
 
-    def token_expr(self, tok: Token) -> str:
+    def token_expr(self, tok) -> str:
         start, end = tok.start_pos, tok.end_pos
         pieces, pos = [], start
         first = bisect.bisect_right(self.hole_ends, start)    # holes ending after the token's start

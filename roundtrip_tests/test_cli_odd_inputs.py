@@ -18,6 +18,7 @@ from ptx2py import cli, outfile, ptxgrammar
 
 GOOD = ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n"
 
+PY2PTX = "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())"
 
 def run(*argv, stdin=None, timeout=120):
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), *argv], capture_output=True,
@@ -58,8 +59,7 @@ def test_a_device_as_input_is_refused_not_read_forever():
     for argv in (["/dev/zero"], ["lint", "/dev/zero"]):
         proc = run(*argv, timeout=60)
         assert proc.returncode == 2 and b"/dev/zero: error: a device, not a file" in proc.stderr
-    proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())",
-                           "/dev/zero"],
+    proc = subprocess.run([sys.executable, "-c", PY2PTX, "/dev/zero"],
                           capture_output=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and b"a device, not a file" in proc.stderr
 
@@ -79,7 +79,7 @@ def test_an_unreadable_file_is_a_clean_error(tmp_path, monkeypatch, capsys):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *a, **k)
 
-    monkeypatch.setattr(ptxgrammar.parser, "open", no_permission, raising=False)
+    monkeypatch.setattr(ptxgrammar.files, "open", no_permission, raising=False)   # where input bytes are read
     assert cli.ptx2py_main([str(path)]) == 2
     assert capsys.readouterr().err == f"{path}: error: Permission denied\n"
 
@@ -100,8 +100,7 @@ def test_py2ptx_given_a_ptx_file_says_so_and_names_the_command_that_reads_it(tmp
     src, out = tmp_path / "k.ptx", tmp_path / "k.out.ptx"
     src.write_text("// a comment\n" + GOOD)
     line = next(i for i, x in enumerate(src.read_text().splitlines(), 1) if x.startswith(".version"))
-    proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())",
-                           str(src),
+    proc = subprocess.run([sys.executable, "-c", PY2PTX, str(src),
                            "-o", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and proc.stdout == "" and not out.exists()
     head, shown, caret = proc.stderr.splitlines()
@@ -110,8 +109,7 @@ def test_py2ptx_given_a_ptx_file_says_so_and_names_the_command_that_reads_it(tmp
     # Python that does not parse is still told as such
     bad = tmp_path / "bad.py"
     bad.write_text("def f(:\n")
-    proc = subprocess.run([sys.executable, "-c", "import sys; from ptx2py import cli; sys.exit(cli.py2ptx_main())",
-                           str(bad)],
+    proc = subprocess.run([sys.executable, "-c", PY2PTX, str(bad)],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and "invalid Python" in proc.stderr and "looks like PTX" not in proc.stderr
 

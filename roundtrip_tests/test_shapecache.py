@@ -5,10 +5,11 @@ changes a parse."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, ROOT
 
 from ptx2py import ptxgrammar
 from ptx2py.ptxgrammar import ParseError, parser, shapecache
@@ -122,3 +123,104 @@ def test_a_grammar_loaded_from_its_cache_parses_and_refuses_alike(store, monkeyp
     assert results[0] == results[1]
     assert results[0][0] == results[0][1] and results[0][3]
     parser._trivia_pattern.cache_clear()
+
+
+# --- a bounded store: the log folds into an index of the most recently used shapes --------
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# register names without digits (digits are holes: `%v12` and `%v13` share one shape)
+_name = _script("grow_shape_cache").letters
+
+
+def distinct_shapes(first: int, count: int) -> str:
+    """A kernel of `count` statements, each a shape of its own, numbered from `first`."""
+    return kernel("".join(f"\tmov.b32 %v{_name(n)}, 1;\n" for n in range(first, first + count)))
+
+
+def as_a_new_process(text: str) -> None:
+    parser.SHAPES.forget(store=True)
+    assert ptxgrammar.emit(ptxgrammar.parse(text)) == text
+
+
+@pytest.fixture
+def small_store(store, monkeypatch):
+    monkeypatch.setattr(shapecache, "LOG_MAX", 6_000)
+    monkeypatch.setattr(shapecache, "INDEX_MAX", 20_000)
+    return store
+
+
+def grammar_calls(monkeypatch) -> list:
+    calls, real = [], parser.ShapeCache._compile
+
+    def counted(context, chunk):
+        calls.append(chunk)
+        return real(context, chunk)
+    monkeypatch.setattr(parser.ShapeCache, "_compile", staticmethod(counted))
+    return calls
+
+
+def test_the_store_stays_under_its_cap_however_many_shapes_it_meets(small_store):
+    for k in range(40):                                     # 1,200 distinct shapes, far over the cap
+        as_a_new_process(distinct_shapes(30 * k, 30))
+        log, index = shapecache.store_path(), shapecache.index_path()
+        assert log.stat().st_size <= 2 * shapecache.LOG_MAX
+        if index.exists():                                  # the builders, and the layout's fixed part
+            assert index.stat().st_size <= shapecache.INDEX_MAX + shapecache.INDEX_OVERHEAD
+    kept = shapecache.open_index(shapecache.index_path())
+    assert kept is not None and 0 < len(kept) < 1_200       # folded, and some shapes were dropped
+    stored = sum(len(k) + len(b or b"") for k, b in (kept.entry(i) for i in range(len(kept))))
+    assert stored <= shapecache.INDEX_MAX
+    kept.close()
+
+
+def test_the_shapes_dropped_are_the_least_recently_used(small_store, monkeypatch):
+    hot, cold = distinct_shapes(100_000, 10), distinct_shapes(200_000, 10)
+    as_a_new_process(cold)
+    for k in range(40):                                     # many new shapes; `hot` used in each process
+        parser.SHAPES.forget(store=True)
+        ptxgrammar.parse(hot)
+        ptxgrammar.parse(distinct_shapes(30 * k, 30))
+    assert shapecache.index_path().exists()
+    calls = grammar_calls(monkeypatch)
+    as_a_new_process(hot)
+    assert calls == []                                      # every used shape survived the folds
+    as_a_new_process(cold)
+    assert len(calls) == 10                                 # the shapes used once, long ago, were dropped
+
+
+def test_a_grown_store_is_not_read_for_shapes_the_shipped_store_holds(tmp_path, monkeypatch):
+    monkeypatch.setenv(shapecache.ENV, str(tmp_path))
+    monkeypatch.delenv(shapecache.SHIPPED_ENV, raising=False)
+    text = ptxgrammar.read_ptx(SAMPLE)                      # a corpus file: shipped shapes only
+    parser.SHAPES.forget(store=True)
+    ptxgrammar.parse(distinct_shapes(0, 50))                # the user's store holds something
+    parser.SHAPES.save()
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("the user's store was read for shapes the shipped store holds")
+    monkeypatch.setattr(shapecache, "read_records", never)
+    monkeypatch.setattr(shapecache, "open_index", never)
+    as_a_new_process(text)
+    monkeypatch.undo()
+    parser.SHAPES.forget(store=True)
+
+
+def test_a_damaged_index_is_ignored_and_rebuilt(small_store, monkeypatch):
+    for k in range(10):
+        as_a_new_process(distinct_shapes(30 * k, 30))
+    index = shapecache.index_path()
+    data = index.read_bytes()
+    index.write_bytes(data[: len(data) // 2])
+    assert shapecache.open_index(index) is None
+    text = distinct_shapes(0, 30)
+    parser.SHAPES.forget(store=True)
+    assert ptxgrammar.parse(text) == parse_full(text)
+    for k in range(10, 20):
+        as_a_new_process(distinct_shapes(30 * k, 30))
+    assert shapecache.open_index(index) is not None

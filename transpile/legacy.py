@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from .generator import HEADER
-
 OLD_IMPORT = "from transpile.dsl import *"
-NEW_IMPORT = HEADER.split("  #")[0]
 REMOVED_IN = "0.3"
 
 
@@ -20,6 +17,9 @@ def upgrade_header(source: str, filename: str) -> str:
     """`source` with its 0.1 import line (the first line) spelled as 0.2 writes it, warning once."""
     if not source.startswith(OLD_IMPORT):
         return source
-    warnings.warn(f"{filename}:1: `{OLD_IMPORT}` is ptx2py 0.1's import line; write `{NEW_IMPORT}` "
+    from .generator import HEADER  # the generator loads only for an old module (py2ptx start-up)
+
+    new_import = HEADER.split("  #")[0]
+    warnings.warn(f"{filename}:1: `{OLD_IMPORT}` is ptx2py 0.1's import line; write `{new_import}` "
                   f"(the old one is accepted until {REMOVED_IN})", LegacyHeaderWarning, stacklevel=3)
-    return NEW_IMPORT + source[len(OLD_IMPORT):]
+    return new_import + source[len(OLD_IMPORT):]

@@ -165,6 +165,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rtol", type=float, help="with --run: compare outputs within this relative tolerance "
                    "instead of bit for bit")
     p.add_argument("--atol", type=float, help="with --run: ... and this absolute tolerance")
+    from ptx2py.emulate.cli import add_max_steps
+
+    add_max_steps(p)                    # --run cpu: the engine's watchdog
     p.add_argument("--full", action="store_true", help="print the whole aligned SASS diff")
     p.add_argument("--context", type=int, metavar="N",
                    help="print the aligned SASS diff with N rows around each change")

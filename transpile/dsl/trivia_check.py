@@ -6,6 +6,7 @@ parses."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .errors import DSLError
@@ -16,12 +17,22 @@ _LINE_COMMENT = r"//[\t\x20-\x7e]*"
 _BLOCK_COMMENT = r"/\*(?:[^*\x00-\x08\x0b\x0e-\x1f\x7f-\U0010ffff]|\*(?!/))*\*/"
 _MARKER = r'#[ \t]*(?:line[ \t]+)?[0-9]+[ \t]+"[^"\n\r]*"(?:[ \t]+[0-9]+)*'
 _ITEM = rf"{_WS}|{_LINE_COMMENT}|{_BLOCK_COMMENT}|{_MARKER}"
-# Before a token, a line comment or marker must end its line (or it would swallow the token).
-_BEFORE_TOKEN = re.compile(rf"(?:{_WS}|{_BLOCK_COMMENT}|(?:{_LINE_COMMENT}|{_MARKER})[ \t]*(?:\r\n|\r|\n))*")
-_LINE_END = re.compile(rf"(?:{_ITEM})*")
-# Pending lines of `ptx.text`/`ptx.tail` may end inside a block comment that later lines close.
-_OPEN = re.compile(rf"(?:{_ITEM})*(?:/\*(?:[^*\x00-\x08\x0b\x0e-\x1f\x7f-\U0010ffff]|\*(?!/))*)?")
-_OK: dict[tuple[str, bool, bool], bool] = {}
+# The patterns, compiled when first needed: the block comment's class over all of Unicode
+# takes ~30 ms to compile, a sixth of a py2ptx run that may never meet a trivia argument.
+_PATTERNS = {
+    # Before a token, a line comment or marker must end its line (or it would swallow the token).
+    "before_token": rf"(?:{_WS}|{_BLOCK_COMMENT}|(?:{_LINE_COMMENT}|{_MARKER})[ \t]*(?:\r\n|\r|\n))*",
+    "line_end": rf"(?:{_ITEM})*",
+    # Pending lines of `ptx.text`/`ptx.tail` may end inside a block comment that later lines close.
+    "open": rf"(?:{_ITEM})*(?:/\*(?:[^*\x00-\x08\x0b\x0e-\x1f\x7f-\U0010ffff]|\*(?!/))*)?",
+}
+
+
+@functools.cache
+def _pattern(name: str) -> re.Pattern:
+    return re.compile(_PATTERNS[name])
+
+_OK: dict[tuple[str, bool], bool] = {}
 _COMMENT_TEXT = re.compile(r"[\t\x20-\x7e]*\r?")
 
 
@@ -34,11 +45,11 @@ def check_trivia(value, what: str, *, before_token: bool = True, open_comment: b
     key = (value, before_token, open_comment)
     ok = _OK.get(key)
     if ok is None:
-        pattern = _OPEN if open_comment else _BEFORE_TOKEN if before_token else _LINE_END
+        pattern = _pattern("open" if open_comment else "before_token" if before_token else "line_end")
         ok = _OK[key] = pattern.fullmatch(value) is not None
     if not ok:
         hint = ("; a // comment or # line marker must end with a line break here"
-                if before_token and _LINE_END.fullmatch(value) else "")
+                if before_token and _pattern("line_end").fullmatch(value) else "")
         raise DSLError(f"{what}={value!r} is not trivia (only whitespace, comments and cpp line markers; "
                        f"write PTX statements as DSL calls){hint}")
 

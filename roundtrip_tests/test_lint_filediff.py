@@ -14,7 +14,8 @@ import pytest
 from ptx2py.lint import filediff
 
 ROOT = Path(__file__).resolve().parent.parent
-PTXAS = shutil.which("ptxas")
+from conftest import PTXAS  # noqa: E402  (the project's tool search: ptx2py.verify.tools)
+
 NVCC = shutil.which("nvcc")
 GOOD = """.version 8.0
 .target sm_80

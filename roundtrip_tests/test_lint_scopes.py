@@ -62,7 +62,8 @@ def test_scope_case(name, body, line):
     assert lines == (set() if line is None else {line}), lines
 
 
-PTXAS = shutil.which("ptxas")
+from conftest import PTXAS  # noqa: E402  (the project's tool search: ptx2py.verify.tools)
+
 NVCC = shutil.which("nvcc")
 
 

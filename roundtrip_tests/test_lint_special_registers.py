@@ -5,7 +5,6 @@ asked ptxas for (ptxgrammar/isa/special_register_widths.json)."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from ptx2py.lint import lint_text
 from ptx2py.lint.special_widths import accepted_types
 
 ROOT = Path(__file__).resolve().parent.parent
-PTXAS = shutil.which("ptxas")
+from conftest import PTXAS  # noqa: E402  (the project's tool search: ptx2py.verify.tools)
 
 # (PTX version, target, instruction, does ptxas accept it) -- ptxas 13.x verdicts
 CASES = [

@@ -11,9 +11,9 @@ from .errors import BridgeError
 _DESC = re.compile(r"tensordesc<(\w+)\[([\d, ]+)\]>\Z")
 _FLOAT = ("fp", "bf")
 HIDDEN = ["global_scratch (u64 pointer)", "profile_scratch (u64 pointer)"]
-NOTES = ("PTX params: each tensordesc arg expands to a 128-byte CUtensorMap (.param .align 64 .b8[128]) followed by its "
-         "shape (i32 per dim) and strides (i64 per dim); two hidden pointer params (global/profile scratch) are appended. "
-         "Pass null hidden pointers unless global_scratch_size > 0.")
+NOTES = ("PTX params: each tensordesc arg expands to a 128-byte CUtensorMap (.param .align 64 .b8[128]) followed by "
+         "its shape (i32 per dim) and strides (i64 per dim); two hidden pointer params (global/profile scratch) are "
+         "appended. Pass null hidden pointers unless global_scratch_size > 0.")
 
 
 def tensordesc_type(ty: str) -> tuple[str, list[int]]:
@@ -76,7 +76,8 @@ def param_names(sidecar: dict) -> list[str]:
             key = (base, slot["role"], slot["dtype"])
             i = seen.get(key, 0)
             seen[key] = i + 1
-            base = f"{base}_{suffix[slot['role']]}{i}" + ("" if slot["dtype"] != "i64" or slot["role"] != "desc-shape" else "_i64")
+            wide = slot["dtype"] == "i64" and slot["role"] == "desc-shape"
+            base = f"{base}_{suffix[slot['role']]}{i}" + ("_i64" if wide else "")
         names.append(_python_name(base, names))
     return names
 
@@ -152,6 +153,10 @@ def build_sidecar(build, *, ptx_file: str, values: dict | None = None, inits: di
         "triton": {"version": triton.__version__, "override": override_entry(build.src),
                    "specialization": build.config.specialization if build.config else None},
     }
+    if fn is not None:   # what the build assumed, so that to-triton knows which calls its PTX answers
+        from .specialise import specialisation
+
+        sidecar["triton"]["specialised"] = specialisation(build.src, fn.arg_names)
     if missing:
         sidecar["incomplete"] = missing  # a run needs these; launch/plan.py cannot guess them
     return sidecar

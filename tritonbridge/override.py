@@ -71,8 +71,9 @@ def place(path: str, out_dir: str, given: dict | None = None) -> tuple[list, str
     entry = data["triton"]["override"]
     root = Path(out_dir).resolve()
     calls, notes = call_keys(data, str(Path(path).with_suffix(".json")), given or {})
-    places = [(root / entry["key"] / entry["file"], "triton.compile(ASTSource(...)) with the sidecar's signature "
-               "and constexprs (as built)")]
+    as_built = next((c.matches for c in calls if c.key == entry["key"]),   # a jit build: the call it was made for
+                    "triton.compile(ASTSource(...)) with the sidecar's signature and constexprs (as built)")
+    places = [(root / entry["key"] / entry["file"], as_built)]
     places += [(root / c.key / entry["file"], c.matches) for c in calls if c.key != entry["key"]]
     env = ["export TRITON_KERNEL_OVERRIDE=1", f"export TRITON_OVERRIDE_DIR={root}"]
     return places, ptx, env, notes

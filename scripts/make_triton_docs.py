@@ -77,7 +77,8 @@ def main() -> int:
     count = py.count(EDIT[0])
     edited_py = py.replace(*EDIT)
     (work / "add.py").write_text(edited_py)
-    diff = "".join(difflib.unified_diff(py.splitlines(True), edited_py.splitlines(True), "add.py", "add.py (edited)", n=1))
+    diff = "".join(difflib.unified_diff(py.splitlines(True), edited_py.splitlines(True), "add.py", "add.py (edited)",
+                                        n=1))
     to = sh(["ptx2py", "to-triton", "add.py", "--out", "override"], work, env)
     written = next((work / "override").glob("*/*.ptx"))
     edited_ptx = written.read_text()

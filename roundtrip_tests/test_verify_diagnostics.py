@@ -98,6 +98,33 @@ def test_a_moved_mbarrier_wait_leads_the_sass_summary(tmp_path):
     assert report["exit"] == 0 and not report["diagnostics"]
     first = verify.format_report(report).splitlines()[2]
     assert "SYNCS" in first, verify.format_report(report)
+    wait = next(k for k, x in enumerate(moved, 1) if "mbarrier.try_wait" in x)
+    assert first.endswith(f"(PTX line {wait})")        # ptxas's line info, pointed at the PTX itself
+
+
+@needs_ptxas_94
+@needs_disasm
+@needs(CORPUS)
+def test_a_sass_change_names_the_ptx_and_the_python_line_that_made_it():
+    edited = WORKED / "matmul_edited.py"
+    report = verify.verify_files(str(MATMUL), str(edited))
+    ptx = report["edited_ptx"].split("\n")
+    py = edited.read_text().splitlines()
+    line = next(x for x in verify.format_report(report).splitlines() if "changed: WARPGROUP.DEPBAR" in x)
+    at_ptx = [k for k, x in enumerate(ptx, 1) if "wgmma.wait_group.sync.aligned 0;" in x]
+    at_py = next(k for k, x in enumerate(py, 1) if "at(265, 15).wgmma.wait_group.sync.aligned(0)" in x)
+    assert any(line.endswith(f"(PTX line {n}, {edited}:{at_py})") for n in at_ptx), line
+
+
+def test_the_located_copy_points_every_instruction_at_its_own_line():
+    from ptx2py.verify.lineinfo import SELF, self_located
+
+    ptx = ('.version 8.0\n.target sm_90a\n.address_size 64\n.entry k()\n{\n\t.reg .b32 %r<2>;\n'
+           '\t.loc\t2 7 1\n\tadd.s32 %r1, %r1, 1;\n$L: // x\n\t@%p bra $L;\n\tret;\n}\n\t.file\t2 "k.py"\n')
+    out = self_located(ptx).split("\n")
+    assert f'\t.file\t1 "{SELF}"' in out and not any(".loc\t2" in x or "k.py" in x for x in out)
+    locs = [x for x in out if x.startswith("\t.loc")]
+    assert locs == ["\t.loc\t1 8 1", "\t.loc\t1 10 1", "\t.loc\t1 11 1"]   # add, bra, ret: their lines in `ptx`
 
 
 def test_changes_rank_by_what_they_touch():

@@ -22,9 +22,10 @@ from pathlib import Path
 from ptx2py.transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
 
 from .diagnostics import advisories, diagnostic_lines, differing
+from .lineinfo import annotate, ptx_lines, where
 from .locate import Source, located_diagnostics
 from .sass import SIGNIFICANCE, SassInstr, compare_kernel, parse_sass_listing
-from .tools import Tool, ToolError, find_disassembler, require_ptxas
+from .tools import Tool, ToolError, find_disassembler, find_nvdisasm, require_ptxas
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -77,6 +78,7 @@ class Assembly:
     errors: list[str]
     warnings: list[str]
     advisories: list = ()     # warnings and `info` advisories, unlocated (verify/diagnostics.py)
+    lines: dict | None = None  # kernel -> {SASS address: (PTX line, opcode)} (verify/lineinfo.py)
 
 
 def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, source: Source,
@@ -103,8 +105,9 @@ def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, so
             d = subprocess.run(args, capture_output=True, text=True, timeout=600)
             if d.returncode == 0:
                 sass = parse_sass_listing(d.stdout)
+        lines = ptx_lines(ptx, gpu, ptxas, find_nvdisasm(), relocatable) if sass is not None else {}
         return Assembly(True, stderr, parse_ptxas_info(r.stderr), sass, hashlib.sha256(data).hexdigest(), [], warnings,
-                        advisories(r.stderr))
+                        advisories(r.stderr), lines)
 
 
 # --- inputs -------------------------------------------------------------------------------------
@@ -158,7 +161,7 @@ def _located_finding(err, text: str) -> str:
     return f"{err.filename}:{line}:{col}: error: {err.message}\n{src}\n{' ' * (col - 1)}^"
 
 
-def compare(base: Assembly, edited: Assembly) -> dict:
+def compare(base: Assembly, edited: Assembly, line_map: dict | None = None) -> dict:
     kernels = {}
     for name in sorted(set(base.kernels) | set(edited.kernels)):
         b, e = base.kernels.get(name), edited.kernels.get(name)
@@ -166,7 +169,10 @@ def compare(base: Assembly, edited: Assembly) -> dict:
         if b and e:
             entry["changed"] = {k: [b[k], e[k]] for k in b if b[k] != e.get(k)}
         if base.sass is not None and edited.sass is not None:
-            entry["sass"] = compare_kernel(base.sass.get(name, []), edited.sass.get(name, []))
+            b_sass, e_sass = base.sass.get(name, []), edited.sass.get(name, [])
+            entry["sass"] = compare_kernel(b_sass, e_sass)
+            annotate(entry["sass"], b_sass, e_sass, (base.lines or {}).get(name, {}),
+                     (edited.lines or {}).get(name, {}), line_map)
         kernels[name] = entry
     same_figures = all(not k.get("changed") and k["base"] and k["edited"] for k in kernels.values())
     sass_known = base.sass is not None and edited.sass is not None
@@ -210,7 +216,8 @@ def verify_texts(base_ptx: str, edited_ptx: str, *, base_name="base.ptx", edited
     report["diagnostics"] = differing(base.advisories, edited.advisories, Source(base_name, base_ptx), source,
                                       base_ptx, edited_ptx)
     new = any(d["change"] == "new" for d in report["diagnostics"])   # a new advisory is a finding
-    report.update(compare(base, edited), ok=True, exit=EXIT_FAIL if report["lint"] or new else EXIT_OK)
+    report.update(compare(base, edited, source.line_map if source.is_python else None), ok=True,
+                  exit=EXIT_FAIL if report["lint"] or new else EXIT_OK)
     return report
 
 
@@ -251,7 +258,8 @@ def verdict(report: dict) -> str:
     return f"result: both assemble; {sass}; ptxas figures {figures}{said}{lint}"
 
 
-def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> list[str]:
+def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40, edited: str = "edited",
+               python: bool = False) -> list[str]:
     """The meaningful changes first (changed, moved, rename count), then the aligned diff when
     asked for (--context N: N rows around each change; --full: every row)."""
     from .sass import Row, context_lines
@@ -264,10 +272,9 @@ def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> lis
     shown = s["changed"] if everything else s["changed"][:limit]
     moved = s["moved"] if everything else s["moved"][:limit]
     # changes and moves together, by what they touch (sass.SIGNIFICANCE), a change before a move
-    ranked = sorted([(SIGNIFICANCE[c.get("family", "other")], 0, f"    changed: {c['line']}") for c in shown]
-                    + [(SIGNIFICANCE[m.get("family", "other")], 1, f"    moved:   {m['line']}") for m in moved],
-                    key=lambda t: t[:2])
-    out += [line for *_, line in ranked]
+    ranked = sorted([(c, 0, "changed: ") for c in shown] + [(m, 1, "moved:   ") for m in moved],
+                    key=lambda t: (SIGNIFICANCE[t[0].get("family", "other")], t[1]))
+    out += [f"    {kind}{c['line']}{where(c, edited, python)}" for c, _, kind in ranked]
     if len(shown) < len(s["changed"]):
         out.append(f"    ... {len(s['changed']) - len(shown)} more changes (--full, --context N, --json)")
     if s["mix_diff"]:
@@ -292,7 +299,8 @@ def format_report(report: dict, context: int | None = None, full: bool = False) 
         for name, k in report["kernels"].items():
             if k.get("sass") and not k["sass"]["identical"]:
                 lines.append(f"{name}:")
-                lines += sass_lines(k["sass"], context, full)
+                lines += sass_lines(k["sass"], context, full, edited=report["edited"],
+                                    python=str(report["edited"]).endswith(".py"))
     lines.append(verdict(report))
     lines += [f"ptxas: {report['ptxas']}", f"disassembler: {report.get('disassembler') or 'none'}",
               f"gpu: {report['gpu']}"]

@@ -114,6 +114,13 @@ def override_entry(src) -> dict | None:
     return {"key": _base32(src.hash()), "file": f"{src.name[:150]}.ptx"}
 
 
+def specialisation(src, arg_names) -> dict:
+    """What a build assumed: {"divisible": [names], "constants": {name: value}} (for the sidecar)."""
+    divisible = sorted(arg_names[k[0]] for k, v in src.attrs.items() if len(k) == 1 and ["tt.divisibility", 16] in v)
+    constants = {arg_names[k[0]]: v for k, v in src.constants.items() if len(k) == 1}
+    return {"divisible": divisible, "constants": constants}
+
+
 def build_sidecar(build, *, ptx_file: str, values: dict | None = None, inits: dict | None = None,
                   grid: list[int] | None = None, like: dict | None = None) -> dict:
     """The corpus-format sidecar of `build` (tritonbridge.compile.Build)."""
@@ -154,8 +161,6 @@ def build_sidecar(build, *, ptx_file: str, values: dict | None = None, inits: di
                    "specialization": build.config.specialization if build.config else None},
     }
     if fn is not None:   # what the build assumed, so that to-triton knows which calls its PTX answers
-        from .specialise import specialisation
-
         sidecar["triton"]["specialised"] = specialisation(build.src, fn.arg_names)
     if missing:
         sidecar["incomplete"] = missing  # a run needs these; launch/plan.py cannot guess them

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BridgeError
+from .sidecar import specialisation
 
 MAX_KEYS = 64        # 6 integers unknown to the build; past that, ask for --arg values
 _DIVISIBLE, _PLAIN, _ONE = 16, 17, 1   # stand-in values for a multiple of 16, any other, and 1
@@ -32,13 +33,6 @@ class CallKey:
     divisible: tuple      # the parameters the call gives tt.divisibility 16
     constants: dict       # name -> value, the constexprs and the integers equal to 1
     matches: str          # the calls it answers, in words
-
-
-def specialisation(src, arg_names) -> dict:
-    """What a build assumed: {"divisible": [names], "constants": {name: value}} (for the sidecar)."""
-    divisible = sorted(arg_names[k[0]] for k, v in src.attrs.items() if len(k) == 1 and ["tt.divisibility", 16] in v)
-    constants = {arg_names[k[0]]: v for k, v in src.constants.items() if len(k) == 1}
-    return {"divisible": divisible, "constants": constants}
 
 
 def _integer(ty: str) -> bool:

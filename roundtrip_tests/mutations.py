@@ -1,7 +1,9 @@
 """Mutations of PTX text for fuzzing the whole pipeline: character-level ones (insert,
 delete, junk bytes, non-ASCII, deep nesting, megabyte lines) and token-level ones that
 keep the text close to valid PTX (duplicate or drop a directive, duplicate a modifier or
-a linkage, swap operands, huge literals, names that are Python keywords or builtins).
+a linkage, swap operands, huge literals, names that are Python keywords or builtins) and
+declaration-level ones (another type, unusual or Python-like register family names, line
+breaks -- LF, CR LF, lone CR -- between the tokens of one statement).
 
     text = mutate(text, random.Random(seed))
 """
@@ -132,10 +134,45 @@ def long_expression(text, rng):
     return text[:m.start()] + op.join(["1"] * rng.choice([50, 201, 450, 1500])) + text[m.end():]
 
 
+# A state space's declaration: `.reg .b32 %r<6>`, `.param .u64 .ptr .align 1 p`, `.shared .align 4 .b8 s[16]`.
+_DECL_TYPE = re.compile(r"\.(?:reg|param|local|shared|global|const)[ \t]+(?:\.(?:align|ptr)[ \t]*\d*[ \t]*)*"
+                        r"(\.[a-z][a-z0-9_]*)")
+DECL_TYPES = [".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".s16", ".u64", ".f16", ".f16x2", ".bf16", ".f32",
+              ".f64", ".pred", ".v2 .f32", ".v4 .b32", ".texref", ".samplerref", ".address_size", ".import",
+              ".match", ".type", ".class", ".global", ".ptr", ".align 16 .b8", ".tf32", ".e4m3"]
+_FAMILY = re.compile(r"(?<=[ \t])%[A-Za-z_][\w$]*(?=<\d+>)")
+FAMILY_NAMES = ["%import_r", "%class", "%_r", "%r_", "%rd_f", "%def", "%p_", "%b32_r", "%f_1", "%reg", "%regs",
+                "%ptx", "%self", "%None", "%r$", "%__r", "%lambda", "%rd", "%r", "%fd", "%p", "%rs", "%f"]
+_BETWEEN_TOKENS = re.compile(r"(?<=[\w\]>)}%])[ \t]+(?=[.%\w\[{(-])|(?<=,)[ \t]*")
+BREAKS = ["\n", "\r\n", " \r\n ", "\n\t", "\r", " \r\n\t", "\n\n", " // note\r\n "]
+
+
+def declaration_type(text, rng):
+    """Give one declaration another type (or a dotted word the parser may take for one)."""
+    m = _at(rng, _DECL_TYPE, text)
+    return text if m is None else text[:m.start(1)] + rng.choice(DECL_TYPES) + text[m.end(1):]
+
+
+def family_name(text, rng):
+    """Rename one register family (`.reg .b32 %r<6>` and every `%rN`) to an unusual name."""
+    m = _at(rng, _FAMILY, text)
+    if m is None:
+        return text
+    new = rng.choice([n for n in FAMILY_NAMES if n != m.group()])
+    return re.sub(rf"{re.escape(m.group())}(?=\d|<)", lambda _: new, text)
+
+
+def break_inside_statement(text, rng):
+    """A line break (LF, CR LF, lone CR, a comment's end) between two tokens of one statement."""
+    m = _at(rng, _BETWEEN_TOKENS, text)
+    return text if m is None else text[:m.start()] + rng.choice(BREAKS) + text[m.end():]
+
+
+DECLARATIONS = [declaration_type, family_name, break_inside_statement]
 MUTATIONS = [duplicate_directive, drop_directive, duplicate_statement, drop_statement, duplicate_modifier,
              duplicate_linkage, swap_operands, huge_literal, python_name, splice_tokens, drop_token,
-             insert_chars, delete_chars, truncate, junk_bytes, nesting, long_expression]
-TOKEN_LEVEL = MUTATIONS[:11]
+             insert_chars, delete_chars, truncate, junk_bytes, nesting, long_expression, *DECLARATIONS]
+TOKEN_LEVEL = MUTATIONS[:11] + DECLARATIONS
 
 
 def mutate(text: str, rng: random.Random, count: int | None = None) -> str:

@@ -34,6 +34,22 @@ FOUND = [
 ]
 
 
+_K = ".version 9.0\n.target sm_80\n.address_size 64\n\n\t// .globl\tk\n.visible .entry k("
+_BODY = "{\n\t.reg .b64 \t%rd<4>;\n\n\tld.param.u64 \t%rd1, [k_param_0];\n\tret;\n\n}\n"
+# Finds of the run seeded beyond corpus/ (../shared/corpus-external, declaration mutations):
+FOUND += [
+    # a line break inside one of several like parameters: --sugar's `ptr * 3` shared one `.align`
+    # node between them, so one parameter's trivia was every parameter's
+    *(_K + "\n\t.param .u64 .ptr .align 1 k_param_0,\n\t.param .u64 .ptr" + brk + ".align 1 k_param_1,\n"
+      "\t.param .u64 .ptr .align 1 k_param_2\n)\n" + _BODY for brk in (" \r\n ", "\r", "\n\t")),
+    # a register type with `_` in it, or a Python keyword's: --sugar wrote regs(address_size_r=6),
+    # regs(import__r=29), which the DSL refuses
+    *(_K + ")\n{\n\t.reg .b32 %rd<6>;\n\t.reg " + t + " %r<6>;\n\tmov.u32 %r1, 1;\n\tret;\n}\n"
+      for t in (".address_size", ".import", ".match", ".b32_r")),
+    _K + ")\n{\n\t.reg .b32 %rd<6>;\n\t.reg .b32 %f<6>;\n\t.reg .match %fd<6>;\n\tret;\n}\n",
+]
+
+
 @pytest.mark.parametrize("text", FOUND)
 def test_inputs_found_by_fuzzing(text):
     assert outcome(text) == ("identical", None)
@@ -104,3 +120,39 @@ LONG_RUN = json.loads((CASES / "fuzz" / "long_run_finds.json").read_text())["cas
 @pytest.mark.parametrize("case", LONG_RUN, ids=[f"{c['expect']}-{i}" for i, c in enumerate(LONG_RUN)])
 def test_finds_of_the_long_run(case):
     assert outcome(case["input"])[0] == case["expect"]
+
+
+def _fuzz_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fuzz_pipeline", ROOT / "scripts" / "fuzz_pipeline.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_long_run_mutates_files_beyond_corpus_and_any_folder_given(tmp_path):
+    fuzz = _fuzz_script()
+    (tmp_path / "mine.ptx").write_text(".version 9.0\n.target sm_90\n")
+    files = fuzz.seed_files(2500, [tmp_path])
+    assert tmp_path / "mine.ptx" in files
+    external = ROOT.parent / "shared" / "corpus-external"
+    assert (external.is_dir() and any(external.rglob("*.ptx"))) <= any(p.is_relative_to(external) for p in files)
+    with pytest.raises(SystemExit) as e:
+        fuzz.main(["--seeds", str(tmp_path / "absent"), "--inputs", "1"])
+    assert e.value.code == 2
+
+
+@pytest.mark.parametrize("mutation", ["declaration_type", "family_name", "break_inside_statement"])
+def test_declaration_mutations_change_what_they_say(mutation):
+    from ptx2py.roundtrip import mutations
+
+    text = (".visible .entry k(\n\t.param .u64 .ptr .align 1 k_param_0\n)\n"
+            "{\n\t.reg .b32 \t%r<3>;\n\tmov.u32 \t%r1, %r2;\n}\n")
+    out = getattr(mutations, mutation)(text, random.Random(3))
+    assert out != text
+    if mutation == "family_name":   # the declaration and every use, alike
+        new = out.split("\t", 3)[-1]
+        assert "%r<" not in out and "%r1" not in out and "%r2" not in out, new
+    if mutation == "break_inside_statement":
+        assert out.replace("\r", "").count("\n") > text.count("\n") or "\r" in out

@@ -105,12 +105,12 @@ fn = getattr(kernels, side["source"].split("::")[1])
 fn.file_name = sys.argv[3]
 target = GPUTarget("cuda", side["target"]["capability"], 32)
 options = {"num_warps": side["num_warps"], "num_stages": side["num_stages"]}
-src = ASTSource(fn=fn, signature=side["signature"], constexprs=side["constexprs"])
-k = compile(src, target=target, options=options)
+k = compile(ASTSource(fn=fn, signature=side["signature"], constexprs=side["constexprs"]), target=target,
+            options=options)
 backend = make_backend(target)
 stages = {}
-language = fn.__class__ and __import__("triton").compiler.compiler.Language.TRITON
-backend.add_stages(stages, backend.parse_options(options), language)
+backend.add_stages(stages, backend.parse_options(options),
+                   fn.__class__ and __import__("triton").compiler.compiler.Language.TRITON)
 md = dict(k.metadata._asdict())
 cubins = [stages["cubin"](open(p).read(), dict(md)) for p in sys.argv[4:6]]
 print(json.dumps({"ptx": k.asm["ptx"], "same_cubin_as_edited": k.asm["cubin"] == cubins[0],
@@ -130,8 +130,10 @@ def test_override_loop(stem, tmp_path, capsys):
     assert cli.ptx2py_main(["to-triton", str(py), "--out", str(override)]) == 0
     env_lines = capsys.readouterr().out.strip().splitlines()
     assert env_lines == ["export TRITON_KERNEL_OVERRIDE=1", f"export TRITON_OVERRIDE_DIR={override.resolve()}"]
-    written = list(override.glob("*/*.ptx"))
-    assert len(written) == 1
+    side = json.loads(py.with_suffix(".json").read_text())
+    written = [override / side["triton"]["override"]["key"] / side["triton"]["override"]["file"]]
+    assert written[0] in set(override.glob("*/*.ptx"))          # with the keys of the calls it answers
+    assert len({p.read_text() for p in override.glob("*/*.ptx")}) == 1
     edited = written[0].read_text()
     assert edited == python_to_ptx(py.read_text()) and edited != py.with_suffix(".ptx").read_text()
     env = dict(os.environ, TRITON_KERNEL_OVERRIDE="1", TRITON_OVERRIDE_DIR=str(override),

@@ -212,7 +212,7 @@ def test_hand_edit_is_reported(tmp_path):
 def test_edit_that_does_not_assemble(tmp_path):
     base = CORPUS / "triton/add_bf16_sm80.ptx"
     lines = base.read_text().splitlines(keepends=True)
-    i = next(n for n, line in enumerate(lines) if line.strip().startswith("ret;"))
+    i = next(n for n, x in enumerate(lines) if x.strip().startswith("ret;"))
     lines.insert(i, "\twgmma.fence.sync.aligned;\n")      # not on sm_80
     path = tmp_path / "bad.ptx"
     path.write_text("".join(lines))
@@ -258,7 +258,7 @@ def test_python_edit_error_maps_to_python_line(tmp_path):
 
     base = CORPUS / "triton/add_bf16_sm80.ptx"
     lines = ptx_to_python(base.read_text(), filename=str(base)).splitlines()
-    i = next(n for n, line in enumerate(lines) if line.strip() == "ptx.ret()")
+    i = next(n for n, x in enumerate(lines) if x.strip() == "ptx.ret()")
     lines.insert(i, lines[i].replace("ptx.ret()", "ptx.wgmma.fence.sync.aligned()"))
     py = tmp_path / "bad.py"
     py.write_text("\n".join(lines) + "\n")
@@ -296,7 +296,7 @@ def test_worked_example_two_edits_show_the_depbar_change_first(tmp_path):
     first = r.stdout.splitlines()[:3]
     assert first[0] == "matmul_tma_kernel:"
     assert "1 changed" in first[1] and "moved" in first[1]
-    assert first[2] == "    changed: WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0"
+    assert first[2].startswith("    changed: WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0")
     data = json.loads((tmp_path / "r.json").read_text())
     k = data["kernels"]["matmul_tma_kernel"]["sass"]
     assert len(k["rows"]) >= k["base_count"] and k["moved"]      # the JSON carries the whole aligned diff
@@ -428,8 +428,8 @@ def test_races_result_read_and_witness_mapped_to_python():
 def test_races_kernel_is_given_without_loc_so_race_ends_are_ptx_lines():
     from ptx2py.verify import race_report
 
-    ptx = ("\t.loc\t1 265 5\n\tst.shared.b32 [%r1], %r2;\n"
-           "\t.loc 2 314 12, function_name $L__info_string0\n\tbar.sync 0;\n")
+    ptx = ("\t.loc\t1 265 5\n\tst.shared.b32 [%r1], %r2;\n\t.loc 2 314 12, function_name $L__info_string0\n"
+           "\tbar.sync 0;\n")
     blank = race_report.without_loc(ptx)
     assert blank.splitlines() == ["", "\tst.shared.b32 [%r1], %r2;", "", "\tbar.sync 0;"]    # line numbers kept
 

@@ -135,11 +135,19 @@ The edit turns the sum into a difference (`ptx.add.f32` becomes `ptx.sub.f32`; {
 $ ptx2py to-triton add.py --out override
 {to.stdout.strip()}
 ```
-(stderr: `{to.stderr.strip().splitlines()[-1]}`)
+(stderr:)
+```
+{to.stderr.strip().replace(str(work), "$PWD")}
+```
 
 It wrote `override/<key>/add_kernel.ptx`: `<key>` is Triton's `src.hash()` of the kernel
-(source, signature, constexprs, attributes), recorded by from-triton in `add.json`. The PTX
-it differs from Triton's in:
+(source, signature, constexprs, attributes), the build's recorded by from-triton in `add.json`,
+and each key a `add_kernel[grid](...)` call looks up that this PTX answers, computed from the
+call's specialisation (tritonbridge/specialise.py): a kernel built from its types alone (no
+`--arg`) is written under the key of every call with 16-byte aligned tensors (each integer a
+multiple of 16 or not; never 1, which Triton makes a constant), `to-triton --arg n_elements=N`
+writes the real call's only, and a call the PTX cannot answer is refused. Each line says which
+call its key matches. The PTX it differs from Triton's in:
 
 ```diff
 {ptx_diff.rstrip()}

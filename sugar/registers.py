@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ptx2py.transpile.dsl.ops import NVPTX_REGISTERS
+from ptx2py.transpile.dsl.ops import NVPTX_REGISTERS, regs_keyword
 
 from .ir import Call, Kw, stmt, taken_names, unq
 
@@ -21,23 +21,18 @@ MIN_RUN = 2
 _HEAD = re.compile(r"reg\.(\w+)\Z")
 
 
-_NAMES = {v: k for k, v in NVPTX_REGISTERS.items()}
-
-
 def _conventional(s):
     """(keyword, count) of `r = reg.b32("%r", 72)` in nvcc's naming (`b32_f` for
-    `f = reg.b32("%f", 205)`: another type's name), else None."""
+    `f = reg.b32("%f", 205)`: another type's name), else None (as `regs_keyword` says)."""
     e = s.expr
     if e.__class__ is not Call or s.trailer or len(e.items) != 2 or e.items[1].__class__ is not str:
         return None
     m = _HEAD.match(e.head)
     spelling = unq(e.items[0])
-    if m is None or spelling not in _NAMES:
+    key = None if m is None else regs_keyword(m.group(1), spelling)
+    if key is None or s.prefix != spelling[1:] + " = " or not e.items[1].isdigit():
         return None
-    t, name = m.group(1), spelling[1:]
-    if s.prefix != name + " = " or not e.items[1].isdigit():
-        return None
-    return (t if _NAMES[spelling] == t else f"{t}_{name}"), e.items[1]
+    return key, e.items[1]
 
 
 def run(stmts, ctx):

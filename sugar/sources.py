@@ -20,6 +20,8 @@ import keyword
 import re
 from pathlib import Path
 
+from ptx2py.transpile.cxxnames import signature
+
 # what a packed slot is called after its argument (launch.plan.logical_slots roles)
 _SLOT_SUFFIX = {"desc-shape": "_shape", "desc-stride": "_stride", "desc-flag": "_flag"}
 TRITON_HIDDEN = ("global_scratch", "profile_scratch")
@@ -149,18 +151,16 @@ def cuda_names(source: str, base: str, count: int) -> list | None:
 
 
 def _base_name(kernel: str) -> str:
-    """`hillis_steele_scan` of `_Z18hillis_steele_scanILi256EEvPKfPfS2_i` (demangled, no templates)."""
+    """`hillis_steele_scan` of `_Z18hillis_steele_scanILi256EEvPKfPfS2_i` (demangled, no templates,
+    no namespaces: `(anonymous namespace)::`, `outer::inner::`); the spelling itself where the
+    demangled name is no plain function (an operator, a lambda's call operator, a variable)."""
     if not kernel.startswith("_Z"):
         return kernel
     from ptx2py.transpile.dsl.control import _demangle
 
-    dem = _demangle(kernel) or kernel
-    head, depth = [], 0
-    for c in dem.split("(")[0]:
-        depth += {"<": 1, ">": -1}.get(c, 0)
-        if depth == 0 and c not in "<>":
-            head.append(c)
-    return "".join(head).split("::")[-1].split()[-1]
+    dem = _demangle(kernel)
+    sig = signature(dem) if dem else None
+    return sig[0] if sig is not None else kernel
 
 
 def param_names(kernel: str, count: int, options: dict, module=None) -> list | None:

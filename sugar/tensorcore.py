@@ -157,6 +157,8 @@ def _name_accumulators(fn, taken):
                 if d.value not in shapes:
                     ranges.append(d.value)
                     shapes[d.value] = e.head.split("wgmma_mma.", 1)[1]
+    bound = {rg: _bound_at(fn, rg.split("[")[0]) for rg in ranges}
+    ranges = [rg for rg in ranges if bound[rg] is not None]   # a file bound nowhere at the top stays as it is
     names, n = {}, 0
     for rg in ranges:
         while (name := "acc" if n == 0 else f"acc_{n}") in taken:
@@ -172,10 +174,20 @@ def _name_accumulators(fn, taken):
                 if i.__class__ is Kw and i.name == "d" and i.value in names:
                     i.value = names[i.value]
             e._flat = None
-    decls = []
-    for rg in ranges:
-        decls += [stmt(f"# the wgmma accumulator ({shapes[rg]})", 1), stmt(rg, 1, names[rg] + " = ")]
-    return fn[:regs_at + 1] + decls + fn[regs_at + 1:]
+    out = list(fn)
+    for rg in sorted(ranges, key=lambda r: -max(regs_at, bound[r])):   # after the line binding its file
+        at = max(regs_at, bound[rg]) + 1
+        out[at:at] = [stmt(f"# the wgmma accumulator ({shapes[rg]})", 1), stmt(rg, 1, names[rg] + " = ")]
+    return out
+
+
+def _bound_at(fn, name: str):
+    """The index of the function-level statement binding `name` (`r = reg.b32(...)`,
+    `p, r, rd = regs(...)`), else None."""
+    for k, s in enumerate(fn):
+        if s.depth == 1 and s.prefix.endswith(" = ") and name in (x.strip() for x in s.prefix[:-3].split(",")):
+            return k
+    return None
 
 
 def _decoded(call_name, layout, value: int, lead=()):

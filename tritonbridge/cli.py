@@ -44,6 +44,10 @@ def add_parser(sub) -> None:
                                    "environment lines. The key comes from the k.json beside it.")
     t.add_argument("input", help="k.py (or k.ptx) written by from-triton, possibly edited")
     t.add_argument("--out", required=True, help="the override folder (TRITON_OVERRIDE_DIR)")
+    t.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                   help="the real call's value of an integer parameter (Triton specialises on a multiple of 16 and "
+                        "on 1): the override is written under that call's key only; without it, under every key a "
+                        "call with 16-byte aligned tensors can look up; repeatable")
     t.set_defaults(func=run_to_triton)
 
 
@@ -165,7 +169,8 @@ def run_to_triton(args) -> int:
     from .override import CACHE_NOTE, place
 
     try:
-        target, ptx, env = place(args.input, args.out)
+        given, _ = _values(args.arg)
+        places, ptx, env, notes = place(args.input, args.out, given)
     except BridgeError as e:
         print(str(e) if ": error: " in str(e) else f"error: {e}", file=sys.stderr)
         return EXIT_INPUT
@@ -175,15 +180,18 @@ def run_to_triton(args) -> int:
             return EXIT_INPUT
         raise
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(str(target), ptx)
+        for target, matches in places:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(str(target), ptx)
+            print(f"wrote {target}: the override key of {matches}", file=sys.stderr)
     except OutputError as e:
         print(str(e), file=sys.stderr)
         return EXIT_INPUT
     except OSError as e:
         print(f"{args.out}: error: {e.strerror}", file=sys.stderr)
         return EXIT_INPUT
-    print(f"wrote {target}", file=sys.stderr)
+    for note in notes:
+        print(note, file=sys.stderr)
     print(CACHE_NOTE, file=sys.stderr)
     print("\n".join(env))
     return 0

@@ -4,7 +4,9 @@ With TRITON_KERNEL_OVERRIDE=1, `triton.compile` looks, after each stage, for
 `$TRITON_OVERRIDE_DIR/<base32(src.hash())>/<kernel>.<stage>` and uses that file instead of
 what it just made (triton/compiler/compiler.py); for the `ptx` stage the cubin is then assembled
 from it. `src.hash()` covers the kernel's source, signature, constexprs and attributes (not
-num_warps, num_stages or the target), so the key is recorded by from-triton in the sidecar."""
+num_warps, num_stages or the target): the build's own key is recorded by from-triton in the
+sidecar, and the keys of the calls that will run it are computed from the call's specialisation
+(tritonbridge/specialise.py)."""
 
 from __future__ import annotations
 
@@ -53,14 +55,25 @@ def check_entry(ptx: str, kernel: str, path: str) -> None:
         raise BridgeError(f"{path}:1:1: error: {e}: Triton launches the override under that name") from None
 
 
-def place(path: str, out_dir: str) -> tuple[Path, str, list[str]]:
-    """Where the edited PTX of `path` goes for Triton's override: (file, PTX, environment lines)."""
+def place(path: str, out_dir: str, given: dict | None = None) -> tuple[list, str, list[str], list[str]]:
+    """Where the edited PTX of `path` goes for Triton's override: ([(file, the calls it answers)],
+    PTX, environment lines, notes). The build's own key first (`triton.compile(ASTSource(...))`
+    with the sidecar's signature), then each key a `kernel[grid](...)` call can look up that the
+    PTX is valid for (the real call's only, when `given` has its values)."""
     from ptx2py.ptxgrammar import parse
+
+    from .specialise import call_keys
 
     data = sidecar_beside(path)
     ptx = edited_ptx(path)
     parse(ptx, path)  # never hand Triton a module the grammar rejects
     check_entry(ptx, data["kernel"], path)
     entry = data["triton"]["override"]
-    target = Path(out_dir).resolve() / entry["key"] / entry["file"]
-    return target, ptx, ["export TRITON_KERNEL_OVERRIDE=1", f"export TRITON_OVERRIDE_DIR={Path(out_dir).resolve()}"]
+    root = Path(out_dir).resolve()
+    calls, notes = call_keys(data, str(Path(path).with_suffix(".json")), given or {})
+    as_built = next((c.matches for c in calls if c.key == entry["key"]),   # a jit build: the call it was made for
+                    "triton.compile(ASTSource(...)) with the sidecar's signature and constexprs (as built)")
+    places = [(root / entry["key"] / entry["file"], as_built)]
+    places += [(root / c.key / entry["file"], c.matches) for c in calls if c.key != entry["key"]]
+    env = ["export TRITON_KERNEL_OVERRIDE=1", f"export TRITON_OVERRIDE_DIR={root}"]
+    return places, ptx, env, notes

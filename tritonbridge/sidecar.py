@@ -11,11 +11,9 @@ from .errors import BridgeError
 _DESC = re.compile(r"tensordesc<(\w+)\[([\d, ]+)\]>\Z")
 _FLOAT = ("fp", "bf")
 HIDDEN = ["global_scratch (u64 pointer)", "profile_scratch (u64 pointer)"]
-NOTES = ("PTX params: each tensordesc arg expands to a 128-byte CUtensorMap (.param .align 64 .b8[128]) "
-         "followed by its "
-         "shape (i32 per dim) and strides (i64 per dim); "
-         "two hidden pointer params (global/profile scratch) are appended. "
-         "Pass null hidden pointers unless global_scratch_size > 0.")
+NOTES = ("PTX params: each tensordesc arg expands to a 128-byte CUtensorMap (.param .align 64 .b8[128]) followed by "
+         "its shape (i32 per dim) and strides (i64 per dim); two hidden pointer params (global/profile scratch) are "
+         "appended. Pass null hidden pointers unless global_scratch_size > 0.")
 
 
 def tensordesc_type(ty: str) -> tuple[str, list[int]]:
@@ -116,6 +114,13 @@ def override_entry(src) -> dict | None:
     return {"key": _base32(src.hash()), "file": f"{src.name[:150]}.ptx"}
 
 
+def specialisation(src, arg_names) -> dict:
+    """What a build assumed: {"divisible": [names], "constants": {name: value}} (for the sidecar)."""
+    divisible = sorted(arg_names[k[0]] for k, v in src.attrs.items() if len(k) == 1 and ["tt.divisibility", 16] in v)
+    constants = {arg_names[k[0]]: v for k, v in src.constants.items() if len(k) == 1}
+    return {"divisible": divisible, "constants": constants}
+
+
 def build_sidecar(build, *, ptx_file: str, values: dict | None = None, inits: dict | None = None,
                   grid: list[int] | None = None, like: dict | None = None) -> dict:
     """The corpus-format sidecar of `build` (tritonbridge.compile.Build)."""
@@ -155,6 +160,8 @@ def build_sidecar(build, *, ptx_file: str, values: dict | None = None, inits: di
         "triton": {"version": triton.__version__, "override": override_entry(build.src),
                    "specialization": build.config.specialization if build.config else None},
     }
+    if fn is not None:   # what the build assumed, so that to-triton knows which calls its PTX answers
+        sidecar["triton"]["specialised"] = specialisation(build.src, fn.arg_names)
     if missing:
         sidecar["incomplete"] = missing  # a run needs these; launch/plan.py cannot guess them
     return sidecar

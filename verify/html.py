@@ -74,6 +74,8 @@ def render_html(report: dict) -> str:
         summary.append(["GPU run", run["message"]])
     body = [f"<h1>ptx2py verify: {escape(str(report.get('edited')))}</h1>",
             _table("summary", ["", "summary"], summary),
+            _list("ptxas diagnostics that differ from the base",
+                  [f"{d['change']}: {d['located']}" for d in report.get("diagnostics") or []]),
             _list("errors", report.get("errors", [])), _list("lint", report.get("lint", [])),
             _list("ptxas warnings", report.get("warnings", []))]
     for name, k in races.items():

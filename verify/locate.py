@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_PTXAS_DIAG = re.compile(r"^ptxas\s+(?P<file>.+?), line (?P<line>\d+); (?P<kind>error|warning)\s*: (?P<msg>.*)$", re.M)
-_PTXAS_OTHER = re.compile(r"^ptxas\s+(?P<kind>fatal|error|warning)\s*: (?P<msg>.*)$", re.M)
+_PTXAS_DIAG = re.compile(r"^ptxas\S*\s+(?P<file>.+?), line (?P<line>\d+); (?P<kind>error|warning)\s*: (?P<msg>.*)$",
+                         re.M)
+_PTXAS_OTHER = re.compile(r"^ptxas\S*\s+(?P<kind>fatal|error|warning)\s*: (?P<msg>.*)$", re.M)
 
 
 @dataclass(frozen=True)
 class Diagnostic:
-    kind: str           # error | warning
+    kind: str           # error | warning | info
     message: str
     ptx_line: int       # line in the PTX ptxas saw (0: no line)
 

@@ -21,9 +21,11 @@ from pathlib import Path
 
 from ptx2py.transpile.traced import python_to_ptx_traced  # noqa: F401 (verify.report.python_to_ptx_traced)
 
+from .diagnostics import advisories, diagnostic_lines, differing
+from .lineinfo import annotate, ptx_lines, where
 from .locate import Source, located_diagnostics
-from .sass import SassInstr, compare_kernel, parse_sass_listing
-from .tools import Tool, ToolError, find_disassembler, require_ptxas
+from .sass import SIGNIFICANCE, SassInstr, compare_kernel, parse_sass_listing
+from .tools import Tool, ToolError, find_disassembler, find_nvdisasm, require_ptxas
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -75,6 +77,8 @@ class Assembly:
     cubin_sha256: str | None
     errors: list[str]
     warnings: list[str]
+    advisories: list = ()     # warnings and `info` advisories, unlocated (verify/diagnostics.py)
+    lines: dict | None = None  # kernel -> {SASS address: (PTX line, opcode)} (verify/lineinfo.py)
 
 
 def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, source: Source,
@@ -101,7 +105,9 @@ def assemble(ptx: str, gpu: str, ptxas: Tool, disasm: Tool | None, kind: str, so
             d = subprocess.run(args, capture_output=True, text=True, timeout=600)
             if d.returncode == 0:
                 sass = parse_sass_listing(d.stdout)
-        return Assembly(True, stderr, parse_ptxas_info(r.stderr), sass, hashlib.sha256(data).hexdigest(), [], warnings)
+        lines = ptx_lines(ptx, gpu, ptxas, find_nvdisasm(), relocatable) if sass is not None else {}
+        return Assembly(True, stderr, parse_ptxas_info(r.stderr), sass, hashlib.sha256(data).hexdigest(), [], warnings,
+                        advisories(r.stderr), lines)
 
 
 # --- inputs -------------------------------------------------------------------------------------
@@ -155,7 +161,7 @@ def _located_finding(err, text: str) -> str:
     return f"{err.filename}:{line}:{col}: error: {err.message}\n{src}\n{' ' * (col - 1)}^"
 
 
-def compare(base: Assembly, edited: Assembly) -> dict:
+def compare(base: Assembly, edited: Assembly, line_map: dict | None = None) -> dict:
     kernels = {}
     for name in sorted(set(base.kernels) | set(edited.kernels)):
         b, e = base.kernels.get(name), edited.kernels.get(name)
@@ -163,7 +169,10 @@ def compare(base: Assembly, edited: Assembly) -> dict:
         if b and e:
             entry["changed"] = {k: [b[k], e[k]] for k in b if b[k] != e.get(k)}
         if base.sass is not None and edited.sass is not None:
-            entry["sass"] = compare_kernel(base.sass.get(name, []), edited.sass.get(name, []))
+            b_sass, e_sass = base.sass.get(name, []), edited.sass.get(name, [])
+            entry["sass"] = compare_kernel(b_sass, e_sass)
+            annotate(entry["sass"], b_sass, e_sass, (base.lines or {}).get(name, {}),
+                     (edited.lines or {}).get(name, {}), line_map)
         kernels[name] = entry
     same_figures = all(not k.get("changed") and k["base"] and k["edited"] for k in kernels.values())
     sass_known = base.sass is not None and edited.sass is not None
@@ -204,7 +213,11 @@ def verify_texts(base_ptx: str, edited_ptx: str, *, base_name="base.ptx", edited
     if not edited.ok:
         report.update(ok=False, errors=edited.errors, exit=EXIT_FAIL)
         return report
-    report.update(compare(base, edited), ok=True, exit=EXIT_FAIL if report["lint"] else EXIT_OK)
+    report["diagnostics"] = differing(base.advisories, edited.advisories, Source(base_name, base_ptx), source,
+                                      base_ptx, edited_ptx)
+    new = any(d["change"] == "new" for d in report["diagnostics"])   # a new advisory is a finding
+    report.update(compare(base, edited, source.line_map if source.is_python else None), ok=True,
+                  exit=EXIT_FAIL if report["lint"] or new else EXIT_OK)
     return report
 
 
@@ -238,11 +251,15 @@ def verdict(report: dict) -> str:
     else:
         sass = "SASS differs"
     figures = "identical" if report["identical_figures"] else "differ"
+    diags = report.get("diagnostics") or []
+    new = sum(d["change"] == "new" for d in diags)
+    said = f"; ptxas diagnostics differ ({new} new, {len(diags) - new} gone)" if diags else ""
     lint = f"; {len(report['lint'])} lint findings" if report["lint"] else ""
-    return f"result: both assemble; {sass}; ptxas figures {figures}" + lint
+    return f"result: both assemble; {sass}; ptxas figures {figures}{said}{lint}"
 
 
-def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> list[str]:
+def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40, edited: str = "edited",
+               python: bool = False) -> list[str]:
     """The meaningful changes first (changed, moved, rename count), then the aligned diff when
     asked for (--context N: N rows around each change; --full: every row)."""
     from .sass import Row, context_lines
@@ -251,11 +268,15 @@ def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> lis
         return [f"  SASS identical ({s['base_count']} instructions)"]
     out = [f"  SASS {s['base_count']} -> {s['edited_count']} instructions: {len(s['changed'])} changed, "
            f"{len(s['moved'])} moved, {s['renamed']} differ only in register names"]
-    shown = s["changed"] if full or context is not None else s["changed"][:limit]
-    out += [f"    changed: {c['line']}" for c in shown]
+    everything = full or context is not None
+    shown = s["changed"] if everything else s["changed"][:limit]
+    moved = s["moved"] if everything else s["moved"][:limit]
+    # changes and moves together, by what they touch (sass.SIGNIFICANCE), a change before a move
+    ranked = sorted([(c, 0, "changed: ") for c in shown] + [(m, 1, "moved:   ") for m in moved],
+                    key=lambda t: (SIGNIFICANCE[t[0].get("family", "other")], t[1]))
+    out += [f"    {kind}{c['line']}{where(c, edited, python)}" for c, _, kind in ranked]
     if len(shown) < len(s["changed"]):
         out.append(f"    ... {len(s['changed']) - len(shown)} more changes (--full, --context N, --json)")
-    out += [f"    moved:   {m['line']}" for m in (s["moved"] if full or context is not None else s["moved"][:limit])]
     if s["mix_diff"]:
         out.append("  mix: " + ", ".join(f"{op} {d:+d}" for op, d in s["mix_diff"].items()))
     if full or context is not None:
@@ -267,15 +288,19 @@ def sass_lines(s: dict, context: int | None, full: bool, limit: int = 40) -> lis
 
 def format_report(report: dict, context: int | None = None, full: bool = False) -> str:
     """The summary: the meaningful SASS changes first, then tools and figures per kernel."""
-    lines = list(report.get("lint", []))      # py2ptx's checked mode runs first
+    diags = report.get("diagnostics") or []
+    lines = diagnostic_lines(diags)           # what ptxas says differently, before anything else
+    lines += report.get("lint", [])           # py2ptx's checked mode runs first
     if not report.get("ok"):
         lines += report.get("errors", [])
-    lines += report.get("warnings", [])
+    shown = {d["located"] for d in diags}
+    lines += [w for w in report.get("warnings", []) if w not in shown]
     if report.get("ok"):
         for name, k in report["kernels"].items():
             if k.get("sass") and not k["sass"]["identical"]:
                 lines.append(f"{name}:")
-                lines += sass_lines(k["sass"], context, full)
+                lines += sass_lines(k["sass"], context, full, edited=report["edited"],
+                                    python=str(report["edited"]).endswith(".py"))
     lines.append(verdict(report))
     lines += [f"ptxas: {report['ptxas']}", f"disassembler: {report.get('disassembler') or 'none'}",
               f"gpu: {report['gpu']}"]

@@ -12,6 +12,9 @@ The result lists, in this order:
              (`WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0`), and instructions only one side has;
   moved    - an instruction that left one place and appears, same shape, at another;
   renamed  - a count of aligned instructions that differ only in register names.
+Changes and moves are ranked by what they touch (SIGNIFICANCE: synchronisation and tensor-core
+instructions, then memory, ..., uniform-datapath moves such as `UMOV` last), so that a moved
+mbarrier wait leads and the scheduler's reshuffle of address arithmetic follows.
 """
 
 from __future__ import annotations
@@ -54,6 +57,9 @@ OPCODE_FAMILIES = {
                 "IADD", "P2R", "R2P", "I2I", "SHFL", "MATCH", "VIADDMNMX"),
 }
 _FAMILY_OF = {op: fam for fam, ops in OPCODE_FAMILIES.items() for op in ops}
+# how much a change to an instruction of each family matters to a tuner (lower first)
+SIGNIFICANCE = {"synchronisation": 0, "tensor core": 0, "tensor memory": 1, "global memory": 1, "shared memory": 1,
+                "control flow": 2, "floating point": 3, "integer": 3, "other": 3, "constant/uniform": 4}
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,11 @@ def _anchors_crossed(base: int, edited: int, anchors: list[tuple[int, int]]) -> 
     return sum(1 for a, b in anchors if (base < a) != (edited < b))
 
 
+def _family_of(old: str, new: str) -> str:
+    """The more significant family of an instruction's two sides (a changed opcode)."""
+    return min((family(SassInstr(0, old).opcode), family(SassInstr(0, new).opcode)), key=SIGNIFICANCE.__getitem__)
+
+
 def summarise(rows: list[Row]) -> dict:
     """changed (first), moved, and the rename count, each change with its stream positions."""
     changed, moved, renamed = [], [], 0
@@ -283,7 +294,13 @@ def summarise(rows: list[Row]) -> dict:
                           "line": f"{r.base_text}  (moved {r.base} -> {r.moved_to}{note})"})
         elif r.tag == "renamed":
             renamed += 1
-    moved.sort(key=lambda m: -m["across"])     # a move across a barrier matters more than a local swap
+    for c in changed:
+        c["family"] = _family_of(c["old"] or c["new"], c["new"] or c["old"])
+    for m in moved:
+        m["family"] = _family_of(m["text"], m["text"])
+    changed.sort(key=lambda c: SIGNIFICANCE[c["family"]])
+    # what it touches first, then a move across a barrier before a local swap
+    moved.sort(key=lambda m: (SIGNIFICANCE[m["family"]], -m["across"]))
     return {"changed": changed, "moved": moved, "renamed": renamed,
             "equivalent": not changed and not moved}   # equal up to register names
 

@@ -174,13 +174,24 @@ def _release_for_isa(version) -> str:
     return "12.9"
 
 
+def _newest(name: str) -> Tool | None:
+    """The tool `name` given by `$PTX2PY_<NAME>`, else its newest release found."""
+    tools = [Tool(p, _release(p), origin) for p, origin in candidates(name) if not p.endswith("-blackwell")]
+    if tools and tools[0].origin.startswith("$PTX2PY"):
+        return tools[0]
+    tools.sort(key=lambda t: t.release or (0, 0), reverse=True)
+    return tools[0] if tools else None
+
+
 def find_disassembler() -> tuple[Tool | None, str]:
     """(tool, kind) with kind 'cuobjdump' or 'nvdisasm'; the newest release of each kind wins."""
     for name in ("cuobjdump", "nvdisasm"):
-        tools = [Tool(p, _release(p), origin) for p, origin in candidates(name) if not p.endswith("-blackwell")]
-        if tools and tools[0].origin.startswith("$PTX2PY"):
-            return tools[0], name
-        if tools:
-            tools.sort(key=lambda t: t.release or (0, 0), reverse=True)
-            return tools[0], name
+        tool = _newest(name)
+        if tool is not None:
+            return tool, name
     return None, ""
+
+
+def find_nvdisasm() -> Tool | None:
+    """nvdisasm (its `--print-line-info` maps SASS to source lines; cuobjdump has no such option)."""
+    return _newest("nvdisasm")

@@ -41,8 +41,8 @@ class Op:
             raise AttributeError(ident)
         mod = from_python(ident)
         if not is_modifier(mod):
-            spelling = self._opcode + "".join(self._modifiers) + mod
-            raise DSLError(f"unknown instruction spelling {spelling}: no modifier {mod}")
+            spelled = f"{self._opcode}{''.join(self._modifiers)}{mod}"
+            raise DSLError(f"unknown instruction spelling {spelled}: no modifier {mod}")
         child = Op(self._opcode, (*self._modifiers, mod))
         self.__dict__[ident] = child
         return child
@@ -105,6 +105,12 @@ class Decl:
     def _extend(self, attr):
         return Decl(self._kind, self._space, (*self._attrs, attr), self._scope)
 
+    def _own_attrs(self) -> tuple:
+        """The attributes for one more declaration: its own `.align N` / `.attribute(...)`
+        nodes, since a node's trivia is its own (`ptr = param.u64.ptr.align(1)` used five times
+        keeps each parameter's line breaks)."""
+        return tuple(a if a.__class__ is str else a.with_changes() for a in self._attrs)
+
     def __getattr__(self, ident):
         if ident.startswith("__"):
             raise AttributeError(ident)
@@ -143,7 +149,7 @@ class Decl:
     def _param(self, name, dim=None, unsized=False):
         space = ".reg" if self._space == ".reg" else ".param"
         d = "" if unsized else (None if dim is None else str(dim))
-        return Param(space, self._attrs, name, d)
+        return Param(space, self._own_attrs(), name, d)
 
     def _declare(self, *args, dims=(), init=None, fmt=None, indent=None, lead=None, demoted=False,
                  **linkage_kw):
@@ -185,7 +191,7 @@ class Decl:
                 raise DSLError("dims=/init= need exactly one declarator; use d(...) for several")
             dd = decls[0]
             decls[0] = Declarator(dd.name, dd.count, _dims(dims), None if init is None else init_node(init))
-        stmt = VarDecl(tuple(linkage), self._space, self._attrs, tuple(decls))
+        stmt = VarDecl(tuple(linkage), self._space, self._own_attrs(), tuple(decls))
         rec = recorder.current()
         done = key = None
         if plain and decls:
@@ -232,6 +238,18 @@ def d(name: str, count=None, dims=(), init=None) -> Declarator:
 NVPTX_REGISTERS = {"pred": "%p", "b16": "%rs", "b32": "%r", "b64": "%rd", "f32": "%f", "f64": "%fd"}
 
 
+_REGISTER_TYPES = {v: k for k, v in NVPTX_REGISTERS.items()}
+
+
+def regs_keyword(t: str, spelling: str) -> str | None:
+    """The `regs()` keyword declaring `reg.<t>(spelling, n)`: `b32` for `%r`, `b32_f` for `%f`
+    (another type's name); None where regs() cannot spell it (an unconventional name, a type
+    with `_` in it: `address_size`, a Python keyword's `import_`)."""
+    if "_" in t or spelling not in _REGISTER_TYPES:
+        return None
+    return t if _REGISTER_TYPES[spelling] == t else f"{t}_{spelling[1:]}"
+
+
 def regs(**counts) -> tuple:
     """`p, r, rd = regs(pred=4, b32=72, b64=56)`: one `.reg` line per keyword, in this order,
     each named as nvcc names its type (NVPTX_REGISTERS): `.reg .pred %p<4>;` ...;
@@ -240,7 +258,7 @@ def regs(**counts) -> tuple:
     for key, n in counts.items():
         t, _, named = key.partition("_")
         name = NVPTX_REGISTERS.get(t) if not named else "%" + named
-        if name is None or named and "%" + named not in NVPTX_REGISTERS.values():
+        if name is None or regs_keyword(t, name) != key:
             raise DSLError(f"regs: no conventional register name for {key}; use reg.{t}(name, count)")
         out.append(getattr(reg, t)(name, n))
     return tuple(out)

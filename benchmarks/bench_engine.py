@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(ROOT / "corpus" / "scripts"))   # the worked example's gallery (after benchmarks/: both have a common.py)
 
 from bench_emulate import LOOP  # noqa: E402
 
@@ -66,7 +67,7 @@ def divergent(blocks: int) -> dict:
 
 
 def matmul(n: int) -> dict:
-    from ptx2py.emulate.gallery import BASE_PTX, check_output, matmul_launch
+    from gallery import BASE_PTX, check_output, matmul_launch
 
     seconds, result = timed_run(BASE_PTX.read_text(), matmul_launch(n, n, n), "matmul_tma_fp16_sm90.ptx")
     check = check_output(result.outputs, n, n, n)

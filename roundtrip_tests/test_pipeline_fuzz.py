@@ -145,7 +145,7 @@ def test_the_long_run_mutates_files_beyond_corpus_and_any_folder_given(tmp_path)
 
 @pytest.mark.parametrize("mutation", ["declaration_type", "family_name", "break_inside_statement"])
 def test_declaration_mutations_change_what_they_say(mutation):
-    from ptx2py.roundtrip import mutations
+    import mutations
 
     text = (".visible .entry k(\n\t.param .u64 .ptr .align 1 k_param_0\n)\n"
             "{\n\t.reg .b32 \t%r<3>;\n\tmov.u32 \t%r1, %r2;\n}\n")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path.cwd()                            # the checkout whose engine is measured
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks
 
 DEFAULT_TARGETS = "sm_75,sm_80,sm_86,sm_89,sm_90"
 SCHEDULES = ("inorder", "reverse", "random:1")
@@ -59,7 +60,8 @@ def _plain(v):
 
 
 def fingerprint(ptx: Path, spec: dict, ctas: int, max_steps: int, seconds: int) -> dict:
-    from ptx2py.emulate.corpus_check import small_launch
+    from corpus_check import small_launch
+
     from ptx2py.emulate.errors import EmulationError
     from ptx2py.emulate.frontend import run, seeded_inputs
 
@@ -94,7 +96,7 @@ def fingerprint(ptx: Path, spec: dict, ctas: int, max_steps: int, seconds: int) 
 
 
 def sweep(args) -> int:
-    from ptx2py.emulate.corpus_check import cases
+    from corpus_check import cases
 
     signal.signal(signal.SIGPROF, _alarm)
     shard, shards = (int(x) for x in args.shard.split("/"))

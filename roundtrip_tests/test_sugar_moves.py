@@ -8,6 +8,7 @@ assemble with ptxas."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,8 +21,9 @@ from ptx2py.sugar.ir import _DIRECTIVES
 from ptx2py.transpile.dsl.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx", "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx",
-           "triton/cummax_2d_fp32_sm90.ptx"]  # (the last: debug labels joined, a named inlined frame)
+# (the last: debug labels joined, a named inlined frame)
+SAMPLES = ["triton/matmul_tma_fp16_sm90.ptx", "nvcc/cub_block.sm_90a.lineinfo.ptx",
+           "nvcc/tcgen05_sm100.sm_100a.lineinfo.ptx", "triton/cummax_2d_fp32_sm90.ptx"]
 PREFIXES = ("at", "asm", "nvasm", "loc", "label")
 MARKERS = ("// begin inline asm", "// end inline asm")
 # moves known to leave debris, each still failing (strict: a fix must take it off the list):
@@ -53,6 +55,15 @@ def _plain(node) -> bool:
             and ast.unparse(node.value.func).split(".")[1] not in _DIRECTIVES | {"insn"})
 
 
+def _binds(node) -> set:
+    """The names a statement binds by `name := ...` (sugar/regnames.py's register names)."""
+    return {x.target.id for x in ast.walk(node) if isinstance(x, ast.NamedExpr)}
+
+
+def _reads(node) -> set:
+    return {x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
+
+
 def _moves(src: str):
     """(kind, start line, end line, sibling end line) for the first statement of each kind
     followed, in the same body, by a plain instruction (or one with an `at(...)` prefix)."""
@@ -72,7 +83,10 @@ def _moves(src: str):
             k = _kind(a, aliases)
             # (a sibling whose `.loc` names an `inlined_at` location, itself or by a frame, must stay
             # after that `.loc`: ptxas requires it, so it is not one to swap with)
-            if k is not None and k not in seen and (_plain(b) or _kind(b, aliases) == "at" and not inlined(b)):
+            # (nor one reading a register name the statement binds, `K := r[5]`: the swap would read
+            # it before its definition, which py2ptx refuses: test_a_use_moved_above_its_definition_is_refused)
+            if k is not None and k not in seen and (_plain(b) or _kind(b, aliases) == "at" and not inlined(b)) \
+                    and not _binds(a) & _reads(b):
                 seen[k] = (a.lineno, a.end_lineno, b.end_lineno)
         for n in body:
             for f in ("body", "orelse"):
@@ -84,7 +98,7 @@ def _moves(src: str):
 
 
 def _norm(text: str) -> list:
-    return [" ".join(l.split()) for l in text.split("\n")]
+    return [" ".join(line.split()) for line in text.split("\n")]
 
 
 SHARED = 4  # boundary lines two swapped units may have in common
@@ -111,15 +125,14 @@ def _rotation(orig: list, moved: list):
 
 
 def _ptxas(text: str) -> str:
-    import re
-
     from ptx2py.verify.tools import find_ptxas
 
     m = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", text, re.M)
     target = re.search(r"^\s*\.target\s+(\w+)", text, re.M).group(1)
     tool, _ = find_ptxas((int(m.group(1)), int(m.group(2))))
     if tool is None:
-        pytest.skip(f"no ptxas for PTX ISA {m.group(1)}.{m.group(2)} (verify/tools.py searches PATH and the pip wheels)")
+        pytest.skip(f"no ptxas for PTX ISA {m.group(1)}.{m.group(2)} "
+                    "(verify/tools.py searches PATH and the pip wheels)")
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "k.ptx"
         p.write_text(text)
@@ -154,6 +167,21 @@ def test_moving_each_sugared_kind_moves_its_ptx_as_a_unit(sample):
         assert not err, f"{sample}: after moving the {kind} statement, ptxas: {err[:400]}"
 
 
+def test_a_use_moved_above_its_definition_is_refused():
+    """A register named where it is defined (`ptx.ld.param.b32(K := r[5], ...)`) cannot be read
+    above that statement: the move gives a located error, not PTX reading an unset register."""
+    path = ROOT / "corpus" / "ptx" / SAMPLES[0]
+    text = path.read_bytes().decode("latin-1")
+    lines = ptx2py.ptx_to_python(text, sugar=True, filename=str(path)).split("\n")
+    at = next(k for k, line in enumerate(lines) if "ptx.ld.param.b32(K := r[5]" in line)
+    use = next(k for k, line in enumerate(lines) if k > at and re.search(r"\bK\b", line)
+               and line.strip().startswith("ptx.") and line.endswith(")"))
+    moved = lines[:at] + [lines[use]] + lines[at:use] + lines[use + 1:]
+    with pytest.raises(transpile.DSLError) as e:
+        transpile.python_to_ptx("\n".join(moved))
+    assert f":{at + 1}:" in str(e.value) and "name 'K' is not defined" in str(e.value)
+
+
 def test_a_new_guard_with_an_invented_label_assembles():
     """`with skip_if(p, to=L.skip_last):` around a sugared statement, the label the reader's own."""
     path = ROOT / "corpus" / "ptx" / SAMPLES[0]
@@ -163,11 +191,11 @@ def test_a_new_guard_with_an_invented_label_assembles():
     target = next(n for n in ast.walk(tree) if isinstance(n, ast.Expr) and ast.unparse(n).startswith("mbarrier_wait("))
     lines = src.split("\n")
     indent = " " * target.col_offset
-    body = ["    " + l for l in lines[target.lineno - 1:target.end_lineno]]
+    body = ["    " + line for line in lines[target.lineno - 1:target.end_lineno]]
     guarded = (lines[:target.lineno - 1] + [indent + "with skip_if(p[1], to=L.skip_last):"] + body
                + lines[target.end_lineno:])
     out = transpile.python_to_ptx("\n".join(guarded))
-    assert any("@%p1" in l and "bra" in l and "$L__skip_last" in l for l in out.split("\n"))
+    assert any("@%p1" in line and "bra" in line and "$L__skip_last" in line for line in out.split("\n"))
     assert "$L__skip_last:" in out
     err = _ptxas(out)
     assert not err, err[:400]
@@ -181,8 +209,6 @@ ROLLED = ["pallas/matmul_f16_64x64x32_sm90.ptx", "triton/attn_fwd_fp16_d64_w4_sm
 @pytest.mark.parametrize("sample", SAMPLES + ROLLED)
 def test_the_body_holds_no_layout_and_no_loc_strings(sample):
     """Layout keywords and `.loc` mini-language strings live in the trailer, not the kernel body."""
-    import re
-
     from ptx2py.transpile.dsl.trivia_table import TRAILER, split_trailer
 
     path = ROOT / "corpus" / "ptx" / sample
@@ -207,7 +233,8 @@ def test_table_lines_fill_around_the_bodys_own_lines():
     from ptx2py.transpile.dsl.trivia_table import merge_lines
 
     body = [("//", " kept"), "\t// raw"]
-    assert merge_lines(["", None, "\t// end inline asm", [""]], body) == ["", ("//", " kept"), "\t// end inline asm", "\t// raw"]
+    assert merge_lines(["", None, "\t// end inline asm", [""]], body) == [
+        "", ("//", " kept"), "\t// end inline asm", "\t// raw"]
     assert merge_lines([["  "]], [("//", " x")]) == ["  // x"]
     assert merge_lines(["a", None], []) == ["a"]                      # a slot the body no longer fills
     assert merge_lines(["a"], [("//", " new")]) == ["a", ("//", " new")]  # a comment the reader added

@@ -1,13 +1,16 @@
 """The names of each function's registers, chosen while each statement is one instruction
 (sugar/regnames.py writes them, after the rolling passes): see that module.
 
-Role names: what `ld.param` loads from parameter `K` is `K`, a parameter's address `K_addr`,
-`mov %r, %ctaid.x` is `ctaid_x`, a conversion of a named value (`cvta.to.global`) the name
-with a suffix (`a_ptr_g`). Source names: the outermost `.loc` of an instruction (through
-`inlined_at`) gives its line in the kernel's own source (`.file` paths that exist, `--source`,
-corpus/src); the name the statement there assigns (sugar/srcnames.py) names the registers
-defined at it: `T` for the last value it defines that is used past that statement, `T_1`,
-`T_2`, ... for the others (in the order they are defined).
+Role names: what `ld.param` loads from parameter `K` is `K`, a parameter's or a variable's
+address `K_addr`, `mov %r, %ctaid.x` is `ctaid_x`, a conversion of a named value
+(`cvta.to.global`) the name with a suffix (`a_ptr_g`), an address an mbarrier instruction
+reads `bar`, one in tensor memory `tmem` (the shared word `tcgen05.alloc` writes it to:
+`tmem_slot`); where no source names them, a raised loop's test `setp(p, a, b)` names `a` `iv`
+and `b` `iv_end`. Source names: the outermost `.loc` of an instruction (through `inlined_at`) gives
+its line in the kernel's own source (`.file` paths that exist, `--source`, corpus/src); the
+name the statement there assigns (sugar/srcnames.py) names the registers defined at it: `T`
+for the last value it defines that is used past that statement, `T_1`, `T_2`, ... for the
+others (one count per name in a function). Role names come first.
 """
 
 from __future__ import annotations
@@ -35,6 +38,15 @@ def _dests(first, pattern) -> list:
 # --- application ----------------------------------------------------------------------
 
 
+
+
+# what the address in an instruction's `[reg]` operands is, by opcode (the first lead that matches)
+_ADDRESSES = (("mbarrier.", "bar"), ("tcgen05.commit.", "bar"), ("tcgen05.alloc.", "tmem_slot"),
+              ("tcgen05.", "tmem"))
+
+
+def _address_role(opcode):
+    return next((role for lead, role in _ADDRESSES if opcode.startswith(lead)), None)
 
 
 def _loc(e, parent):
@@ -74,13 +86,15 @@ def _role(opcode, pos, named, pattern):
         if src.__class__ is str and src.startswith("sreg."):
             return src[5:].replace(".", "_")
         p = _param_name(src)
+        if p is None and src.__class__ is str and _IDENT.fullmatch(src) and not pattern.fullmatch(src):
+            p = src   # a variable's address: `mov.u32 %r, smem` (the names pass wrote it bare)
         if p is not None:
             return p + "_addr"
     if src.__class__ is str and src in named and pattern.fullmatch(src):
         opcode = opcode.replace("_.", ".")  # the Python spelling `cvta.to.global_.u64`
         for lead, suffix in _CONVERSIONS:
             if opcode.startswith(lead) and suffix:
-                return named[src] + suffix
+                return named[src].rstrip("_") + suffix
     return None
 
 
@@ -108,6 +122,26 @@ def _source_targets(ctx) -> dict:
     return out
 
 
+class _Numbering:
+    """One function's names: `T` once, then `T_1`, `T_2`, ... (one count per base)."""
+
+    def __init__(self):
+        self.used, self.count = set(), {}
+
+    def plain(self, base):
+        if base in self.used:
+            return self.numbered(base)
+        self.used.add(base)
+        return base
+
+    def numbered(self, base):
+        while True:
+            k = self.count[base] = self.count.get(base, 0) + 1
+            if f"{base}_{k}" not in self.used:
+                self.used.add(f"{base}_{k}")
+                return f"{base}_{k}"
+
+
 def _analyse(fn, sources) -> dict:
     """{register atom: name} of one function."""
     families = _families(fn)
@@ -117,6 +151,9 @@ def _analyse(fn, sources) -> dict:
     parent, loc = {}, None
     defs, uses = [], {}
     named: dict = {}
+    names = _Numbering()
+    held = []   # (register, the role of the address it holds)
+    loops, compares = [], {}   # the predicates raised loops repeat on; setp's operands per predicate
 
     def statement(where):
         """(file, first line, the name it assigns or None) of the source statement at `where`."""
@@ -128,6 +165,9 @@ def _analyse(fn, sources) -> dict:
     for s in fn:
         e = s.expr
         if e.__class__ is not Call:
+            continue
+        if s.prefix == "with " and e.head == "loop":
+            loops += [i.value for i in e.items if i.__class__ is Kw and i.name == "while_" and i.value.__class__ is str]
             continue
         if e.head == "ptx.loc":
             loc = _loc(e, parent)
@@ -142,11 +182,20 @@ def _analyse(fn, sources) -> dict:
         for a in atoms:
             for m in pattern.findall(a):
                 uses.setdefault(m, set()).add(st[:2] if st else loc)
+        role = _address_role(e.head[4:].replace("_.", "."))
+        if role is not None:
+            held += [(m, role) for op in pos if op.__class__ is Display and op.open == "[" and op.items
+                     and op.items[0].__class__ is str for m in pattern.findall(op.items[0])]
+        if e.head.startswith("ptx.setp.") and len(pos) == 3 and pos[0].__class__ is str:
+            compares[pos[0]] = pos[1:]
         for d in dests:
             defs.append((d, st))
             role = _role(e.head[4:], pos, named, pattern) if len(dests) == 1 else None
             if role is not None and d not in named:
-                named[d] = role
+                named[d] = names.plain(role)
+    for reg, role in held:
+        if reg not in named:
+            named[reg] = names.plain(role)
     groups: dict = {}
     for d, st in defs:
         if d not in named and st is not None and st[2] is not None:
@@ -160,10 +209,15 @@ def _analyse(fn, sources) -> dict:
             continue
         live = [d for d in regs if uses.get(d, set()) - {st[:2]}]
         result = (live or regs)[-1]   # the value the statement leaves for the rest of the kernel
-        named[result] = st[2]
-        for k, d in enumerate((d for d in regs if d is not result), 1):
-            named[d] = f"{st[2]}_{k}"
+        named[result] = names.plain(st[2])
+        for d in regs:
+            if d is not result:
+                named[d] = names.numbered(st[2])
         taken.update(regs)
+    for pred in loops:  # what no source names: the loop's counter and its bound, by the test it repeats on
+        for reg, role in zip(compares.get(pred, ()), ("iv", "iv_end")):
+            if reg.__class__ is str and pattern.fullmatch(reg) and reg not in named:
+                named[reg] = names.plain(role)
     return named
 
 

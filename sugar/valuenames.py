@@ -45,6 +45,12 @@ _ADDRESSES = (("mbarrier.", "bar"), ("tcgen05.commit.", "bar"), ("tcgen05.alloc.
               ("tcgen05.", "tmem"))
 
 
+def _reads_register(op, pattern) -> bool:
+    atoms: list = []
+    _atoms(op, atoms)
+    return any(pattern.search(a) for a in atoms)
+
+
 def _address_role(opcode):
     return next((role for lead, role in _ADDRESSES if opcode.startswith(lead)), None)
 
@@ -154,6 +160,7 @@ def _analyse(fn, sources) -> dict:
     names = _Numbering()
     held = []   # (register, the role of the address it holds)
     loops, compares = [], {}   # the predicates raised loops repeat on; setp's operands per predicate
+    constants = set()  # registers set by a `mov` of a constant (a shuffle's lane mask): never a statement's value
 
     def statement(where):
         """(file, first line, the name it assigns or None) of the source statement at `where`."""
@@ -190,6 +197,8 @@ def _analyse(fn, sources) -> dict:
             compares[pos[0]] = pos[1:]
         for d in dests:
             defs.append((d, st))
+            if e.head.startswith("ptx.mov.") and len(pos) == 2 and not _reads_register(pos[1], pattern):
+                constants.add(d)
             role = _role(e.head[4:], pos, named, pattern) if len(dests) == 1 else None
             if role is not None and d not in named:
                 named[d] = names.plain(role)
@@ -208,7 +217,8 @@ def _analyse(fn, sources) -> dict:
         if not regs:
             continue
         live = [d for d in regs if uses.get(d, set()) - {st[:2]}]
-        result = (live or regs)[-1]   # the value the statement leaves for the rest of the kernel
+        values = [d for d in live if d not in constants]
+        result = (values or live or regs)[-1]   # the value the statement leaves for the rest of the kernel
         named[result] = names.plain(st[2])
         for d in regs:
             if d is not result:

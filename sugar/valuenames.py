@@ -41,8 +41,8 @@ def _dests(first, pattern) -> list:
 
 
 # what the address in an instruction's `[reg]` operands is, by opcode (the first lead that matches)
-_ADDRESSES = (("mbarrier.", "bar"), ("tcgen05.commit.", "bar"), ("tcgen05.alloc.", "tmem_slot"),
-              ("tcgen05.", "tmem"))
+_ADDRESSES = (("mbarrier.", "bar"), ("mbarrier_wait", "bar"), ("tcgen05.commit.", "bar"),
+              ("tcgen05.alloc.", "tmem_slot"), ("tcgen05.", "tmem"))
 
 
 def _reads_register(op, pattern) -> bool:
@@ -179,17 +179,16 @@ def _analyse(fn, sources) -> dict:
         if e.head == "ptx.loc":
             loc = _loc(e, parent)
             continue
-        if not is_insn(s):
-            continue
+        insn = is_insn(s)   # (else a raised call such as `mbarrier_wait([r[27]], r[122])`: uses only)
         pos = positional(e)
-        dests = _dests(pos[0], pattern) if pos else []
+        dests = _dests(pos[0], pattern) if pos and insn else []
         atoms: list = []
         _atoms(e, atoms)
         st = statement(loc)
         for a in atoms:
             for m in pattern.findall(a):
                 uses.setdefault(m, set()).add(st[:2] if st else loc)
-        role = _address_role(e.head[4:].replace("_.", "."))
+        role = _address_role((e.head[4:] if e.head.startswith("ptx.") else e.head).replace("_.", "."))
         if role is not None:
             held += [(m, role) for op in pos if op.__class__ is Display and op.open == "[" and op.items
                      and op.items[0].__class__ is str for m in pattern.findall(op.items[0])]

@@ -32,9 +32,11 @@ def _sugar(rel: str):
     # Triton's tensor descriptors: the CUtensorMap, its shape and strides, three times
     ("triton/matmul_persistent_tma_fp16_sm90.ptx",
      "tma_desc = [param.align(64).b8[128], *param.u32 * 2, *param.u64 * 2]\n",
-     "with matmul_persistent_tma_kernel.entry(\n    tma_desc * 3, param.u32 * 3, gptr * 2, visible=True, reqntid=256\n):\n"),
+     "with matmul_persistent_tma_kernel.entry(\n"
+     "    tma_desc * 3, param.u32 * 3, gptr * 2, visible=True, reqntid=256\n):\n"),
     # nvcc's mangled names and generic pointers, the alias shared by the module's kernels
-    ("nvcc/atomics.sm_100a.ptx", "ptr = param.u64.ptr.align(1)\n", "with atomic_zoo.entry(ptr * 5, param.u32, visible=True, globl=True):\n"),
+    ("nvcc/atomics.sm_100a.ptx", "ptr = param.u64.ptr.align(1)\n",
+     "with atomic_zoo.entry(ptr * 5, param.u32, visible=True, globl=True):\n"),
 ])
 def test_short_heads_reemit_the_input(rel, alias, head):
     _, src = _sugar(rel)
@@ -101,7 +103,7 @@ def test_one_instruction_over_a_list_of_registers_is_one_loop():
     text = _module(_mads([81, 83, 85, 86, 88, 89, 90, 91]))
     src = roundtrips(text)
     assert ("    for i, x in enumerate((r[81], r[83], r[85], r[86], r[88], r[89], r[90], r[91])):\n"
-            "        ptx.mad.wide.s32(rd[i + 62], x, 4, rd[61])\n") in src
+            "        ptx.mad.wide.s32(rd[i + 62], x, 4, param_0)\n") in src
     assert src.count("mad.wide") == 1
 
 

@@ -29,6 +29,9 @@ from .ir import Call, Display, Kw, per_function
 from .names import RESERVED
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+# longer names (a mangled parameter's) stay numbered: `name := r[5]` must fit a line, which black
+# would otherwise break inside the register's brackets
+MAX_NAME = 32
 _ROLE_DECL = re.compile(r"[A-Za-z_]\w*\[[0-9]+\]\Z")
 _RANGE_DECL = re.compile(r"([A-Za-z_]\w*)\[([0-9]+):([0-9]+)\]\Z")
 
@@ -168,7 +171,7 @@ def _apply(fn, analysed, used):
     if not families:
         return fn
     harvested = _harvest(fn, families)
-    names = {reg: _fresh(n, used) for reg, n in analysed.items() if reg not in harvested}
+    names = {reg: _fresh(n, used) for reg, n in analysed.items() if reg not in harvested and len(n) <= MAX_NAME}
     names.update(harvested)
     binder = _Binder(_pattern(families), names)
     out = []

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.append(str(ROOT / "corpus" / "scripts"))   # the worked example's gallery (after benchmarks/: both have a common.py)
+sys.path.append(str(ROOT / "corpus" / "scripts"))   # the gallery (after benchmarks/: both have a common.py)
 
 from bench_emulate import LOOP  # noqa: E402
 

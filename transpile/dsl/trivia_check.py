@@ -32,7 +32,7 @@ _PATTERNS = {
 def _pattern(name: str) -> re.Pattern:
     return re.compile(_PATTERNS[name])
 
-_OK: dict[tuple[str, bool], bool] = {}
+_OK: dict[tuple[str, bool, bool], bool] = {}
 _COMMENT_TEXT = re.compile(r"[\t\x20-\x7e]*\r?")
 
 

@@ -151,42 +151,32 @@ class Declarations:
         found = self._find(name)
         return found[1] if found is not None and found[0] == "sym" else None
 
-    def has_label(self, name: str) -> bool:
+    def _chain(self):
+        """This scope and its enclosing ones, innermost first."""
         scope = self
         while scope is not None:
-            if name in scope.labels:
-                return True
+            yield scope
             scope = scope.parent
-        return False
+
+    def has_label(self, name: str) -> bool:
+        return any(name in scope.labels for scope in self._chain())
 
     def is_entry_param(self, name: str) -> bool:
-        scope = self
-        while scope is not None:
+        for scope in self._chain():
             if name in scope.entry_params:
                 return True
             if scope._own(name, self.now) is not None:  # shadowed by an inner block
                 return False
-            scope = scope.parent
         return False
 
     def is_complete(self) -> bool:
-        scope = self
-        while scope is not None:
-            if not scope.complete:
-                return False
-            scope = scope.parent
-        return True
+        return all(scope.complete for scope in self._chain())
 
     def knows(self, name: str) -> bool:
         """True where `name` is declared in scope as anything (register, variable, label, function)."""
         if self._find(name) is not None or self.has_label(name) or name in PREDEFINED:
             return True
-        scope = self
-        while scope is not None:
-            if name in scope.functions:
-                return True
-            scope = scope.parent
-        return False
+        return any(name in scope.functions for scope in self._chain())
 
     def names_variable_or_label(self, name: str) -> bool:
         """True where `name` is no register but a variable or label in scope: identifiers may begin

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import tempfile
@@ -78,3 +79,13 @@ def needs(folder: Path):
 # Large inputs are time-consuming for the full grammar: tests pick by size.
 def small(files: list[Path], limit: int = 200_000) -> list[Path]:
     return [f for f in files if os.path.getsize(f) <= limit]
+
+
+@pytest.fixture(autouse=True)
+def _collector_left_on():
+    """Every test leaves the cyclic GC on: a run that left it off made each later test of the
+    worker keep its trees (the suite's memory grew by gigabytes)."""
+    yield
+    if not gc.isenabled():
+        gc.enable()
+        pytest.fail("the cyclic garbage collector was left disabled")

@@ -38,3 +38,14 @@ def test_the_loop_leaves_no_cyclic_garbage(path):
     found, out = cyclic_garbage(python_to_ptx, source)
     assert found == 0
     assert out == text
+
+
+def test_a_run_after_an_implicit_recorder_gives_the_collector_back():
+    # DSL calls outside python_to_ptx make a recorder implicitly; the next run must not
+    # take its "GC was off" for the truth and leave the collector off for the process
+    from ptx2py.transpile.dsl import recorder
+
+    assert gc.isenabled()
+    recorder.current()
+    python_to_ptx(ptx_to_python(ptxgrammar.read_ptx(FILES[0])))
+    assert gc.isenabled()

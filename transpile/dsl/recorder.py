@@ -398,7 +398,8 @@ def begin(style: Style | None = None, check: bool = False) -> Recorder:
     rec = _current[0] = Recorder(style)
     if check:
         rec.checker = InstructionChecker()
-    rec.gc_was_enabled = prev.gc_was_enabled if prev is not None else gc.isenabled()
+    # a recorder made implicitly by current() never paused the GC: only a begun one passes its state on
+    rec.gc_was_enabled = gc.isenabled() or (prev is not None and prev.gc_was_enabled)
     gc.disable()
     return rec
 

@@ -22,7 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 _TARGET = re.compile(r"^\s*\.target\s+([\w]+)", re.M)
-_BLAMED = re.compile(r"line (\d+); (error|fatal)")
+# the lines ptxas blames: those of its errors, and for its 32-bit-ABI refusal (a fatal error that
+# names no line) the line its warning names
+_BLAMED = re.compile(r"line (\d+); (?:error|fatal)|uses 32-bit address on line '(\d+)'")
 # ptxas refusing to run at all decides nothing about the PTX
 _UNDECIDED = re.compile(r"is not defined for option|Unsupported .version|not supported by this ptxas"
                         r"|Unknown option|Unsupported \.target|PTX ISA version .* not supported|Unsupported gpu")
@@ -48,7 +50,7 @@ def ptxas_verdict(ptxas: str, path: str) -> dict:
         return {"verdict": "accept", "lines": [], "error": ""}
     if _UNDECIDED.search(out) or not errors:
         return {"verdict": "undecided", "lines": [], "error": errors[0] if errors else out[-200:]}
-    lines = sorted({int(n) for n, _ in _BLAMED.findall(out)})
+    lines = sorted({int(a or b) for a, b in _BLAMED.findall(out)})
     return {"verdict": "reject", "lines": lines, "error": errors[0]}
 
 
@@ -107,12 +109,17 @@ def _digest(path: str) -> str:
     return hashlib.sha1(" ".join(PTXAS_FLAGS).encode() + Path(path).read_bytes()).hexdigest()
 
 
+def _to_judge(cached: dict | None) -> bool:
+    # a rejection cached with no line is judged again: its line may be one _BLAMED learnt to read
+    return cached is None or (cached["verdict"] == "reject" and not cached["lines"])
+
+
 def verdicts(files, ptxas: str, cache_path: str | None, jobs: int) -> dict[str, dict]:
     cache = {}
     if cache_path and os.path.exists(cache_path):
         cache = json.loads(Path(cache_path).read_text())
     digests = {f: _digest(f) for f in files}
-    todo = [f for f in files if digests[f] not in cache]
+    todo = [f for f in files if _to_judge(cache.get(digests[f]))]
     with ThreadPoolExecutor(jobs) as pool:
         for f, v in zip(todo, pool.map(lambda f: ptxas_verdict(ptxas, f), todo)):
             cache[digests[f]] = v

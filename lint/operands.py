@@ -281,7 +281,7 @@ def _check_one(form, arg, op, index, types, modifiers, vec, decl):
             yield "immediate", f"{what} must be an integer"
         yield from _immediate(op, kind, want_type, what, form.op != "mov")
         return
-    if arg.kind == "a" and kind == "address" and ".global" in form.groups.get("space", ()):
+    if arg.kind == "a" and kind == "address" and form.generic:
         yield from _address_width(op, modifiers, what, decl)
         if ".param" in form.groups.get("space", ()):
             yield from _address_space(form, op, index, modifiers, what, decl)

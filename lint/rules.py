@@ -165,7 +165,15 @@ def matching_whens(form, modifiers):
             continue
         if "ntypes" in w and len(types) != w["ntypes"]:
             continue
+        if "dst" in w and _destination(form, modifiers) not in w["dst"]:
+            continue
         yield w
+
+
+def _destination(form, modifiers):
+    """The first state space written: `cp`'s destination (`.dst.src`)."""
+    spaces = form.groups.get("space", frozenset())
+    return next((m for m in modifiers if m in spaces), None)
 
 
 def _constraints(form, name, modifiers, whens, version, sms) -> list[tuple[str, str, object]]:
@@ -178,8 +186,9 @@ def _constraints(form, name, modifiers, whens, version, sms) -> list[tuple[str, 
         if "reject" in w:
             rule_id, text = w["reject"]
             out.append((rule_id, f"`{name}`: {text}", None))
-        cond = "".join(t for t in types if t in w.get("types", ())) or "".join(sorted(written & w.get("has", set())))
-        cond_at = next((m for m in modifiers if m in w.get("types", ()) or m in w.get("has", ())), None)
+        named = w.get("has", set()) | w.get("dst", set())
+        cond = "".join(t for t in types if t in w.get("types", ())) or "".join(sorted(written & named))
+        cond_at = next((m for m in modifiers if m in w.get("types", ()) or m in named), None)
         if "need" in w and not any(written & form.groups[g] for g in w["need"]):
             choices = sorted(set().union(*(form.groups[g] for g in w["need"])))
             shown = ", ".join(choices[:-1]) + f" or {choices[-1]}" if len(choices) > 1 else choices[0]

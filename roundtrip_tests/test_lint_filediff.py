@@ -47,6 +47,19 @@ def test_accepted_file_is_clean_and_rejected_file_is_named_at_its_line(tmp_path)
     assert tally["rejected_exact"] == 1, tally["examples"]
 
 
+SHORT_GENERIC = GOOD.replace("\tmov.u32 %r1, %gridid;", "\tmbarrier.init.b64 [%r1], 1;")  # line 11
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
+def test_a_fatal_error_without_a_line_is_named_by_the_warning_before_it(tmp_path):
+    # a generic address in a 32-bit register: ptxas stops with a fatal 32-bit-ABI error that names
+    # no line, the line is in its warning; lint reports that line
+    (tmp_path / "short.ptx").write_text(SHORT_GENERIC)
+    verdict = filediff.ptxas_verdict(PTXAS, str(tmp_path / "short.ptx"))
+    assert (verdict["verdict"], verdict["lines"]) == ("reject", [11]), verdict
+    assert filediff.lint_lines(str(tmp_path / "short.ptx"))["lines"] == [11]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(PTXAS is None or NVCC is None, reason="nvcc/ptxas are not installed")
 def test_fresh_nvcc_corpus_has_no_false_alarms(tmp_path):

@@ -8,6 +8,8 @@ _DIMS = ".1d .2d .3d .4d .5d"
 _LOAD_MODE = ".tile .im2col .tile::gather4 .tile::scatter4 .im2col::w .im2col::w::128 .im2col_no_offs"
 _RED_OP = ".add .min .max .inc .dec .and .or .xor"
 _BULK = dict(since="8.0", sm=90)
+# cp.async.bulk[.tensor] into .shared::cta needs PTX ISA 8.6 (into .shared::cluster, and from .shared::cta: 8.0)
+_SHARED_CTA_DESTINATION = dict(dst=".shared::cta", since="8.6", msg="destination state space .shared::cta")
 
 FORMS = [
     dict(op="cp", select=(".async",),
@@ -29,7 +31,8 @@ FORMS = [
     dict(op="cp", select=(".async", ".bulk"),
          groups={"space": _BULK_SPACES, "completion": ".mbarrier::complete_tx::bytes .bulk_group",
                  "multicast": ".multicast::cluster", "hint": ".L2::cache_hint", "mask": ".cp_mask"},
-         max={"space": 2}, required=("space", "completion"), operands=(3, 6), addr=(0, 1), **_BULK),
+         max={"space": 2}, required=("space", "completion"), operands=(3, 6), addr=(0, 1),
+         when=[_SHARED_CTA_DESTINATION], **_BULK),
     dict(op="cp", select=(".async", ".bulk", ".commit_group"), operands=0, **_BULK),
     dict(op="cp", select=(".async", ".bulk", ".wait_group"), groups={"read": ".read"}, args="i", **_BULK),
     dict(op="cp", select=(".async", ".bulk", ".prefetch"),
@@ -41,6 +44,7 @@ FORMS = [
                  "multicast": ".multicast::cluster", "hint": ".L2::cache_hint",
                  "cta_group": ".cta_group::1 .cta_group::2"},
          max={"space": 2}, required=("dim", "space"), operands=(2, 6), addr=(0, 1), rule="tma_coordinates",
+         when=[_SHARED_CTA_DESTINATION],
          features={".cta_group::1": dict(since="8.6", sm=100), ".cta_group::2": dict(since="8.6", sm=100),
                    ".tile::gather4": dict(since="8.6", sm=100), ".tile::scatter4": dict(since="8.6", sm=100),
                    ".im2col::w": dict(since="8.6", sm=100), ".im2col::w::128": dict(since="8.6", sm=100)},

@@ -76,7 +76,8 @@ FORMS = [
                dict(ntypes=2, reject=("type", "wgmma names the D, A and B types")),
                dict(lacks=".sp", types=".s8 .u8 .b1", args="vv x s:u64 p"),
                dict(lacks=".sp", types=".tf32 .e4m3 .e5m2", args="vv x s:u64 p i i", ranges={4: [-1, 1], 5: [-1, 1]}),
-               dict(lacks=".sp", types=".f16 .bf16", args="vv x s:u64 p i i i? i?",
+               # A from a descriptor: imm-trans-a and imm-trans-b; A in registers: imm-trans-b only
+               dict(lacks=".sp", types=".f16 .bf16", args="vv x s:u64 p i i i i?", rule="wgmma_transposes",
                     ranges={4: [-1, 1], 5: [-1, 1], 6: [0, 1], 7: [0, 1]})]),
     dict(op="tcgen05", select=(".alloc",), groups={"cta_group": _CTA_GROUP, **_SA, "space": ".shared::cta",
                                                    "type": ".b32"},
@@ -92,10 +93,11 @@ FORMS = [
                  " .block16 .block32", "ashift": ".ashift",
                  "collector": r"~\.collector::(a|b[0-3])::(fill|use|lastuse|discard)"},
          max={"collector": 2}, required=("cta_group", "kind"), operands=(4, 10), args="a x s:u64 s:u32 ...",
+         count="tcgen05_mma_lanes",
          when=[dict(has=".sp", args="a x s:u64 a s:u32 ...", msg="sparse forms take the metadata address 4th")],
          **_TC),
     dict(op="tcgen05", select=(".commit",),
-         groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster .shared::cta",
+         groups={"cta_group": _CTA_GROUP, "mbar": ".mbarrier::arrive::one", "space": ".shared::cluster",
                  "multicast": ".multicast::cluster", "type": ".b64"},
          required=("cta_group", "mbar", "type"), operands=(1, 2), addr=(0,), **_TC),
     dict(op="tcgen05", select=(".ld",),
@@ -110,7 +112,7 @@ FORMS = [
          groups={"cta_group": _CTA_GROUP, "shape": ".128x256b .4x256b .128x128b .64x128b .32x128b",
                  "multicast": ".warpx2::02_13 .warpx2::01_23 .warpx4", "dst_fmt": ".b8x16",
                  "src_fmt": ".b6x16_p32 .b4x16_p64"},
-         required=("cta_group", "shape"), operands=2, addr=(0,), **_TC),
+         required=("cta_group", "shape"), args="a s:u64", **_TC),  # [taddr], s-desc (shared memory descriptor)
     dict(op="tcgen05", select=(".shift",), groups={"cta_group": _CTA_GROUP, "dir": ".down"},
          required=("cta_group", "dir"), operands=1, addr=(0,), **_TC),
     dict(op="tcgen05", select=(".fence::before_thread_sync",), operands=0, **_TC),
@@ -241,8 +243,40 @@ def wgmma_shape(modifiers):
 
 SHAPE_RULES = {"wgmma_shape": wgmma_shape}
 
+# tcgen05.mma (PTX ISA 9.7.16.10.9): the optional {disable-output-lane} vector has a bit per output
+# lane: 128 lanes (4 registers) for cta_group::1, 256 (8) for cta_group::2; the sparse forms put
+# [sp-meta-tmem] before idesc, so it comes a place later
+_TCGEN05_LANE_MASKS = {".cta_group::1": 4, ".cta_group::2": 8}
+
+
+def tcgen05_mma_lanes(modifiers):
+    group = next((m for m in modifiers if m in _TCGEN05_LANE_MASKS), None)
+    if group is None:
+        return None
+    want = _TCGEN05_LANE_MASKS[group]
+    return 5 if ".sp" in modifiers else 4, want, f"{group[1:]} disables output lanes with {want} registers"
+
+
+# wgmma .f16/.bf16 (PTX ISA 9.7.15.5.2): A read through a descriptor may be transposed (imm-trans-a and
+# imm-trans-b: 8 operands); A in registers may not (imm-trans-b only: 7 operands)
+_WGMMA_HALF_OPERANDS = {"a descriptor": 8, "registers": 7}
+
+
+def wgmma_transposes(form, modifiers, operands=()):
+    from ptx2py.ptxgrammar.tree.operands import Vector
+
+    if len(operands) not in _WGMMA_HALF_OPERANDS.values():
+        return []  # the operand count check reports it
+    source = "registers" if isinstance(operands[1], Vector) else "a descriptor"
+    want = _WGMMA_HALF_OPERANDS[source]
+    if len(operands) == want:
+        return []
+    return [("operand-count", f"A from {source} takes {want} operands (imm-trans-a only with a descriptor),"
+                              f" got {len(operands)}", None)]
+
+
 COUNT_RULES = {"wgmma_d": wgmma_d, "mma_d": mma_d, "ldmatrix_d": ldmatrix_d, "stmatrix_s": stmatrix_s,
-               "tcgen05_ld": tcgen05_ld, "tcgen05_st": tcgen05_st}
+               "tcgen05_ld": tcgen05_ld, "tcgen05_st": tcgen05_st, "tcgen05_mma_lanes": tcgen05_mma_lanes}
 
 
 # --- mma.sync shapes (PTX ISA 9.7.14.5): per shape and A/B type, where it exists and its fragments ---
@@ -311,4 +345,4 @@ def mma_shape(form, modifiers, operands=()):
     return out
 
 
-FORM_RULES = {"mma_shape": mma_shape}
+FORM_RULES = {"mma_shape": mma_shape, "wgmma_transposes": wgmma_transposes}

@@ -19,7 +19,9 @@ list of plain dicts, one per instruction form::
          args="v:T+ a",               # operand kinds and types, one per position (see OPERAND KINDS)
          when=[dict(types=".f32 .f64", need="rnd")],  # constraints across modifiers (see CONSTRAINTS)
          count="wgmma_d",             # name of a shape-dependent operand-size rule (matrix.COUNT_RULES)
-         shape="wgmma_shape")         # name of a shape-validity rule (matrix.SHAPE_RULES)
+         shape="wgmma_shape",         # name of a shape-validity rule (matrix.SHAPE_RULES)
+         generic=True)                # no state space written: the addresses are generic (64-bit
+                                      #  registers under .address_size 64); forms with .global always
 
 A group entry starting with ``~`` is a regular expression for the whole modifier
 (``~\\.m64n\\d+k\\d+``). The loader checks every key, group reference and
@@ -47,7 +49,8 @@ register be wider than the type (ld/st/cvt relaxed rules). No TYPE: any class.
 
 CONSTRAINTS (``when``): a list of dicts; each applies when all its conditions hold:
 ``types`` (a written type modifier is one of these), ``has`` (one of these modifiers is written),
-``lacks`` (none of these is written), ``ntypes`` (this many type modifiers); and then demands
+``lacks`` (none of these is written), ``ntypes`` (this many type modifiers), ``dst`` (the first
+state space written, the destination of `cp`'s `.dst.src`, is one of these); and then demands
 ``reject`` ((rule-id, message): the combination is invalid as such),
 ``need`` (a group that must be written; `a|b`: one of several groups), ``forbid`` (modifiers not
 allowed), ``only`` (type modifiers allowed), ``pairs`` (the written types, joined, must be one of
@@ -66,8 +69,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 _KEYS = {"op", "select", "groups", "max", "required", "operands", "addr", "vector", "since", "sm",
-         "arch", "features", "count", "shape", "doc", "args", "when", "ranges", "rule"}
-_WHEN_KEYS = {"types", "has", "lacks", "ntypes", "need", "forbid", "only", "msg", "pairs", "operands", "args",
+         "arch", "features", "count", "shape", "doc", "args", "when", "ranges", "rule", "generic"}
+_WHEN_KEYS = {"types", "has", "lacks", "ntypes", "dst", "need", "forbid", "only", "msg", "pairs", "operands", "args",
               "ranges", "since", "sm", "arch", "reject", "rule"}
 _ARG_KINDS = {"d", "r", "s", "i", "p", "pp", "a", "l", "x", "v", "vs", "dp", "vv", "dv", "sv", "vp", "ta", "ts"}
 _ARG = re.compile(r"^(?P<kind>[a-z]+)(?::(?P<type>[A-Za-z0-9]+)(?P<wide>\+)?)?(?P<opt>\?)?$")
@@ -113,6 +116,7 @@ class Form:
     when: tuple[dict, ...] = ()
     ranges: dict = field(default_factory=dict)
     rule: str | None = None
+    generic: bool = False
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -228,7 +232,7 @@ def _build(entry: dict, source: str) -> Form:
         for g in (w["need"].split("|") if "need" in w else ()):
             if g not in groups:
                 raise SpecError(f"{where}: when needs unknown group {g!r}")
-        built = {k: (frozenset(v.split()) if k in ("types", "has", "lacks", "forbid", "only", "pairs") else v)
+        built = {k: (frozenset(v.split()) if k in ("types", "has", "lacks", "dst", "forbid", "only", "pairs") else v)
                  for k, v in w.items() if k not in ("since", "sm", "arch")}
         if "need" in w:
             built["need"] = tuple(w["need"].split("|"))
@@ -245,6 +249,7 @@ def _build(entry: dict, source: str) -> Form:
     form.when = tuple(whens)
     form.ranges = {int(k): v for k, v in entry.get("ranges", {}).items()}
     form.rule = entry.get("rule")
+    form.generic = bool(entry.get("generic") or ".global" in groups.get("space", ()))
     if form.rule is not None and form.rule not in _rules():
         raise SpecError(f"{where}: unknown rule {form.rule!r}")
     from .matrix import COUNT_RULES, SHAPE_RULES

@@ -7,6 +7,8 @@ from .common import SCOPE
 _MB_SPACE = ".shared .shared::cta .shared::cluster"
 _MB = dict(since="7.0", sm=80)
 _MB90 = dict(since="8.0", sm=90)
+# mbarrier with no state space written reads a generic address (a 64-bit register under .address_size 64)
+_GENERIC = dict(generic=True)
 
 # bar/barrier: `.sync`/`.arrive` take a barrier id 0-15 and a thread count; `.red` a result, the
 # id, an optional count and a predicate
@@ -20,27 +22,27 @@ _BARRIER_WHEN = [
 
 FORMS = [
     dict(op="mbarrier", select=(".init",), groups={"space": ".shared .shared::cta", "type": ".b64"},
-         required=("type",), args="a s:u32", features={".shared::cta": dict(since="7.8")}, **_MB),
+         required=("type",), args="a s:u32", features={".shared::cta": dict(since="7.8")}, **_MB, **_GENERIC),
     dict(op="mbarrier", select=(".inval",), groups={"space": ".shared .shared::cta", "type": ".b64"},
-         required=("type",), args="a", features={".shared::cta": dict(since="7.8")}, **_MB),
+         required=("type",), args="a", features={".shared::cta": dict(since="7.8")}, **_MB, **_GENERIC),
     *[dict(op="mbarrier", select=(verb,),
            groups={"tx": ".expect_tx .noComplete", "sem": ".release .relaxed", "scope": ".cta .cluster",
                    "space": _MB_SPACE, "type": ".b64"},
            required=("type",), args="d:b64 a s:u32?",
            features={".expect_tx": _MB90, ".shared::cluster": _MB90, ".cluster": _MB90,
                      ".shared::cta": dict(since="7.8"),
-                     ".release": dict(since="8.0"), ".relaxed": dict(since="8.0")}, **_MB)
+                     ".release": dict(since="8.0"), ".relaxed": dict(since="8.0")}, **_MB, **_GENERIC)
       for verb in (".arrive", ".arrive_drop")],
     *[dict(op="mbarrier", select=(verb,),
            groups={"sem": ".relaxed", "scope": ".cta .cluster", "space": _MB_SPACE, "type": ".b64"},
-           required=("type",), args="a s:u32", **_MB90)
+           required=("type",), args="a s:u32", **_MB90, **_GENERIC)
       for verb in (".expect_tx", ".complete_tx")],
     *[dict(op="mbarrier", select=(verb,),
            groups={"parity": ".parity", "sem": ".acquire .relaxed", "scope": ".cta .cluster",
                    "space": ".shared .shared::cta", "type": ".b64"},
            required=("type",), args="pp a s s:b32?",
            features={".cluster": _MB90, ".acquire": dict(since="8.0"), ".relaxed": dict(since="8.0")},
-           **(_MB90 if verb == ".try_wait" else dict(since="7.0", sm=80)))
+           **(_MB90 if verb == ".try_wait" else dict(since="7.0", sm=80)), **_GENERIC)
       for verb in (".test_wait", ".try_wait")],
     dict(op="mbarrier", select=(".pending_count",), groups={"type": ".b64"}, required=("type",),
          args="d:b32 s:b64", **_MB),

@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from conftest import CASES, CORPUS, ROOT, needs
@@ -129,6 +128,21 @@ def test_ptxas_search_order_and_overrides(tmp_path, monkeypatch):
     monkeypatch.setenv("PTX2PY_PTXAS", str(mine))
     assert tools.find_ptxas((8, 0))[0].origin == "$PTX2PY_PTXAS"
     assert tools.find_ptxas((8, 0), explicit=str(old))[0].path == str(old)   # --ptxas wins
+
+
+def test_chromium_search_override_then_path_names(tmp_path, monkeypatch):
+    shell = _fake_tool(tmp_path / "path" / "chrome-headless-shell", "1.0")
+    mine = _fake_tool(tmp_path / "mine" / "chromium", "1.0")
+    monkeypatch.setattr(tools, "site_dirs", lambda: [])
+    monkeypatch.setenv("PATH", str(shell.parent))
+    monkeypatch.delenv("PTX2PY_CHROMIUM", raising=False)
+    assert tools.find_chromium().path == str(shell)                   # any of the browser names on PATH
+    monkeypatch.setenv("PTX2PY_CHROMIUM", str(mine))
+    found = tools.find_chromium()
+    assert (found.path, found.origin) == (str(mine), "$PTX2PY_CHROMIUM")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("PTX2PY_CHROMIUM")
+    assert tools.find_chromium() is None
 
 
 def test_no_new_enough_ptxas_says_what_to_install(tmp_path, monkeypatch):
@@ -348,8 +362,10 @@ def _check_page(page: str, report: dict):
     for (name, k), figures, sass_rows in zip(report["kernels"].items(), by_class["figures"], by_class["sass"]):
         regs = next(r for r in figures if r[0] == "registers")
         assert regs[1:] == [str(k["base"]["registers"]), str(k["edited"]["registers"])]
-        assert len(sass_rows) - 1 == len(k["sass"]["rows"])       # one table row per aligned row
-        side = [r for r in sass_rows[1:] if r[1] != r[3]]
+        bars = [r for r in sass_rows if len(r) == 1]               # a folded run's "N equal rows" bar
+        assert len(sass_rows) - 1 - len(bars) == len(k["sass"]["rows"])      # one table row per aligned row
+        assert sum(int(r[0].split()[0]) for r in bars) <= len(k["sass"]["rows"])
+        side = [r for r in sass_rows[1:] if len(r) == 4 and r[1] != r[3]]
         assert any(r[1] == "WARPGROUP.DEPBAR.LE gsb0, 0x1" and r[3] == "WARPGROUP.DEPBAR.LE gsb0, 0x0" for r in side)
 
 
@@ -365,7 +381,41 @@ def test_page_structure_from_a_report():
     _check_page(render_html(report), report)
 
 
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium to render the page")
+def test_equal_runs_fold_beyond_the_context_of_each_change():
+    from ptx2py.verify.views import FOLD_CONTEXT, FOLD_MIN, fold_runs
+
+    assert (FOLD_CONTEXT, FOLD_MIN) == (3, 4)          # the figures below are worked out for these
+    rows = [{"tag": t} for t in ["equal"] * 10 + ["changed"] + ["renamed"] * 9 + ["inserted"] + ["equal"] * 5]
+    shape = [(folded, len(part)) for folded, part in fold_runs(rows)]
+    # 10 before the change: 7 folded, 3 kept; 9 between: 3 kept each side leave 3, too few to fold;
+    # 5 after: 3 kept leave 2, too few
+    assert shape == [(True, 7), (False, 3), (False, 1), (False, 9), (False, 1), (False, 5)]
+    assert sum(n for _, n in shape) == len(rows)
+    assert [f for f, _ in fold_runs([{"tag": "equal"}] * 4)] == [True]          # nothing changed: one fold
+
+
+def test_page_escapes_the_sources():
+    from ptx2py.verify.html import render_html
+
+    k = sass.compare_kernel(_stream(SASS_CASES[0]["base"]), _stream(SASS_CASES[0]["edited"]))
+    k["located"] = {"base": [[0, 1]] * k["base_count"], "edited": [[0, 2]] * k["edited_count"]}
+    evil = "</script><img src=x onerror=alert(1)>"
+    sources = {"base_ptx": f"// {evil}\nret;", "edited_ptx": f"// {evil}\nret;", "python": f"# {evil}\nx = 1",
+               "python_name": f"{evil}.py", "line_map": {2: 2}}
+    page = render_html({"ok": True, "base": "b", "edited": "e", "ptxas": "p", "gpu": "sm_90a", "lint": [],
+                        "identical_sass": False, "equivalent_sass": False, "identical_figures": True,
+                        "identical_cubin": False, "kernels": {"k": {"base": {}, "edited": {}, "sass": k}}}, sources)
+    assert evil not in page and page.count("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;") == 4
+    assert page.count("<script>") == 1 and "http" not in page          # its one script, nothing fetched
+    assert 'data-line="2" data-py="2"' in page                         # edited PTX line 2 -> Python line 2
+    ptx_only = render_html({"ok": True, "base": "b", "edited": "e", "ptxas": "p", "gpu": "sm_90a", "lint": [],
+                            "identical_sass": False, "equivalent_sass": False, "identical_figures": True,
+                            "identical_cubin": False, "kernels": {"k": {"base": {}, "edited": {}, "sass": k}}},
+                           dict(sources, python=None, line_map=None)).split("<script>")[0]
+    assert 'data-pane="ptx"' in ptx_only and 'data-pane="py"' not in ptx_only and "data-py=" not in ptx_only
+
+
+@pytest.mark.skipif(tools.find_chromium() is None, reason="no Chromium found ($PTX2PY_CHROMIUM, PATH)")
 def test_page_renders_in_headless_chromium(tmp_path):
     from ptx2py.verify.html import write_html
 
@@ -374,7 +424,7 @@ def test_page_renders_in_headless_chromium(tmp_path):
     write_html({"ok": True, "base": "b", "edited": "e", "ptxas": "p", "gpu": "sm_90a", "lint": [],
                 "identical_sass": False, "equivalent_sass": False, "identical_figures": True, "identical_cubin": False,
                 "kernels": {"k": {"base": {}, "edited": {}, "sass": k}}}, page)
-    r = subprocess.run(["/usr/bin/chromium", "--headless", "--no-sandbox", "--dump-dom", page.as_uri()],
+    r = subprocess.run([tools.find_chromium().path, "--headless", "--no-sandbox", "--dump-dom", page.as_uri()],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "WARPGROUP.DEPBAR.LE gsb0, 0x0" in r.stdout
 

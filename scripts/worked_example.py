@@ -34,7 +34,7 @@ from ptx2py import (  # noqa: E402
     ptxgrammar,  # noqa: E402
     python_to_ptx,
 )
-from ptx2py.verify.html import write_html  # noqa: E402
+from ptx2py.verify.html import page_sources, write_html  # noqa: E402
 from ptx2py.verify.report import format_report, verify_files  # noqa: E402
 
 BASE = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
@@ -174,11 +174,11 @@ def main() -> None:
     os.chdir(ROOT)      # the report names files as a user in the repository root would
     edited_rel = "examples/worked_matmul/matmul_edited.py"
     report = verify_files(str(BASE.relative_to(ROOT)), edited_rel)
-    report.pop("edited_ptx"), report.pop("line_map")
+    sources = page_sources(report["base"], edited_rel, report.pop("edited_ptx"), report.pop("line_map"))
     # the tool paths are this machine's: name the virtual environment, not its location
     report = json.loads(json.dumps(report, default=str).replace(sys.prefix, "<venv>"))
     (OUT / "verify.json").write_text(json.dumps(report, indent=1, default=str))
-    write_html(report, OUT / "verify.html")
+    write_html(report, OUT / "verify.html", sources)
     first_lines = format_report(report).splitlines()[:3]
     if not any("WARPGROUP.DEPBAR.LE gsb0, 0x1 -> 0x0" in x for x in first_lines):
         raise SystemExit("verify's first lines do not show the DEPBAR change:\n" + "\n".join(first_lines))
@@ -211,7 +211,7 @@ mbarrier pipeline, `wgmma.mma_async.m64n128k16`).
 
 4. `ptx2py verify {BASE.relative_to(ROOT)} {edited_rel} --html examples/worked_matmul/verify.html`
    (the changed instruction first, then moved ones, then a count of register renames; `--context 3`
-   or `--full` print the aligned diff, `--json` carries all of it; the page has the side-by-side diff):
+   or `--full` print the aligned diff, `--json` carries all of it; the page links SASS, PTX and Python side by side):
 
 ```
 {format_report(report)}

@@ -117,12 +117,11 @@ def _report_and_run(args, report: dict, run_setup: dict | None) -> int:
         code = _run_both(args, report, run_setup, code)
         if report["run"].get("status") == "skipped":
             code = EXIT_INPUT
-    report.pop("edited_ptx", None)
-    report.pop("line_map", None)
+    edited_ptx, line_map = report.pop("edited_ptx", None), report.pop("line_map", None)
     if args.html:
-        from .html import write_html
+        from .html import page_sources, write_html
 
-        write_html(report, args.html)
+        write_html(report, args.html, page_sources(args.base, args.edited, edited_ptx, line_map))
     if args.json:
         from ptx2py.outfile import write_atomic
 
@@ -179,6 +178,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--races-size", type=int, default=128, metavar="N", help="with --races: cap every problem "
                    "dimension at N (a multiple of the TMA box; the grid shrinks with it; default 128)")
     p.add_argument("--html", metavar="REPORT.html",
-                   help="also write the report as a page with a side-by-side SASS diff")
+                   help="also write the report as one self-contained page: SASS, PTX and Python side by side, linked "
+                        "line to line by ptxas's line info, the equal SASS runs folded")
     p.add_argument("--json", help="write the report to this file")
     p.set_defaults(func=run_verify)

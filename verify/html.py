@@ -1,19 +1,21 @@
 """The verify report as one self-contained HTML page: the summary, per kernel figures and
-instruction mix as tables, the meaningful SASS changes, and the side-by-side aligned SASS diff."""
+instruction mix as tables, the meaningful SASS changes, and the linked SASS | PTX | Python views
+(verify/views.py)."""
 
 from __future__ import annotations
 
 from html import escape
 
 from .report import verdict
+from .views import SCRIPT, STYLE, linked_views
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.2em}
 td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}
-table.sass td{font-family:ui-monospace,monospace;font-size:12px;border:none;white-space:pre}
-tr.changed td{background:#fff3bf} tr.deleted td.b{background:#ffd8d8} tr.inserted td.e{background:#d3f9d8}
-tr.moved td{background:#e7f5ff} tr.renamed td{color:#777}
+table.sass td{border:none;white-space:pre}
+tr.changed td.n,tr.deleted td.n,tr.inserted td.n{background:#ffd43b} tr.moved td.n{background:#74c0fc}
+tr.renamed td{color:#777} tr.changed td.s[data-side=edited]{box-shadow:inset 3px 0 #f08c00}
 pre{background:#f6f6f6;padding:.6em}
 """
 _FIGURES = (("registers", "registers"), ("spill_stores", "spill stores (B)"), ("spill_loads", "spill loads (B)"),
@@ -32,17 +34,6 @@ def _list(title: str, items: list[str]) -> str:
     return f"<h3>{escape(title)}</h3><pre>" + escape("\n".join(items)) + "</pre>"
 
 
-def _sass_side_by_side(rows: list[dict]) -> str:
-    out = ['<table class="sass"><thead><tr><th>#</th><th>base</th><th>#</th><th>edited</th></tr></thead><tbody>']
-    for r in rows:
-        b = "" if r["base"] is None else r["base"]
-        e = "" if r["edited"] is None else r["edited"]
-        out.append(f'<tr class="{r["tag"]}"><td>{b}</td><td class="b">{escape(r["base_text"])}</td>'
-                   f'<td>{e}</td><td class="e">{escape(r["edited_text"])}</td></tr>')
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
 def _kernel(name: str, k: dict) -> str:
     parts = [f'<section class="kernel" id="{escape(name)}"><h2>{escape(name)}</h2>']
     b, e = k.get("base") or {}, k.get("edited") or {}
@@ -56,12 +47,13 @@ def _kernel(name: str, k: dict) -> str:
                             [["changed", c["base"], c["edited"], c["line"]] for c in s["changed"]]
                             + [["moved", m["base"], m["edited"], m["text"]] for m in s["moved"]]
                             + [["renamed only", "", "", f"{s['renamed']} instructions"]]))
-        parts.append("<h3>SASS, side by side</h3>" + _sass_side_by_side(s["rows"]))
     parts.append("</section>")
     return "".join(parts)
 
 
-def render_html(report: dict) -> str:
+def render_html(report: dict, sources: dict | None = None) -> str:
+    """The page; `sources` (base_ptx, edited_ptx, python, python_name, line_map) adds the PTX
+    and Python panes beside the SASS."""
     summary = [["result", verdict(report).removeprefix("result: ")], ["base", report.get("base")],
                ["edited", report.get("edited")],
                ["ptxas", report.get("ptxas")], ["disassembler", report.get("disassembler") or "none"],
@@ -84,12 +76,31 @@ def render_html(report: dict) -> str:
         rows = run["kernels"]
         keys = sorted({k for r in rows for k in r})
         body.append("<h3>GPU run</h3>" + _table("run", keys, [[r.get(k, "") for k in keys] for r in rows]))
-    body += [_kernel(name, k) for name, k in (report.get("kernels") or {}).items()]
+    kernels = report.get("kernels") or {}
+    body += [_kernel(name, k) for name, k in kernels.items()]
+    compared = {name: k["sass"] for name, k in kernels.items() if k.get("sass")}
+    if compared:
+        body.append("<h2>SASS, PTX and Python, linked</h2>" + linked_views(compared, sources))
     return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>ptx2py verify</title>"
-            f"<style>{_STYLE}</style></head><body>" + "".join(body) + "</body></html>\n")
+            f"<style>{_STYLE}{STYLE}</style></head><body>" + "".join(body)
+            + f"<script>{SCRIPT}</script></body></html>\n")
 
 
-def write_html(report: dict, path) -> None:
+def page_sources(base: str, edited: str, edited_ptx: str | None, line_map: dict | None) -> dict | None:
+    """What the page shows beside the SASS: both PTX texts and, for Python input, the Python with
+    py2ptx's map from PTX line to Python line (None without the edited PTX: SASS alone)."""
+    if edited_ptx is None:
+        return None
+    from pathlib import Path
+
+    from ptx2py.ptxgrammar import read_ptx
+
+    python = Path(edited).read_text() if edited.endswith(".py") else None
+    return {"base_ptx": read_ptx(base), "edited_ptx": edited_ptx, "python": python, "python_name": edited,
+            "line_map": line_map if python else None}
+
+
+def write_html(report: dict, path, sources: dict | None = None) -> None:
     from ptx2py.outfile import write_atomic
 
-    write_atomic(str(path), render_html(report))     # whole or nothing, like every other output
+    write_atomic(str(path), render_html(report, sources))     # whole or nothing, like every other output

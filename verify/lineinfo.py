@@ -103,7 +103,11 @@ def line_of(lines: dict, instr) -> int | None:
 def annotate(sass: dict, base: list, edited: list, base_lines: dict, edited_lines: dict,
              line_map: dict | None) -> None:
     """Give each changed and moved entry of a kernel's comparison the PTX lines it came from
-    (`base_ptx_line`, `ptx_line`: the edited side's) and, for Python input, its `python_line`."""
+    (`base_ptx_line`, `ptx_line`: the edited side's) and, for Python input, its `python_line`;
+    `located` gives every instruction of each side as [address, PTX line or None] (the HTML
+    page's links from each SASS line to its PTX and Python lines)."""
+    sass["located"] = {"base": [[i.address, line_of(base_lines, i)] for i in base],
+                       "edited": [[i.address, line_of(edited_lines, i)] for i in edited]}
     for c in sass["changed"] + sass["moved"]:
         b, e = c.get("base"), c.get("edited")
         c["base_ptx_line"] = line_of(base_lines, base[b]) if b is not None and b < len(base) else None

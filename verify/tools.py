@@ -8,6 +8,8 @@ Search order (the report names the tool used and where it came from):
      'ptx2py[cuda-tools]'`) and `nvidia/cuda_nvcc/bin`, `nvidia/cuda_cuobjdump/bin`,
      `nvidia/cuda_nvdisasm/bin` (CUDA 12 layout);
   5. Triton's wheel (`triton/backends/nvidia/bin`, with its `-blackwell` variants).
+Chromium (the headless browser the verify page is tested in) is found the same way: `$PTX2PY_CHROMIUM`,
+then each of BROWSERS on `PATH`.
 For ptxas the first one whose CUDA release supports the module's `.version` wins; for the
 disassembler the newest release found wins.
 """
@@ -23,7 +25,9 @@ from functools import lru_cache
 from pathlib import Path
 
 INSTALL_HINT = "pip install 'ptx2py[cuda-tools]'   (nvidia-cuda-nvcc, nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)"
-ENV_OVERRIDE = {"ptxas": "PTX2PY_PTXAS", "cuobjdump": "PTX2PY_CUOBJDUMP", "nvdisasm": "PTX2PY_NVDISASM"}
+ENV_OVERRIDE = {"ptxas": "PTX2PY_PTXAS", "cuobjdump": "PTX2PY_CUOBJDUMP", "nvdisasm": "PTX2PY_NVDISASM",
+                "chromium": "PTX2PY_CHROMIUM"}
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome", "chrome-headless-shell")
 # where each CUDA pip wheel puts its binaries, relative to site-packages (CUDA 13, then CUDA 12 layout)
 WHEEL_BIN_DIRS = {
     "ptxas": ("nvidia/cu13/bin", "nvidia/cuda_nvcc/bin"),
@@ -105,7 +109,7 @@ def _executable(p: Path) -> bool:
 def candidates(name: str, explicit: str | None = None) -> list[tuple[str, str]]:
     """(path, origin) for every `name` binary found, in search order, each real file once."""
     found: list[tuple[str, str]] = []
-    override = explicit or os.environ.get(ENV_OVERRIDE[name])
+    override = explicit or (os.environ.get(ENV_OVERRIDE[name]) if name in ENV_OVERRIDE else None)
     if override:
         if not _executable(Path(override)):
             how = "--ptxas" if explicit else f"${ENV_OVERRIDE[name]}"
@@ -119,7 +123,7 @@ def candidates(name: str, explicit: str | None = None) -> list[tuple[str, str]]:
         if home and _executable(Path(home) / "bin" / name):
             found.append((str(Path(home) / "bin" / name), f"${var}"))
     for site in site_dirs():
-        for sub in WHEEL_BIN_DIRS[name]:
+        for sub in WHEEL_BIN_DIRS.get(name, ()):
             if _executable(site / sub / name):
                 found.append((str(site / sub / name), sub.split("/")[1] + " wheel"))
         for variant in (name, name + "-blackwell"):
@@ -195,3 +199,13 @@ def find_disassembler() -> tuple[Tool | None, str]:
 def find_nvdisasm() -> Tool | None:
     """nvdisasm (its `--print-line-info` maps SASS to source lines; cuobjdump has no such option)."""
     return _newest("nvdisasm")
+
+
+def find_chromium() -> Tool | None:
+    """A Chromium to open the verify page headless in: `$PTX2PY_CHROMIUM`, else the first of
+    BROWSERS found on PATH (or beside the CUDA tools)."""
+    for name in BROWSERS:
+        found = candidates(name)
+        if found:
+            return Tool(found[0][0], None, found[0][1])
+    return None

@@ -26,10 +26,10 @@ def _case(ptx: str, kernel: str):
     raise AssertionError(f"no sidecar for {ptx}::{kernel}")
 
 
-def _engine_run(ptx: str, kernel: str):
+def _engine_run(ptx: str, kernel: str, edit=lambda text: text):
     path, spec = _case(ptx, kernel)
     small = small_launch(spec, 2)
-    text = path.read_text()
+    text = edit(path.read_text())
     inputs = seeded_inputs(text, small)
     r = run(text, small, {k: v.copy() for k, v in inputs.items()}, schedule="inorder", filename=ptx)
     assert not r.reports, r.reports[0].render()
@@ -58,6 +58,17 @@ def test_engine_matches_the_stored_reference_and_a_changed_element_is_caught(ptx
     spare = np.setdiff1d(np.arange(untouched[name].size), idx)[0]          # an element no program writes
     _flip(untouched[name], spare, 0)                                   # one ulp
     assert any(b.startswith(f"{name}[kept]: 1 of ") for b in oracle_refs.check(ent, inputs, untouched, dtypes))
+
+
+def test_a_wrong_ptx_instruction_is_a_mismatch_against_the_stored_reference():
+    """The engine's run of add_fp32 with the first of its 8 adds a thread turned into a subtract
+    differs from the interpreter's reference at one element in 8 of the reduced n_elements = 1024
+    (4 elements a thread of 2 CTAs x 128: all in CTA 0's BLOCK of 1024)."""
+    ptx = "corpus/ptx/triton/add_fp32_sm80.ptx"
+    small, inputs, outputs = _engine_run(ptx, "add_kernel", lambda t: t.replace("add.f32", "sub.f32", 1))
+    dtypes = {a["name"]: a.get("dtype") for a in small["args"]}
+    bad = oracle_refs.check(oracle_refs.entry(ptx, "add_kernel"), inputs, outputs, dtypes)
+    assert len(bad) == 1 and bad[0].startswith("out_ptr[written]: 128 of 1024 differ"), bad
 
 
 def test_numpy_reference_kernel_matches_through_the_sweep():

@@ -412,10 +412,10 @@ def test_sweep_accepts_float_atomic_outputs_that_differ_only_within_the_referenc
                                         {"name": "tiles", "dtype": "i32", "value": 8}]}
     exact = 4096.0
     ok = _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])
-    assert ok["status"] == "pass" and ok["float_atomic_outputs"] == ["out"]
-    assert _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact, flag=1)])["status"] \
+    assert ok["status"] == "match" and ok["float_atomic_outputs"] == ["out"]
+    assert _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact, flag=1)])["failure"] \
         == "schedule-dependent"
-    assert _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 1.0)])["status"] == "wrong-output"
+    assert _verdict(text, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 1.0)])["status"] == "mismatch"
     no_atomics = text.replace("atom.global.add.f32", "st.global.f32")
-    assert _verdict(no_atomics, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])["status"] \
+    assert _verdict(no_atomics, name, spec, [_sum_outputs(exact), _sum_outputs(exact + 0.001)])["failure"] \
         == "schedule-dependent"

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Run every corpus kernel that has a launch sidecar (sm_75..sm_90 by default, without the
 arch-specific sm_90a/sm_100a/sm_120a builds) on the CPU engine at a reduced launch, under the
-inorder, reverse and random:1 schedules; a kernel passes when every run completes with no
-sanitizer report, matches its numpy reference (corpus/scripts/corpus_refs.py; `pass`) or, without
-one, gives the same outputs under all three (`pass-schedules`). Prints one line per kernel,
-then every kernel of those targets' PTX files that no sidecar describes (`no-sidecar`, with
-why), and a per-producer summary; --json writes every result.
+inorder, reverse and random:1 schedules. Verdicts (corpus_check.VERDICTS): `match` when every
+run completes with no sanitizer report, with the same outputs under all three, and within each
+independent reference the kernel has (the stored Triton-interpreter / Pallas-interpret / float64
+reference of corpus/refs/, the numpy references of corpus/scripts/corpus_refs.py and
+gemm_refs.py); `refused` (a located refusal), `mismatch`, `fail`, and `unverified` (no
+reference: schedule agreement alone is not a pass). Prints one line per kernel, then every kernel
+of those targets' PTX files that no sidecar describes (`no-sidecar`, with why), and a per-producer
+summary (matching / refused / unverified / failing); --json writes every result.
 
     python scripts/emulate_corpus.py [--targets sm_80,sm_89|all] [--ctas 2] [--json out.json] [--only SUBSTR]
                                      [--shard I/N]   (then: --merge a.json b.json ... [--json all.json])
@@ -23,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "corpus" / "scripts"))   # the corpus checks: corpus_check, its references, gallery
 
 from corpus_check import cases, not_covered, run_case  # noqa: E402
+from oracle_refs import ALL_TARGETS  # noqa: E402
 
 DEFAULT_TARGETS = "sm_75,sm_80,sm_86,sm_89,sm_90"
-ALL_TARGETS = DEFAULT_TARGETS + ",sm_90a,sm_100a,sm_103a,sm_120,sm_120a"
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -38,7 +41,7 @@ def main(argv=None) -> int:
                     help="only sum up the --json rows of shards (a later file's row of a kernel wins)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    targets = set((ALL_TARGETS if args.targets == "all" else args.targets).split(","))
+    targets = set(ALL_TARGETS) if args.targets == "all" else set(args.targets.split(","))
     if args.merge:          # a later file's row replaces an earlier one of the same kernel (a rerun)
         rows = {(r["ptx"], r["kernel"]): r for f in args.merge for r in json.loads(Path(f).read_text())
                 if r["status"] != "no-sidecar"}
@@ -61,12 +64,21 @@ def main(argv=None) -> int:
         results.append(res)
         print(f"{res['status']:18} {res['ptx']}::{res['kernel'][:90]}  {res['why'][:160]}")
     print()
-    summary = collections.defaultdict(collections.Counter)
-    for r in results:
-        summary[r["producer"]][r["status"]] += 1
-    for producer, c in sorted(summary.items()):
-        print(f"{producer:8} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())) + f" (of {sum(c.values())})")
+    for producer, c in sorted(summary(results).items()):
+        print(f"{producer:8} " + ", ".join(f"{k} {c[k]}" for k in SUMMARY) + f" (of {sum(c.values())})")
     return _write(args.json, results)
+
+
+SUMMARY = ("matching", "refused", "unverified", "failing", "no-sidecar")
+GROUP = {"match": "matching", "refused": "refused", "unverified": "unverified", "no-sidecar": "no-sidecar"}
+
+
+def summary(results: list[dict]) -> dict:
+    """producer -> Counter of SUMMARY groups (a mismatch or a fail is failing)."""
+    out: dict = collections.defaultdict(collections.Counter)
+    for r in results:
+        out[r["producer"]][GROUP.get(r["status"], "failing")] += 1
+    return out
 
 
 def _write(path, results) -> int:

@@ -112,7 +112,7 @@ def kernels(sweep, k=None, only=None, base_only=False):
                 yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k)
         return
     for r in json.loads(Path(sweep).read_text()):
-        if r["status"] != "pass" or not PIPELINE_FEATURES & set(r.get("features", ())):
+        if r["status"] != "match" or not PIPELINE_FEATURES & set(r.get("features", ())):
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])

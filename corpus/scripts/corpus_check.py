@@ -1,9 +1,13 @@
 """Corpus kernels with launch sidecars on the engine: a reduced launch, three schedules, no
-report, the same outputs under all three (but for the buffers a reference marks order-dependent)
-and, where corpus/scripts/corpus_refs.py has one, the numpy reference's result
-(scripts/emulate_corpus.py, roundtrip_tests). A kernel with a tensor-core reference (gemm_refs.py)
-must match it within its accumulation-order bound under every schedule; its float outputs updated
-by float atomics may then differ between schedules, every other output must still be bit-equal."""
+report, the same outputs under all three (but for the buffers a reference marks order-dependent),
+and the result of every independent reference the kernel has: the stored oracle reference of
+corpus/refs/ (Triton interpreter, Pallas interpret mode, float64 numpy; oracle_refs.py), the
+numpy reference of corpus/scripts/corpus_refs.py, the tensor-core reference of gemm_refs.py
+(within its accumulation-order bound). Verdicts (VERDICTS): `match`, `refused` (the engine
+refused with a located reason), `mismatch` (a reference disagrees), `fail` (a crash, a report,
+the step limit, outputs that differ between schedules) and `unverified` (no reference: agreement
+of the schedules alone is no pass). Float outputs updated by float atomics that a reference
+checked within a tolerance may differ between schedules; every other output must be bit-equal."""
 from __future__ import annotations
 
 import json
@@ -13,6 +17,7 @@ from pathlib import Path
 
 import corpus_refs
 import numpy as np
+import oracle_refs
 from gemm_refs import reference_for as gemm_reference_for
 
 from ptx2py.emulate.errors import EmulationError
@@ -96,11 +101,37 @@ def _context(spec: dict, inputs: dict, outputs: dict) -> corpus_refs.Ctx:
                            dict(spec.get("constexprs") or {}))
 
 
+VERDICTS = ("match", "refused", "unverified", "mismatch", "fail")   # no verdict for schedule agreement alone
+
+
+def stored_reference(ptx: Path, spec: dict, small: dict) -> dict | None:
+    """The manifest entry of corpus/refs/ that holds this kernel's reference at this very reduced
+    launch (another --ctas has none)."""
+    ent = oracle_refs.entry(str(ptx.relative_to(ROOT)), spec["kernel"])
+    if ent is None or "file" not in ent or ent["launch"]["grid"] != small["grid"]:
+        return None
+    return ent
+
+
+def _failed(kind: str, why: str, **extra) -> dict:
+    return {"status": "fail", "failure": kind, "why": why, **extra}
+
+
+def _reference_checks(ptx: Path, spec: dict, small: dict, producer: str) -> tuple:
+    """(stored oracle entry, corpus_refs reference, gemm_refs reference) of a kernel, None where
+    it has none."""
+    return (stored_reference(ptx, spec, small), corpus_refs.reference_for(producer, source_stem(ptx), spec["kernel"]),
+            gemm_reference_for(spec["kernel"]))
+
+
 def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int, producer: str | None = None) -> dict:
+    """One sidecar kernel under the three schedules: `match` when every run is clean, equal under
+    all schedules and within every independent reference it has; `unverified` without one."""
     text = ptx.read_text()
     small = small_launch(spec, ctas)
     producer = producer or ptx.parent.name
-    ref = corpus_refs.reference_for(producer, source_stem(ptx), spec["kernel"])
+    stored, ref, gemm = _reference_checks(ptx, spec, small, producer)
+    dtypes = {a["name"]: a.get("dtype") for a in small["args"]}
     outs, t0 = [], time.perf_counter()
     steps = 0
     try:
@@ -114,44 +145,53 @@ def run_case(ptx: Path, spec: dict, ctas: int, max_steps: int, producer: str | N
         except EmulationError as e:
             return {"status": "refused", "why": str(e).splitlines()[0]}
         except Exception as e:  # noqa: BLE001 - report every kernel
-            return {"status": "crash", "why": f"{type(e).__name__}: {e}"}
+            return _failed("crash", f"{type(e).__name__}: {e}")
         if any(x.kind == "trap" and "step limit" in x.message for x in r.reports):
-            return {"status": "too-long", "why": r.reports[-1].render(), "schedule": sched}
+            return _failed("too-long", r.reports[-1].render(), schedule=sched)
         if r.reports:
-            return {"status": "report", "why": r.reports[0].render(), "schedule": sched,
-                    "kinds": sorted({x.kind for x in r.reports})}
-        if ref is not None:
-            bad = corpus_refs.check(ref, _context(small, inputs, r.outputs))
-            if bad:
-                return {"status": "mismatch", "why": f"{sched}: " + "; ".join(bad), "schedule": sched}
+            return _failed("report", r.reports[0].render(), schedule=sched, kinds=sorted({x.kind for x in r.reports}))
+        bad = corpus_refs.check(ref, _context(small, inputs, r.outputs)) if ref is not None else []
+        bad += oracle_refs.check(stored, inputs, r.outputs, dtypes) if stored is not None else []
+        if bad:
+            return {"status": "mismatch", "why": f"{sched}: " + "; ".join(bad), "schedule": sched}
         outs.append(r.outputs)
         steps += r.stats["thread_instructions"]
-    skip = ref.order_dependent if ref is not None else frozenset()
-    return {**_verdict(text, spec["kernel"], small, outs, skip, ref is not None),
-            "seconds": time.perf_counter() - t0, "reference": ref is not None,
-            "thread_instructions": steps, "grid": small["grid"]}
+    skip = (ref.order_dependent if ref is not None else frozenset()) | set((stored or {}).get("order_dependent", ()))
+    references = [n for n, x in (("stored", stored), ("numpy", ref), ("gemm", gemm)) if x is not None]
+    res = _verdict(text, spec["kernel"], small, outs, skip, references)
+    if res["status"] == "unverified":
+        res["why"] = _unverified_why(ptx, spec)
+    return {**res, "seconds": time.perf_counter() - t0, "references": references,
+            "oracle": (stored or {}).get("oracle"), "thread_instructions": steps, "grid": small["grid"]}
 
 
-def _verdict(text: str, kernel: str, small: dict, outs: list, skip=frozenset(), checked=False) -> dict:
-    """pass / pass-schedules / wrong-output / schedule-dependent from the outputs of the schedules
-    (`skip`: buffers a reference marks order-dependent; `checked`: a corpus_refs reference held)."""
+def _unverified_why(ptx: Path, spec: dict) -> str:
+    ent = oracle_refs.entry(str(ptx.relative_to(ROOT)), spec["kernel"]) or {}
+    return ent.get("why", "no independent reference (corpus/refs/manifest.json has no entry for it)")
+
+
+def _verdict(text: str, kernel: str, small: dict, outs: list, skip=frozenset(), references=()) -> dict:
+    """match / unverified / mismatch / fail from the outputs of the schedules (`skip`: buffers a
+    reference marks order-dependent; `references`: the independent references that held under
+    every schedule). Equal outputs under every schedule is a determinism check, not a verdict."""
     differ = [k for k in outs[0] if k not in skip
               and any(not np.array_equal(outs[0][k].view(np.uint8), o[k].view(np.uint8)) for o in outs[1:])]
     ref = gemm_reference_for(kernel)
-    out = {}
+    out: dict = {}
     if ref is not None:
         checks = [ref(o, small) for o in outs]
         bad = next((c for c in checks if not c["ok"]), None)
         out["gemm_reference"] = bad or checks[0]
         if bad:
-            return {**out, "status": "wrong-output", "why": f"{bad['what']}: max error {bad['max_err']:.3g}"}
+            return {**out, "status": "mismatch", "why": f"{bad['what']}: max error {bad['max_err']:.3g}"}
     dtypes = {a["name"]: a.get("dtype") for a in small["args"]}
-    atomic = ref is not None and FLOAT_ATOMIC.search(kernel_text(text, kernel)) is not None
+    within_bound = ref is not None or "stored" in references     # a tolerance, not bits, checked the floats
+    atomic = within_bound and FLOAT_ATOMIC.search(kernel_text(text, kernel)) is not None
     if differ and atomic and all(dtypes.get(k) in FLOAT_DTYPES for k in differ):
         out["float_atomic_outputs"] = differ       # within the reference's bound under each schedule
     elif differ:
-        return {**out, "status": "schedule-dependent", "why": f"outputs differ between schedules: {', '.join(differ)}"}
-    return {**out, "status": "pass" if checked or ref is not None else "pass-schedules"}
+        return _failed("schedule-dependent", f"outputs differ between schedules: {', '.join(differ)}", **out)
+    return {**out, "status": "match" if references or ref is not None else "unverified"}
 
 
 def _entries(text: str) -> list[str]:

@@ -438,6 +438,13 @@ def _vector_add(c):
     return {"c": _prefix(c, "c", m, c.a("a")[:m] + c.a("b")[:m])}
 
 
+def _float4_copy(c):
+    """mma_sync.cu pipeline_primitives_copy: thread i < n copies float4 in[i] to out[i] through
+    shared memory (cp.async)."""
+    m = 4 * min(c.scalars["n"], c.threads)
+    return {"out": _prefix(c, "out", m, c.a("in")[:m])}
+
+
 def _shared_tree_max(c):
     x, n, span = c.a("x"), c.scalars["n"], 2 * c.block[0]
     out = c.zeros("out")
@@ -640,6 +647,7 @@ REFS = {
     ("llvm", "vector_math", "bits"): Ref(_bits),
     ("nvcc", "elementwise", "vector_add"): Ref(_vector_add),
     ("nvcc", "reduce", "shared_tree_max"): Ref(_shared_tree_max),
+    ("nvcc", "mma_sync", "pipeline_primitives_copy"): Ref(_float4_copy),
     ("nvcc", "reduce", "histogram256"): Ref(_histogram256),
     ("nvcc", "reduce", "dot_double"): Ref(_dot_double, frozenset({"out"})),
     ("nvcc", "scan_softmax", "rmsnorm_half"): Ref(_rmsnorm_half),

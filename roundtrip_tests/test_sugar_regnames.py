@@ -154,3 +154,16 @@ def test_cxx_targets_are_declarations_and_assignments():
     got = targets("k.cu", "float acc = 0.0f;\n  acc += a[i] * b[i];\nc[i] = acc;\n"
                           "for (int i = tid; i < n; i += 32) {\nif (x == 1) y = 2;\n")
     assert got == {1: "acc", 2: "acc", 4: "i"}
+
+
+def test_an_address_name_is_only_for_a_variable():
+    """`mov %r5, r0` of an inline-asm block's own register `r0` copies a value, not an address."""
+    text = "\n".join([
+        ".version 9.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+        "\t.reg .b32 \t%r<9>;", "\t.shared .align 4 .b8 tile[64];", "", "\tmov.u32 \t%r1, tile;",
+        "\t// begin inline asm", "\t{  .reg .s32 r0;  add.s32 r0, %r2, 1;  mov.s32 %r5, r0;}", "\t// end inline asm",
+        "\tst.shared.u32 \t[%r1], %r5;", "\tret;", "}", ""])
+    src = ptx2py.ptx_to_python(text, sugar=True)
+    assert transpile.python_to_ptx(src) == text
+    assert "tile_addr := r[1]" in src
+    assert "r0_addr" not in src and "ptx.mov.s32(r[5], r0)" in src, src

@@ -25,7 +25,7 @@ import builtins
 import keyword
 import re
 
-from .ir import Call, Display, Kw, per_function
+from .ir import Call, Display, Kw, children, per_function
 from .names import RESERVED
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
@@ -57,18 +57,12 @@ def with_families(fn) -> bool:
 
 
 def _atoms(e, out) -> None:
-    c = e.__class__
-    if c is str:
+    if e.__class__ is str:
         if e[:1] not in "\"'":
             out.append(e)
-    elif c is Call:
-        for i in e.items:
-            _atoms(i, out)
-    elif c is Kw:
-        _atoms(e.value, out)
-    elif c is Display:
-        for i in e.items:
-            _atoms(i, out)
+        return
+    for i in children(e):
+        _atoms(i, out)
 
 
 def _module_identifiers(stmts) -> set:

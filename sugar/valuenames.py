@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .demoted import declares_variable
 from .ir import Call, Display, Kw, is_insn, per_function, positional, unq
 from .regnames import _IDENT, _atoms, _families, _pattern, with_families
 from .sources import _sources
@@ -81,7 +82,14 @@ def _param_name(op):
     return None
 
 
-def _role(opcode, pos, named, pattern):
+def _variables(stmts) -> frozenset:
+    """The Python names bound to the module's and its functions' variables (`tile = var.shared...`):
+    what `mov %r, tile` reads the address of (a block's own registers, `r0`, are no address)."""
+    return frozenset(s.prefix[:-3] for s in stmts if s.prefix.endswith(" = ") and s.expr.__class__ is Call
+                     and declares_variable(s.expr) and s.prefix[:-3].isidentifier())
+
+
+def _role(opcode, pos, named, pattern, variables):
     """A role name of the register an instruction defines, or None."""
     src = pos[1] if len(pos) == 2 else None
     if src is None:
@@ -92,7 +100,7 @@ def _role(opcode, pos, named, pattern):
         if src.__class__ is str and src.startswith("sreg."):
             return src[5:].replace(".", "_")
         p = _param_name(src)
-        if p is None and src.__class__ is str and _IDENT.fullmatch(src) and not pattern.fullmatch(src):
+        if p is None and src.__class__ is str and src in variables:
             p = src   # a variable's address: `mov.u32 %r, smem` (the names pass wrote it bare)
         if p is not None:
             return p + "_addr"
@@ -148,7 +156,7 @@ class _Numbering:
                 return f"{base}_{k}"
 
 
-def _analyse(fn, sources) -> dict:
+def _analyse(fn, sources, variables) -> dict:
     """{register atom: name} of one function."""
     families = _families(fn)
     if not families:
@@ -198,7 +206,7 @@ def _analyse(fn, sources) -> dict:
             defs.append((d, st))
             if e.head.startswith("ptx.mov.") and len(pos) == 2 and not _reads_register(pos[1], pattern):
                 constants.add(d)
-            role = _role(e.head[4:], pos, named, pattern) if len(dests) == 1 else None
+            role = _role(e.head[4:], pos, named, pattern, variables) if len(dests) == 1 else None
             if role is not None and d not in named:
                 named[d] = names.plain(role)
     for reg, role in held:
@@ -233,9 +241,13 @@ def _analyse(fn, sources) -> dict:
 def run(stmts, ctx):
     """Pass: the names of each function's registers, kept in `ctx.register_names` (one dict per
     function that declares registers, in order)."""
-    sources = _source_targets(ctx)
+    sources, shared = _source_targets(ctx), _variables(s for s in stmts if s.depth == 0)
     found = []
-    per_function(stmts, lambda fn: found.append(_analyse(fn, sources)) or fn if with_families(fn) else fn)
+
+    def one(fn):
+        found.append(_analyse(fn, sources, shared | _variables(fn)))
+        return fn
+    per_function(stmts, lambda fn: one(fn) if with_families(fn) else fn)
     ctx.register_names = found
     return stmts
 

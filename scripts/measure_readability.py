@@ -16,7 +16,9 @@ block against the control-flow graph (`sugar.loopcheck`). `--per-file` also prin
 line per measured file (producer, instructions, sugar lines, lines per instruction, path).
 `--names` prints, per producer, the mean per-file share of register references written as names
 (`K`, `acc[3]`, the binding `K := r[5]`) among all register references of the kernel bodies
-(numbered ones: `r[5]`, `r[i + 126]`; see `register_references`).
+(numbered ones: `r[5]`, `r[i + 126]`; see `register_references`), the plain spellings of
+instructions that have a typed form, and the distinct spellings of each instruction family
+(`family_spellings`: how the call writes the producer's inline-asm bracket).
 `--breakdown` prints, per producer, the median lines per instruction of each kind of line:
 instruction statements, `ptx.label(L.tmpN)`, `loc(...)`, `ptx.comment(...)`, the DWARF
 `with ptx.section(...)` blocks, and the rest. Files are converted with their
@@ -189,6 +191,87 @@ def plain_family_spellings(src: str) -> int:
     return n
 
 
+# the words before an instruction that say how it is bracketed (`asm.`, `nvasm.`, `asm.here.`,
+# `asm.block.`), after the prefixes that only place it (`label(...).`, `at(...).`)
+_PLACE = re.compile(r"(?:label|at)\([^()]*(?:\([^()]*\)[^()]*)*\)\.")
+_BRACKET_WORDS = ("asm", "nvasm", "here", "block")
+
+
+def _spelled(head: str) -> tuple:
+    """(bracket words, instruction words) of a call's head: `asm.at(1, 2).here.wgmma.fence...`
+    -> ("asm.here", ["wgmma", "fence", ...])."""
+    words = [w for w in _PLACE.sub("", head).split(".") if w]
+    if words[:1] == ["ptx"]:
+        words = words[1:]
+    bracket = []
+    while words and words[0] in _BRACKET_WORDS:
+        bracket.append(words.pop(0))
+    return ".".join(bracket), words
+
+
+def family_spellings(src: str) -> dict:
+    """{instruction family: {spelling: count}} of the kernel bodies' instruction statements. The
+    family is the instruction's first PTX word (`wgmma` for `ptx.wgmma.fence...` and
+    `wgmma_mma...`, `mbarrier` for `mbarrier_wait`); its spelling is how the call says the
+    producer's inline-asm bracket: "" (none), `asm`, `asm.here`, `nvasm`, `asm.block`, or
+    `with asm` for a statement of a `with asm():` block; an alias (`tma_load = asm.cp...`)
+    counts as the spelling of what it names."""
+    import ast
+
+    from ptx2py.sugar.ir import _DIRECTIVES
+    from ptx2py.transpile.dsl.structured import STATEMENT_CALLS
+    from ptx2py.transpile.dsl.trivia_table import split_trailer
+    from ptx2py.transpile.dsl.typed import FAMILIES
+
+    tree = ast.parse(split_trailer(src)[0])
+    aliases = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Attribute):
+            aliases[node.targets[0].id] = ast.unparse(node.value)
+    out: dict = {}
+
+    def family(words):
+        if not words:
+            return None
+        if words[0] in FAMILIES:
+            return FAMILIES[words[0]].lead[0].split(".")[0]
+        if words[0] in STATEMENT_CALLS:
+            return words[0].split("_")[0]
+        return None if words[0] in _DIRECTIVES or words[0] in ("insn", "comment") else words[0].rstrip("_")
+
+    def note(call, around):
+        head = ast.unparse(call.func)
+        first = head.split(".", 1)[0].split("(", 1)[0]
+        if first in aliases:
+            head = aliases[first] + head[len(first):]
+        elif not (head.startswith(("ptx.", "asm.", "nvasm.", "at(", "label(")) or first in FAMILIES
+                  or first in STATEMENT_CALLS):
+            return
+        bracket, words = _spelled(head)
+        fam = family(words)
+        if fam is not None:
+            spelling = bracket or around
+            out.setdefault(fam, {})[spelling] = out.setdefault(fam, {}).get(spelling, 0) + 1
+
+    def visit(body, around):
+        for node in body:
+            if isinstance(node, ast.With):
+                ctx = node.items[0].context_expr
+                head = ast.unparse(ctx.func) if isinstance(ctx, ast.Call) else ""
+                inner = around
+                if head.split(".")[0] in ("asm", "nvasm"):
+                    inner = "with " + head
+                visit(node.body, inner)
+            elif isinstance(node, (ast.For, ast.If)):
+                visit(node.body, around)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                note(node.value, around)
+
+    visit(tree.body, "")
+    return out
+
+
 def one(job):
     path, sugar, check, min_insns, floor, loops, layout, kinds = job
     import ptx2py
@@ -215,7 +298,7 @@ def one(job):
     if kinds:
         lay = {k: v / max(n, 1) for k, v in breakdown(src).items()}
     elif layout == "names":
-        lay = (*register_references(src), plain_family_spellings(src))
+        lay = (*register_references(src), plain_family_spellings(src), family_spellings(src))
     ok = black_ok = None
     if check:
         try:
@@ -257,6 +340,8 @@ def main(argv=None) -> int:
     kinds = defaultdict(list)
     shares = defaultdict(list)
     plain_files = []
+    spellings: dict = defaultdict(lambda: defaultdict(int))  # family -> spelling -> count, all files
+    spelled_files: dict = defaultdict(lambda: defaultdict(set))  # family -> spelling -> files
     with ProcessPoolExecutor(args.j) as ex:
         jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops,
                  "names" if args.names else args.layout, args.breakdown) for f in files]
@@ -271,6 +356,10 @@ def main(argv=None) -> int:
                     shares[Path(path).parent.name].append(lay[0] / sum(lay[:2]))
                 if lay is not None and lay[2]:
                     plain_files.append((path, lay[2]))
+                for fam, by in (lay[3] if lay is not None else {}).items():
+                    for sp, c in by.items():
+                        spellings[fam][sp] += c
+                        spelled_files[fam][sp].add(path)
                 lay = None
             if lay is not None:
                 lay_total = [a + b for a, b in zip(lay_total, lay)]
@@ -307,6 +396,13 @@ def main(argv=None) -> int:
               f"({len(plain_files)} files with any)")
         for f, c in plain_files[:20]:
             print("  PLAIN", f, c)
+        several = {f: by for f, by in spellings.items() if len(by) > 1}
+        print(f"instruction families: {len(spellings)}, spelled more than one way: {len(several)} "
+              f"(spelling: the inline-asm bracket words; '' = none)")
+        for fam in sorted(spellings):
+            by = spellings[fam]
+            print(f"  SPELLINGS {fam:12} {len(by)}: " + ", ".join(
+                f"{sp or '-'} {c} ({len(spelled_files[fam][sp])} files)" for sp, c in sorted(by.items())))
     if args.check:
         print(f"byte-identical: {same}/{total}  black-stable: {black_same}/{total}")
         for b in bad[:20]:

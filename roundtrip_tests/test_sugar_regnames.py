@@ -167,3 +167,19 @@ def test_an_address_name_is_only_for_a_variable():
     assert transpile.python_to_ptx(src) == text
     assert "tile_addr := r[1]" in src
     assert "r0_addr" not in src and "ptx.mov.s32(r[5], r0)" in src, src
+
+
+def test_a_register_written_twice_gets_no_role_name():
+    """nvcc reuses `%r1 = %tid.x` as the loop counter of `for (i = tid; i < 256; i += ntid)`:
+    after the loop `r[1]` no longer holds the thread's index, so it is not called `tid_x`."""
+    text = "\n".join([
+        ".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
+        "\t.reg .pred \t%p<3>;", "\t.reg .b32 \t%r<9>;", "",
+        "\tmov.u32 \t%r1, %tid.x;", "\tmov.u32 \t%r2, %ntid.x;", "\tmov.u32 \t%r3, %tid.y;",
+        "$L__BB0_1:", "\tadd.s32 \t%r1, %r1, %r2;", "\tsetp.lt.s32 \t%p1, %r1, 256;", "\t@%p1 bra \t$L__BB0_1;",
+        "\tadd.s32 \t%r4, %r3, 1;", "\tret;", "}", ""])
+    src = ptx2py.ptx_to_python(text, sugar=True)
+    assert transpile.python_to_ptx(src) == text
+    assert "ntid_x := r[2]" in src and "tid_y := r[3]" in src   # written once: named
+    assert not re.search(r"(?<![\w.])(?:tid_x|iv)(?!\w)", src), src  # written twice: numbered
+    assert "ptx.add.s32(r[1], r[1], ntid_x)" in src

@@ -10,11 +10,13 @@ and `b` `iv_end`. Source names: the outermost `.loc` of an instruction (through 
 its line in the kernel's own source (`.file` paths that exist, `--source`, corpus/src); the
 name the statement there assigns (sugar/srcnames.py) names the registers defined at it: `T`
 for the last value it defines that is used past that statement, `T_1`, `T_2`, ... for the
-others (one count per name in a function). Role names come first.
+others (one count per name in a function). Role names come first; a role names one value, so
+a register the function writes more than once gets none (it stays numbered).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from .demoted import declares_variable
@@ -34,6 +36,16 @@ def _dests(first, pattern) -> list:
                                                getattr(first, "head", None) == "pair"):
         return [i for i in first.items if i.__class__ is str and pattern.fullmatch(i)]
     return []
+
+
+def _defined(s, pattern) -> list:
+    """The registers the instruction statement `s` writes (a raised call such as
+    `mbarrier_wait([r[27]], r[122])` writes none)."""
+    e = s.expr
+    if e.__class__ is not Call or not is_insn(s):
+        return []
+    pos = positional(e)
+    return _dests(pos[0], pattern) if pos else []
 
 
 # --- application ----------------------------------------------------------------------
@@ -169,6 +181,10 @@ def _analyse(fn, sources, variables) -> dict:
     held = []   # (register, the role of the address it holds)
     loops, compares = [], {}   # the predicates raised loops repeat on; setp's operands per predicate
     constants = set()  # registers set by a `mov` of a constant (a shuffle's lane mask): never a statement's value
+    # a role names one value: a register the function writes more than once (nvcc's `tid.x` reused as a
+    # loop counter) holds others too, and is left numbered
+    written = Counter(d for s in fn for d in _defined(s, pattern))
+    refused: set = set()
 
     def statement(where):
         """(file, first line, the name it assigns or None) of the source statement at `where`."""
@@ -187,9 +203,8 @@ def _analyse(fn, sources, variables) -> dict:
         if e.head == "ptx.loc":
             loc = _loc(e, parent)
             continue
-        insn = is_insn(s)   # (else a raised call such as `mbarrier_wait([r[27]], r[122])`: uses only)
         pos = positional(e)
-        dests = _dests(pos[0], pattern) if pos and insn else []
+        dests = _defined(s, pattern)
         atoms: list = []
         _atoms(e, atoms)
         st = statement(loc)
@@ -207,11 +222,17 @@ def _analyse(fn, sources, variables) -> dict:
             if e.head.startswith("ptx.mov.") and len(pos) == 2 and not _reads_register(pos[1], pattern):
                 constants.add(d)
             role = _role(e.head[4:], pos, named, pattern, variables) if len(dests) == 1 else None
-            if role is not None and d not in named:
-                named[d] = names.plain(role)
+            if role is not None and d not in named and d not in refused:
+                if written[d] > 1:
+                    refused.add(d)
+                else:
+                    named[d] = names.plain(role)
     for reg, role in held:
-        if reg not in named:
-            named[reg] = names.plain(role)
+        if reg not in named and reg not in refused:
+            if written.get(reg, 0) > 1:
+                refused.add(reg)
+            else:
+                named[reg] = names.plain(role)
     groups: dict = {}
     for d, st in defs:
         if d not in named and st is not None and st[2] is not None:
@@ -233,7 +254,7 @@ def _analyse(fn, sources, variables) -> dict:
         taken.update(regs)
     for pred in loops:  # what no source names: the loop's counter and its bound, by the test it repeats on
         for reg, role in zip(compares.get(pred, ()), ("iv", "iv_end")):
-            if reg.__class__ is str and pattern.fullmatch(reg) and reg not in named:
+            if reg.__class__ is str and pattern.fullmatch(reg) and reg not in named and reg not in refused:
                 named[reg] = names.plain(role)
     return named
 

@@ -109,3 +109,28 @@ def test_breakdown_counts_each_kind_of_line():
     ])
     assert measure.breakdown(src) == {"instructions": 2, "tmp labels": 1, "loc lines": 1, "ptx.comment": 1,
                                       "sections": 2, "rest": 3}
+
+
+# a --sugar body written by hand: each line's family and bracket spelling is known
+_SPELLED = '''from ptx2py.dsl import *  # noqa: F401,F403
+
+tma_load = asm.cp_async_bulk_tensor._2d.shared__cta.global_.mbarrier__complete_tx__bytes
+with ptx.entry("k", params=[], visible=True):
+    r, rd = regs(b32=40, b64=40)
+    ptx.wgmma.fence.sync.aligned()
+    asm.here.wgmma_mma.m64n128k16.f32.f16.f16(d=r[1:65], a=rd[1], b=rd[2], scale_d=1)
+    with asm():
+        at(265, 15).wgmma.wait_group.sync.aligned(1)
+    label(L.tmp0).at(3, 4).add.s32(r[1], r[2], 1)
+    tma_load(dst=[r[3]], src=[rd[4], (r[5], r[6])], mbar=[r[7]])
+    mbarrier_wait([r[27]], r[8])
+    ptx.cp.async_.bulk.commit_group()
+    ptx.ret()
+'''
+
+
+def test_family_spellings_count_each_bracket_spelling_per_family():
+    got = measure.family_spellings(_SPELLED)
+    assert got["wgmma"] == {"": 1, "asm.here": 1, "with asm": 1}
+    assert got["add"] == {"": 1} and got["ret"] == {"": 1} and got["mbarrier"] == {"": 1}
+    assert got["cp"] == {"asm": 1, "": 1}   # the alias spells what it names

@@ -130,7 +130,7 @@ def test_sugar_leaves_the_labels_to_the_rule_and_a_move_carries_them():
     assert "L.tmp0" in src and "L.tmp5" in src          # before the first .loc, after the ret: kept
     # move the second inlined call's add above the store: the labels follow the scopes
     lines = src.split("\n")
-    store = next(i for i, line in enumerate(lines) if "st.global_.b32([rd[1]], r[3])" in line)
+    store = next(i for i, line in enumerate(lines) if "st.global_.b32([param_0], r[3])" in line)
     add = next(i for i, line in enumerate(lines) if "add.s32(r[4], r[3], 2)" in line)
     assert add == store + 1
     lines[store], lines[add] = lines[add], lines[store]

@@ -103,7 +103,7 @@ def test_one_instruction_over_a_list_of_registers_is_one_loop():
     text = _module(_mads([81, 83, 85, 86, 88, 89, 90, 91]))
     src = roundtrips(text)
     assert ("    for i, x in enumerate((r[81], r[83], r[85], r[86], r[88], r[89], r[90], r[91])):\n"
-            "        ptx.mad.wide.s32(rd[i + 62], x, 4, rd[61])\n") in src
+            "        ptx.mad.wide.s32(rd[i + 62], x, 4, param_0)\n") in src
     assert src.count("mad.wide") == 1
 
 

@@ -158,17 +158,19 @@ def test_used_variables_get_their_demangled_names():
 # A module variable `a` is bound to the Python name `a`; a declaration spelled `a` elsewhere
 # keeps its string, and inside a function whose parameter is `a` the uses name the parameter
 # (ptxas resolves `[a]` there to the parameter; a label does not shadow). Seed 14 of the long
-# fuzz run found the parameter written as the variable object (AttributeError _parts).
+# fuzz run found the parameter written as the variable object (AttributeError _parts). The
+# registers are named after what they hold (sugar/valuenames.py): `a_` (the parameter's value,
+# `a` being the variable's name), `a_addr` (the variable's address).
 _GLOBAL_A = ".version 9.0\n.target sm_90a\n.address_size 64\n.global .u32 a;\n.global .u64 p = a;\n"
 
 
 @pytest.mark.parametrize("ptx, wanted", [
     (_GLOBAL_A + ".entry k (.param .u64 a)\n{\n.reg .b64 %rd<3>;\nld.param.u64 %rd1, [a];\nret;\n}\n"
      ".entry k2 ()\n{\n.reg .b64 %rd<3>;\nmov.u64 %rd1, a;\nret;\n}\n",
-     ['params=[param.u64("a")]', 'ptx.ld.param.u64(rd[1], [sym("a")])', "ptx.mov.u64(rd[1], a)"]),
+     ['params=[param.u64("a")]', 'ptx.ld.param.u64(a_ := rd[1], [sym("a")])', "ptx.mov.u64(a_addr := rd[1], a)"]),
     (_GLOBAL_A + ".func (.param .b32 a) f ()\n{\nret;\n}\n", ['returns=[param.b32("a")]']),
     (_GLOBAL_A + ".entry k ()\n{\n.reg .b64 %rd<3>;\nmov.u64 %rd1, a;\na:\nret;\n}\n",
-     ['ptx.label("a")', "ptx.mov.u64(rd[1], a)"]),
+     ['ptx.label("a")', "ptx.mov.u64(a_addr := rd[1], a)"]),
     (_GLOBAL_A + ".entry k ()\n{\np: .callprototype ()_ (.param .b32 a);\nret;\n}\n", ['params=[param.b32("a")]']),
 ], ids=["param", "return-param", "label", "callprototype"])
 def test_a_declaration_spelled_like_a_module_variable_keeps_its_name(ptx, wanted):

@@ -64,7 +64,7 @@ def test_the_frame_is_defined_once_after_srcmap():
     assert lines[3] == "kernels_215 = inlined(fn=0, at=(1, 215, 9))"
     assert src.count("kernels_215 = ") == 1
     assert "inlined_at=(1, 215, 9)" not in src  # every use spelled with the name
-    assert "    at(207, 12, kernels_215).max.f32(r[170], r[169], r[168])" in lines  # $L__tmp3: left to the rule
+    assert "    at(207, 12, kernels_215).max.f32(y_41 := r[170], y_39, y_38)" in lines  # $L__tmp3: left to the rule
 
 
 @pytest.mark.parametrize("name", SCANS)
@@ -130,7 +130,7 @@ def test_a_loop_body_keeps_its_loop_label_and_joins_its_debug_labels():
     assert "    p, r = regs(pred=3, b32=20)\n    scope_labels()\n" in src
     # $L__tmp0 and $L__tmp3 stand where the inlined call starts and ends: left to the rule;
     # $L__tmp1 and $L__tmp2 (inside the call) are not the rule's: they stay, joined
-    assert "        at(7, 12, kernels_6).add.s32(r[2], r[1], 1)\n" in src
+    assert "        at(7, 12, kernels_6).add.s32(r[2], iv, 1)\n" in src
     for n, line, col in ((1, 9, 12), (2, 7, 12)):
         assert f"label(L.tmp{n}).at({line}, {col}, kernels_6).add.s32(" in src
     assert "    at(11, 3).ret()\n" in src

@@ -106,10 +106,11 @@ def test_no_instruction_crosses_a_barrier(path):
 def test_triton_spin_waits_collapse():
     path = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
     src = roundtrips(ptxgrammar.read_ptx(path))
-    assert "mbarrier_wait([r[27]], phase, loc=(1, 264, 5), at=(1, 265, 5))" in src
+    assert "ptx.add.s32(bar_3 := r[27], k_26, bar_base)\n" in src   # the wait's mbarrier, named by its role
+    assert "mbarrier_wait([bar_3], phase, loc=(1, 264, 5), at=(1, 265, 5))" in src
     assert "waitLoop" not in src
-    assert "with skip_if(p[14], to=L.bb0_3):" in src
-    assert "with loop(L.bb0_2, while_=p[38]):" in src
+    assert "ptx.setp.lt.s32(k_12 := p[14], K, 1)" in src and "with skip_if(k_12, to=L.bb0_3):" in src
+    assert "with loop(L.bb0_2, while_=(k_35 := p[38])):" in src
 
 
 def test_a_region_with_a_label_inside_is_not_raised():

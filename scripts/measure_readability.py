@@ -14,6 +14,11 @@ inline asm spelled `inline_asm(...)` instead of `asm` (one spelling).
 `--loops` also counts the back edges raised as `with loop(...)` and checks every raised
 block against the control-flow graph (`sugar.loopcheck`). `--per-file` also prints one
 line per measured file (producer, instructions, sugar lines, lines per instruction, path).
+`--names` prints, per producer, the mean per-file share of register references written as names
+(`K`, `acc[3]`, the binding `K := r[5]`) among all register references of the kernel bodies
+(numbered ones: `r[5]`, `r[i + 126]`; see `register_references`), the plain spellings of
+instructions that have a typed form, and the distinct spellings of each instruction family
+(`family_spellings`: how the call writes the producer's inline-asm bracket).
 `--breakdown` prints, per producer, the median lines per instruction of each kind of line:
 instruction statements, `ptx.label(L.tmpN)`, `loc(...)`, `ptx.comment(...)`, the DWARF
 `with ptx.section(...)` blocks, and the rest. Files are converted with their
@@ -134,6 +139,139 @@ def layout_counts(src: str) -> tuple:
             len(LONG_ASM.findall(body)))
 
 
+_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+_FAMILIES = re.compile(r"^\s*([A-Za-z_][\w, ]*) = (?:regs|reg\.\w+)\(", re.M)
+_BOUND = re.compile(r"(?<![\w.])([A-Za-z_]\w*) (?::=|=) ([A-Za-z_]\w*)\[")
+
+
+def register_references(src: str) -> tuple:
+    """(named, numbered) register references in the kernel bodies of a `--sugar` module: a
+    numbered one spells a register family's index (`r[5]`, `r[i + 126]`), a named one a name
+    bound to a register or a range of them (`K`, `acc`, `acc[3]`; `K := r[5]` is one named
+    reference). Declarations (`acc = r[125:189]`), strings and comments are not counted."""
+    from ptx2py.transpile.dsl.trivia_table import split_trailer
+
+    body = split_trailer(src)[0]
+    lines = [_STRING.sub('""', line).split("#", 1)[0] for line in body.split("\n")]
+    families = {f.strip() for m in _FAMILIES.finditer(body) for f in m.group(1).split(",")}
+    if not families:
+        return 0, 0
+    names = {m.group(1) for line in lines for m in _BOUND.finditer(line) if m.group(2) in families}
+    numbered_pat = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, families)) + r")\[")
+    named_pat = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, names or {"\0"})) + r")(?![\w(])(?! = )")
+    named = numbered = 0
+    for line in lines:
+        if _FAMILIES.match(line) or re.match(r"\s*[A-Za-z_]\w* = [A-Za-z_]\w*\[[^\]]*\]\s*$", line):
+            continue
+        line = re.sub(r"(?<![\w.])([A-Za-z_]\w*) := [A-Za-z_]\w*\[[0-9]+\]", r"\1", line)
+        numbered += len(numbered_pat.findall(line))
+        named += len(named_pat.findall(line))
+    return named, numbered
+
+
+def plain_family_spellings(src: str) -> int:
+    """Instruction statements of the kernel bodies spelled as the plain chain of an instruction
+    that has a typed form (`ptx.mbarrier.try_wait...(...)` where `mbarrier_try_wait` exists)."""
+    import ast
+
+    from ptx2py.transpile.dsl.families import FAMILIES, OTHERS
+    from ptx2py.transpile.dsl.trivia_table import split_trailer
+    from ptx2py.transpile.names import to_python
+
+    leads = [".".join(to_python(w) for w in lead.split(".")) for lead, _ in FAMILIES.values()]
+    others = [".".join(to_python(w) for w in o.split(".")) for o in OTHERS]
+    n = 0
+    for node in ast.walk(ast.parse(split_trailer(src)[0])):
+        if isinstance(node, ast.Call):
+            head = re.sub(r"^(?:(?:label|at)\([^()]*\)\.|ptx\.|asm\.|nvasm\.|here\.|block\.)+", "",
+                          ast.unparse(node.func))
+            if any(head == lead or head.startswith(lead + ".") for lead in leads) and not any(
+                    head.startswith(o) for o in others):
+                n += 1
+    return n
+
+
+# the words before an instruction that say how it is bracketed (`asm.`, `nvasm.`, `asm.here.`,
+# `asm.block.`), after the prefixes that only place it (`label(...).`, `at(...).`)
+_PLACE = re.compile(r"(?:label|at)\([^()]*(?:\([^()]*\)[^()]*)*\)\.")
+_BRACKET_WORDS = ("asm", "nvasm", "here", "block")
+
+
+def _spelled(head: str) -> tuple:
+    """(bracket words, instruction words) of a call's head: `asm.at(1, 2).here.wgmma.fence...`
+    -> ("asm.here", ["wgmma", "fence", ...])."""
+    words = [w for w in _PLACE.sub("", head).split(".") if w]
+    if words[:1] == ["ptx"]:
+        words = words[1:]
+    bracket = []
+    while words and words[0] in _BRACKET_WORDS:
+        bracket.append(words.pop(0))
+    return ".".join(bracket), words
+
+
+def family_spellings(src: str) -> dict:
+    """{instruction family: {spelling: count}} of the kernel bodies' instruction statements. The
+    family is the instruction's first PTX word (`wgmma` for `ptx.wgmma.fence...` and
+    `wgmma_mma...`, `mbarrier` for `mbarrier_wait`); its spelling is how the call says the
+    producer's inline-asm bracket: "" (none), `asm`, `asm.here`, `nvasm`, `asm.block`, or
+    `with asm` for a statement of a `with asm():` block; an alias (`tma_load = asm.cp...`)
+    counts as the spelling of what it names."""
+    import ast
+
+    from ptx2py.sugar.ir import _DIRECTIVES
+    from ptx2py.transpile.dsl.structured import STATEMENT_CALLS
+    from ptx2py.transpile.dsl.trivia_table import split_trailer
+    from ptx2py.transpile.dsl.typed import FAMILIES
+
+    tree = ast.parse(split_trailer(src)[0])
+    aliases = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Attribute):
+            aliases[node.targets[0].id] = ast.unparse(node.value)
+    out: dict = {}
+
+    def family(words):
+        if not words:
+            return None
+        if words[0] in FAMILIES:
+            return FAMILIES[words[0]].lead[0].split(".")[0]
+        if words[0] in STATEMENT_CALLS:
+            return words[0].split("_")[0]
+        return None if words[0] in _DIRECTIVES or words[0] in ("insn", "comment") else words[0].rstrip("_")
+
+    def note(call, around):
+        head = ast.unparse(call.func)
+        first = head.split(".", 1)[0].split("(", 1)[0]
+        if first in aliases:
+            head = aliases[first] + head[len(first):]
+        elif not (head.startswith(("ptx.", "asm.", "nvasm.", "at(", "label(")) or first in FAMILIES
+                  or first in STATEMENT_CALLS):
+            return
+        bracket, words = _spelled(head)
+        fam = family(words)
+        if fam is not None:
+            spelling = bracket or around
+            out.setdefault(fam, {})[spelling] = out.setdefault(fam, {}).get(spelling, 0) + 1
+
+    def visit(body, around):
+        for node in body:
+            if isinstance(node, ast.With):
+                ctx = node.items[0].context_expr
+                head = ast.unparse(ctx.func) if isinstance(ctx, ast.Call) else ""
+                inner = around
+                if head.split(".")[0] in ("asm", "nvasm"):
+                    inner = "with " + head
+                visit(node.body, inner)
+            elif isinstance(node, (ast.For, ast.If)):
+                visit(node.body, around)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                note(node.value, around)
+
+    visit(tree.body, "")
+    return out
+
+
 def one(job):
     path, sugar, check, min_insns, floor, loops, layout, kinds = job
     import ptx2py
@@ -159,6 +297,8 @@ def one(job):
     r = (instruction_lines(src) if floor else code_lines(src)) / max(n, 1)
     if kinds:
         lay = {k: v / max(n, 1) for k, v in breakdown(src).items()}
+    elif layout == "names":
+        lay = (*register_references(src), plain_family_spellings(src), family_spellings(src))
     ok = black_ok = None
     if check:
         try:
@@ -181,6 +321,9 @@ def main(argv=None) -> int:
     ap.add_argument("--layout", action="store_true",
                     help="also count layout keywords and .loc mini-language strings left in the kernel bodies")
     ap.add_argument("--per-file", action="store_true", help="also print every measured file's figures")
+    ap.add_argument("--names", action="store_true",
+                    help="also print the mean per-file share of register references written as names "
+                         "(not with --layout)")
     ap.add_argument("--breakdown", action="store_true",
                     help="also print the median lines per instruction of each kind of line (not with --layout)")
     ap.add_argument("--min", type=int, default=MIN_INSNS)
@@ -195,14 +338,28 @@ def main(argv=None) -> int:
     disagree = []
     rows = []
     kinds = defaultdict(list)
+    shares = defaultdict(list)
+    plain_files = []
+    spellings: dict = defaultdict(lambda: defaultdict(int))  # family -> spelling -> count, all files
+    spelled_files: dict = defaultdict(lambda: defaultdict(set))  # family -> spelling -> files
     with ProcessPoolExecutor(args.j) as ex:
-        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops, args.layout, args.breakdown)
-                for f in files]
+        jobs = [(f, not args.plain, args.check, args.min, args.floor, args.loops,
+                 "names" if args.names else args.layout, args.breakdown) for f in files]
         lay_total, lay_files = [0, 0, 0, 0], []
         for path, n, r, ok, black_ok, lr, lay in ex.map(one, jobs, chunksize=2):
             if args.breakdown:
                 if lay is not None and n >= args.min:
                     kinds[Path(path).parent.name].append(lay)
+                lay = None
+            if args.names:
+                if lay is not None and n >= args.min and sum(lay[:2]):
+                    shares[Path(path).parent.name].append(lay[0] / sum(lay[:2]))
+                if lay is not None and lay[2]:
+                    plain_files.append((path, lay[2]))
+                for fam, by in (lay[3] if lay is not None else {}).items():
+                    for sp, c in by.items():
+                        spellings[fam][sp] += c
+                        spelled_files[fam][sp].add(path)
                 lay = None
             if lay is not None:
                 lay_total = [a + b for a, b in zip(lay_total, lay)]
@@ -230,6 +387,22 @@ def main(argv=None) -> int:
     for prod in sorted(kinds):
         med = {k: statistics.median(d[k] for d in kinds[prod]) for k in kinds[prod][0]}
         print(f"{prod:10} lines per instruction by kind (median): " + ", ".join(f"{k} {v:.3f}" for k, v in med.items()))
+    for prod in sorted(shares):
+        sh = shares[prod]
+        print(f"{prod:10} register references written as names: mean per file {statistics.mean(sh):.1%} "
+              f"({len(sh)} files, min {min(sh):.1%}, max {max(sh):.1%})")
+    if args.names:
+        print(f"plain spellings of instructions that have a typed form: {sum(c for _, c in plain_files)} "
+              f"({len(plain_files)} files with any)")
+        for f, c in plain_files[:20]:
+            print("  PLAIN", f, c)
+        several = {f: by for f, by in spellings.items() if len(by) > 1}
+        print(f"instruction families: {len(spellings)}, spelled more than one way: {len(several)} "
+              f"(spelling: the inline-asm bracket words; '' = none)")
+        for fam in sorted(spellings):
+            by = spellings[fam]
+            print(f"  SPELLINGS {fam:12} {len(by)}: " + ", ".join(
+                f"{sp or '-'} {c} ({len(spelled_files[fam][sp])} files)" for sp, c in sorted(by.items())))
     if args.check:
         print(f"byte-identical: {same}/{total}  black-stable: {black_same}/{total}")
         for b in bad[:20]:

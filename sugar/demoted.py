@@ -37,10 +37,10 @@ def _is_note(s) -> bool:
 def _is_var(s, depth) -> bool:
     e = s.expr
     return (s.depth == depth and s.prefix.endswith(" = ") and not s.trailer and e.__class__ is Call
-            and _declares(e) and not any(i.__class__ is Kw and i.name == "demoted" for i in e.items))
+            and declares_variable(e) and not any(i.__class__ is Kw and i.name == "demoted" for i in e.items))
 
 
-def _declares(e) -> bool:
+def declares_variable(e) -> bool:
     """A `var.<space>...(...)` or `<kernel>.var.<space>...(...)` declaration call."""
     h = e.head
     return h.startswith("var.") or ".var." in h and h.split(".var.", 1)[0].isidentifier()

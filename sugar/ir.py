@@ -59,6 +59,14 @@ def positional(call) -> list:
     return [i for i in call.items if i.__class__ is not Kw]
 
 
+def children(e) -> list:
+    """The sub-expressions of a call, a keyword argument or a display (an atom has none)."""
+    c = e.__class__
+    if c is Kw:
+        return [e.value]
+    return e.items if c is Call or c is Display else []
+
+
 def inline_comment(s):
     """(text, pad) of a `ptx.comment(text, inline=pad)` statement, else None."""
     if s is None or not is_call(s, "ptx.comment", 2):
@@ -137,4 +145,4 @@ def taken_names(stmts) -> set:
 
 
 __all__ = ["Call", "Display", "Kw", "PyStmt", "head", "is_insn", "is_call", "kwargs", "positional",
-           "stmt", "unq", "taken_names", "per_function", "inline_comment", "byte_values", "layout_lines"]
+           "stmt", "unq", "children", "taken_names", "per_function", "inline_comment", "byte_values", "layout_lines"]

@@ -23,7 +23,7 @@ from ptx2py.transpile.generator import q
 from ptx2py.transpile.names import is_local_label, label_names, rule_label_name
 
 from . import param_types
-from .ir import Call, Display, Kw, is_call, stmt, taken_names, unq
+from .ir import Call, Display, Kw, children, is_call, stmt, taken_names, unq
 from .param_types import plain_param
 from .sources import param_names as source_param_names
 
@@ -285,19 +285,12 @@ def _variables(stmts, rename, names) -> dict:
 
 
 def _used_symbols(e, out) -> None:
-    c = e.__class__
-    if c is Call:
-        if e.head == "sym" and len(e.items) == 1:
-            v = unq(e.items[0])
-            if v is not None:
-                out.add(v)
-        for i in e.items:
-            _used_symbols(i, out)
-    elif c is Kw:
-        _used_symbols(e.value, out)
-    elif c is Display:
-        for i in e.items:
-            _used_symbols(i, out)
+    if e.__class__ is Call and e.head == "sym" and len(e.items) == 1:
+        v = unq(e.items[0])
+        if v is not None:
+            out.add(v)
+    for i in children(e):
+        _used_symbols(i, out)
 
 
 def _variable_base(spelling: str) -> str:

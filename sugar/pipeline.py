@@ -19,6 +19,7 @@ from . import (
     names,
     ranges,
     registers,
+    regnames,
     repeat,
     roles,
     scopelabels,
@@ -27,17 +28,19 @@ from . import (
     structure,
     tensorcore,
     trivia,
+    valuenames,
 )
 
 # comment_keys tags the generator's same-line comments before any pass rebuilds them;
 # trivia takes the layout out before name_runs and repeat roll statements into loops (each
 # rolled statement then finds its own entry); fitted re-spells what the later nesting made too wide;
 # scopelabels leaves LLVM's scope labels to the DSL before then (the rounds they split are alike
-# without them); debuglabels joins debug labels to their instruction last (no pass after it reads those heads)
-PASSES: list = [comment_keys, names, structure, banner, registers, arrays, demoted, srcloc, inline_asm, srcloc,
-                debugstr, debugdata,
-                ranges, tensorcore, roles, scopelabels, trivia, srcfiles, name_runs, repeat, aliases, fitted,
-                debuglabels]
+# without them); valuenames picks register names while each statement is one instruction and
+# regnames writes them once the rolling passes are done; debuglabels joins debug labels to their
+# instruction last (no pass after it reads those heads)
+PASSES: list = [comment_keys, names, structure, valuenames, banner, registers, arrays, demoted, srcloc,
+                inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, roles, scopelabels, trivia, srcfiles,
+                name_runs, repeat, aliases, regnames, fitted, debuglabels]
 
 
 def passes(**options):

@@ -7,10 +7,10 @@
     ptx.shl.b32(a, stage, 3); ptx.add.s32(b, smem, a); ptx.add.s32(bar, b, C); mbarrier...([bar])
         -> C is where the stages' mbarriers start: `bar_base = 98304`
 
-Each name is a plain assignment just before the loop, under a comment saying what it is, and stands for the register
-inside the
-loop only (outside it the register may hold other values); the reader can rename it, and the
-register it names is the same object, so the PTX does not change.
+Each name is a plain assignment just before the loop, under a comment saying what it is;
+sugar/regnames.py then writes it in every reference of the function (the initialisation before
+the loop binds it, `ptx.mov.b32(stage := r[123], -1)`, and the assignment is left out). The reader
+can rename it, and the register it names is the same object, so the PTX does not change.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from .names import RESERVED
 def _op(s, opcode):
     """The positional operands of an instruction statement `<prefix>.<opcode>(...)`, else None."""
     e = s.expr
-    if (e.__class__ is not Call or s.prefix or s.trailer
-            or not (e.head == "ptx." + opcode or e.head.endswith(")." + opcode))):
+    if e.__class__ is not Call or s.prefix or s.trailer or not (
+            e.head == "ptx." + opcode or e.head.endswith(")." + opcode)):
         return None
     if any(i.__class__ is Kw for i in e.items):
         return None

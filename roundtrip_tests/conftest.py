@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import os
 import sys
@@ -89,3 +91,25 @@ def _collector_left_on():
     if not gc.isenabled():
         gc.enable()
         pytest.fail("the cyclic garbage collector was left disabled")
+
+
+def _libc_trim():
+    """glibc's malloc_trim, or None off glibc."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _libc_trim()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _heap_given_back():
+    """After each test module, give the freed heap back to the system: a worker runs many
+    modules, and glibc keeps what the engine's and the parser's large runs freed (each
+    worker otherwise ends near its largest module's peak, the run's peak the sum of both)."""
+    yield
+    if _TRIM is not None:
+        gc.collect()
+        _TRIM(0)

@@ -12,6 +12,10 @@ cooperative groups, CUB block/warp algorithms and Thrust, each for several targe
 
 A header function whose wrapper does not compile for a target (an sm_90-only intrinsic on sm_75) is
 dropped for that target only; the manifest counts the kernels each file holds.
+
+--numba and --cute add the Python producers (scripts/lint_corpus_python.py: numba-cuda and CuTe DSL
+kernels, compiled without a GPU); with --no-nvcc they run alone and the manifest defaults to
+corpus/lint-fresh/manifest-python.json, leaving nvcc's untouched.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = ROOT / "corpus" / "lint-fresh" / "manifest.json"
+PYTHON_MANIFEST = ROOT / "corpus" / "lint-fresh" / "manifest-python.json"
 TARGETS = ("sm_75", "sm_80", "sm_90", "sm_90a", "sm_100a", "sm_120a")
 FLAGS = {"O3": [], "lineinfo": ["-lineinfo"], "G": ["-G"]}
 # every target optimized; -lineinfo and -G on two of them (each compile is seconds)
@@ -431,25 +436,46 @@ def build(out_dir: Path, quick: bool, jobs: int, reuse: str = "") -> dict:
     return {"compilers": {r: str(p) for r, p in compilers().items()}, "quick": quick, "files": rows}
 
 
+def build_python(out: Path, numba: bool, cute: bool, sites: list[str]) -> list[dict]:
+    """The numba-cuda and CuTe DSL rows (lint_corpus_python.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import lint_corpus_python as py
+
+    py.add_sites(sites)
+    return (py.build_numba(out) if numba else []) + (py.build_cute(out, sites) if cute else [])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True, help="folder for the sources and the PTX (outside the repository)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--manifest", default=str(MANIFEST))
+    ap.add_argument("--manifest", help=f"default {MANIFEST} ({PYTHON_MANIFEST} with --no-nvcc)")
     ap.add_argument("--reuse", choices=("skip", "only"), default="",
                     help="skip: keep the PTX already under --out; only: record it, compile nothing")
+    ap.add_argument("--no-nvcc", action="store_true", help="skip the nvcc part")
+    ap.add_argument("--numba", action="store_true", help="add numba-cuda kernels (corpus/lint-fresh/numba_kernels.py)")
+    ap.add_argument("--cute", action="store_true", help="add CuTe DSL kernels (corpus/lint-fresh/cute_kernels.py)")
+    ap.add_argument("--site", action="append", default=[],
+                    help="a pip --target folder holding numba-cuda / nvidia-cutlass-dsl (repeatable)")
     args = ap.parse_args()
     out = Path(args.out)
-    manifest = build(out, args.quick, args.jobs, args.reuse)
-    Path(args.manifest).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.manifest).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    if args.no_nvcc:
+        manifest = {"compilers": {}, "quick": args.quick, "files": []}
+    else:
+        manifest = build(out, args.quick, args.jobs, args.reuse)
+    manifest["files"] += build_python(out, args.numba, args.cute, args.site)
+    path = Path(args.manifest or (PYTHON_MANIFEST if args.no_nvcc else MANIFEST))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     ok = [r for r in manifest["files"] if r["ok"]]
+    producers = sorted({r.get("compiler", f"nvcc{r.get('nvcc')}") for r in manifest["files"]})
     print(f"{len(ok)}/{len(manifest['files'])} files, {sum(r['lines'] for r in ok)} lines,"
-          f" {sum(r['kernels'] for r in ok)} kernels under {out / 'ptx'} (nvcc {', '.join(manifest['compilers'])})")
+          f" {sum(r['kernels'] for r in ok)} kernels under {out / 'ptx'} ({', '.join(producers)})")
     for r in manifest["files"]:
         if not r["ok"]:
-            print(f"  failed: nvcc {r['nvcc']} {r['source']} {r['target']} {r['flags']}: {r['error'][-300:]}")
+            who = r.get("compiler") or f"nvcc {r['nvcc']}"
+            print(f"  failed: {who} {r['source']} {r['target']} {r['flags']}: {r['error'][-300:]}")
     return 0
 
 

@@ -246,7 +246,8 @@ def _own_line_after_labels(gen, entries, texts, moved, labels) -> None:
     prev = None
     for key, (tail, lines, _) in gen.leads.items():
         kept = texts.get(key)
-        if prev in labels and not tail and kept and "inline" not in entries.get(prev, {}):
+        # blanks after the label (tail) still leave the comment on a line of its own
+        if prev in labels and not (tail or "").strip(" \t") and kept and "inline" not in entries.get(prev, {}):
             n = min(kept)
             gone = moved.get(key, {})
             if all(i in gone for i in range(n)) and kept[n].startswith(LABEL_COMMENTS):

@@ -41,8 +41,9 @@ TENSOR_KINDS = {"tma-descriptor", "tensordesc", "tensormap", "array"}
 class SizeClass:
     value: int                    # the scalars' common value in the given launch
     scalars: list[str]            # argument names
-    dims: list[tuple[str, int]]   # (tensor argument, dimension) equal to the value
-    counts: dict[str, int] = field(default_factory=dict)   # buffer argument -> exponent of value in its count
+    dims: list[tuple[str, int]]   # (tensor argument, dimension) equal to `tie`
+    counts: dict[str, int] = field(default_factory=dict)   # buffer argument -> exponent of `tie` in its count
+    tie: int = 0                  # the value the buffers were sized for (a reduced launch lowers the scalar only)
 
     @property
     def label(self) -> str:
@@ -63,19 +64,22 @@ def _exponent(count: int, value: int) -> int:
     return e
 
 
-def size_classes(spec: dict) -> list[SizeClass]:
-    """The problem-size scalars of a launch, grouped by value (see the module's docstring)."""
-    by_value: dict[int, list[str]] = {}
+def size_classes(spec: dict, origin: dict | None = None) -> list[SizeClass]:
+    """The problem-size scalars of a launch, grouped by value (see the module's docstring).
+    `origin`: the launch `spec` was reduced from (reduced_launch lowers a scalar such as K and
+    keeps the buffers): a lowered scalar is tied by its value there."""
+    before = _integer_scalars(origin) if origin else {}
+    groups: dict[tuple[int, int], list[str]] = {}
     for name, value in _integer_scalars(spec).items():
-        by_value.setdefault(value, []).append(name)
+        groups.setdefault((value, before.get(name, value)), []).append(name)
     classes = []
-    for value, names in sorted(by_value.items()):
+    for (value, tie), names in sorted(groups.items()):
         dims = [(a["name"], i) for a in spec["args"] if a["kind"] in TENSOR_KINDS and "shape" in a
-                for i, d in enumerate(a["shape"]) if int(d) == value]
+                for i, d in enumerate(a["shape"]) if int(d) == tie]
         counts = {a["name"]: e for a in spec["args"] if a["kind"] == "pointer" and "shape" not in a
-                  and (e := _exponent(int(a.get("count", 0)), value))}
+                  and (e := _exponent(int(a.get("count", 0)), tie))}
         if dims or counts:
-            classes.append(SizeClass(value, names, dims, counts))
+            classes.append(SizeClass(value, names, dims, counts, tie))
     return classes
 
 
@@ -84,26 +88,31 @@ def _contiguous(shape: list[int]) -> list[int]:
 
 
 def grown(spec: dict, cls: SizeClass, value: int) -> dict:
-    """The launch with a size class at `value`: its scalars, tied tensor dimensions (contiguous
-    strides recomputed; padded strides scaled with the dimension they step over) and buffer
-    counts. The grid is kept: the CTAs that run are the ones coverage is measured in."""
+    """The launch with a size class at `value`: its scalars and, past the size the buffers were
+    made for, the tied tensor dimensions (contiguous strides recomputed; padded strides scaled
+    with the dimension they step over) and buffer counts. The grid is kept: the CTAs that run
+    are the ones coverage is measured in."""
     out = copy.deepcopy(spec)
     args = {a["name"]: a for a in out["args"]}
     for name in cls.scalars:
         args[name]["value"] = value
+    tie = cls.tie or cls.value
+    if value <= tie:                # the buffers already hold the problem at this size
+        return out
     for name in {n for n, _ in cls.dims}:
         a = args[name]
         old = [int(x) for x in a["shape"]]
         a["shape"] = [value if (name, i) in cls.dims else d for i, d in enumerate(old)]
         if "strides" in a:
             was_contiguous = [int(s) for s in a["strides"]] == _contiguous(old)
+            inner = [sum(1 for j in range(i + 1, len(old)) if (name, j) in cls.dims) for i in range(len(old))]
             a["strides"] = _contiguous(a["shape"]) if was_contiguous else \
-                [int(s) * math.prod(value // cls.value for j in range(i + 1, len(old)) if (name, j) in cls.dims)
-                 for i, s in enumerate(a["strides"])]
+                [int(st) * value ** n // tie ** n for st, n in zip(a["strides"], inner)]
         if "count" in a:
-            a["count"] = int(a["count"]) * (value // cls.value) ** sum(1 for n, _ in cls.dims if n == name)
+            n = sum(1 for m, _ in cls.dims if m == name)
+            a["count"] = int(a["count"]) // tie ** n * value ** n
     for name, e in cls.counts.items():
-        args[name]["count"] = int(args[name]["count"]) * (value // cls.value) ** e
+        args[name]["count"] = int(args[name]["count"]) // tie ** e * value ** e
     return out
 
 
@@ -188,7 +197,8 @@ class Scaling:
                 "budget": "the budget was reached before the pipeline was exercised",
                 "unchanged": f"growing {self.why} does not change what is left unexercised",
                 "report": f"a larger launch gets a report, so it stops at the last clean one: {self.why}",
-                "found": "the run at this launch gets a report (below)"}
+                "found": "the run at this launch gets a report (below)",
+                "not-needed": "the given launch already exercises the pipeline"}
         return f"{head}: {tail[self.status]}"
 
 
@@ -196,13 +206,15 @@ def _short(n: int) -> str:
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.0f}k" if n >= 1e3 else str(n)
 
 
-def scale_for_coverage(spec: dict, given, run_at, budget: int | None = None, keep_reports: bool = False) -> Scaling:
+def scale_for_coverage(spec: dict, given, run_at, budget: int | None = None, keep_reports: bool = False,
+                       origin: dict | None = None) -> Scaling:
     """Grow `spec` (the launch `given`, a Result, ran at) until the kernel's coverage meets the
     goal. `run_at(spec)` runs the kernel (sanitizer on) and returns a Result, or raises
     EmulationError; budget: thread-instructions for all the scaling runs together. A run with a
     report ends the search: at the last clean launch (the base kernel of a comparison: a report
     means the scaling is not one the kernel accepts), or, with keep_reports (`run --cover` of
-    the user's kernel: the report is the finding), at that launch."""
+    the user's kernel: the report is the finding), at that launch. `origin`: the launch `spec`
+    was reduced from (size_classes)."""
     from .errors import EmulationError
 
     cov0 = given.stats["coverage"]
@@ -213,7 +225,7 @@ def scale_for_coverage(spec: dict, given, run_at, budget: int | None = None, kee
     if given.reports:               # the kernel is not clean at the given launch: nothing to grow from
         best.status = "base-report"
         return best
-    classes = size_classes(spec)
+    classes = size_classes(spec, origin)
     if not classes:
         best.status = "no-scalar"
         return best

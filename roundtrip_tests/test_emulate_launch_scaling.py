@@ -44,6 +44,19 @@ def test_size_classes_tie_k_to_the_descriptors_inner_dimension_and_grow_it_as_th
     assert got["args"] == want["args"] and got["grid"] == spec["grid"]
 
 
+def test_a_scalar_a_reduced_launch_lowered_is_tied_by_its_sidecar_value():
+    """reduced_launch lowers K and keeps the buffers: K still grows, the buffers only past them."""
+    from ptx2py.emulate.frontend import reduced_launch
+
+    side = matmul_launch(512, 256, 2048)
+    small = reduced_launch(side, 1, scalars={"K": 128})
+    assert "K" not in {c.label for c in size_classes(small)}            # 128 is no dimension
+    k = next(c for c in size_classes(small, origin=side) if c.label == "K")
+    assert k.tie == 2048 and sorted(k.dims) == [("a_desc", 1), ("b_desc", 1)]
+    assert grown(small, k, 256)["args"] == [dict(a, value=256) if a["name"] == "K" else a for a in small["args"]]
+    assert grown(small, k, 4096)["args"] == matmul_launch(512, 256, 4096)["args"]
+
+
 def test_a_buffer_count_grows_with_the_power_of_the_scalar_it_is_made_of():
     spec = {"args": [{"name": "A", "kind": "pointer", "dtype": "f16", "count": 256 * 128},
                      {"name": "C", "kind": "pointer", "dtype": "f32", "count": 256 * 256},

@@ -115,18 +115,19 @@ def kernels(sweep, k=None, only=None, base_only=False):
             if only and not any(o in str(ptx) for o in only.split(",")):
                 continue
             if PIPELINE_FEATURES & set(features(text, spec["kernel"])):
-                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k)
+                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k), spec
         return
     for r in json.loads(Path(sweep).read_text()):
         if r["status"] != "match" or not PIPELINE_FEATURES & set(r.get("features", ())):
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
-        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k)
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k), spec
 
 
-def covered_launch(module, launch, label):
-    """(the coverage-driven launch, the line saying what was run) from the sweep's launch."""
+def covered_launch(module, launch, label, spec):
+    """(the coverage-driven launch, the line saying what was run) from the sweep's launch, reduced
+    from the sidecar's `spec`."""
     from ptx2py.emulate.launch_scaling import scale_for_coverage
 
     def run_at(spec):
@@ -136,7 +137,7 @@ def covered_launch(module, launch, label):
         given = run_at(launch)
     except EmulationError as e:
         return launch, f"not scaled: {str(e).splitlines()[0]}"
-    scaling = scale_for_coverage(launch, given, run_at)
+    scaling = scale_for_coverage(launch, given, run_at, origin=spec)
     return scaling.launch, scaling.line().removeprefix("coverage: ")
 
 
@@ -193,7 +194,7 @@ def main(argv=None) -> int:
         for r in json.loads(Path(f).read_text()) if f else ():
             if "mutation" in r and r.get("how") != "not executed":
                 earlier[(r["kernel"], tuple(r["site"]), r["mutation"])] = r
-    for label, text, launch in kernels(args.sweep, args.k, args.only, args.base_only):
+    for label, text, launch, spec in kernels(args.sweep, args.k, args.only, args.base_only):
         module = ptxgrammar.parse(text, filename=label)
         found = [(path, kind) for path, kind in sites(module, launch["kernel"])
                  if not args.site_kind or any(k in kind for k in args.site_kind.split(","))]
@@ -201,7 +202,7 @@ def main(argv=None) -> int:
             continue
         scaled = None
         if args.cover:
-            launch, scaled = covered_launch(module, launch, label)
+            launch, scaled = covered_launch(module, launch, label, spec)
             print(f"launch  {label} {scaled}", flush=True)
         base, base_reports, executed, acted = observe(module, launch, label)
         if any(o is None for o in base.values()) or base_reports:

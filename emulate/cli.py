@@ -151,13 +151,14 @@ def cmd_run(args) -> int:
         launch = checked_launch(args.launch, text, args.kernel_name)
         inputs = _load_inputs(args.inputs)
         module = ptxgrammar.parse(text, filename=ptx_name)
+        sidecar = launch
         if args.max_ctas or args.max_elements:
             from .frontend import reduced_launch, select_spec
 
             launch = reduced_launch(select_spec(launch, args.kernel_name), args.max_ctas or 1 << 62,
                                     args.max_elements)
         result = run(module, launch, inputs, kernel=args.kernel_name, filename=ptx_name, **_options(args))
-        result, scaling_lines = _covered(result, module, launch, inputs, args, ptx_name)
+        result, scaling_lines = _covered(result, module, launch, inputs, args, ptx_name, sidecar)
     except (ptxgrammar.ParseError, DSLError, OutputError) as e:   # SidecarError too: located in the JSON
         return _err(str(e))
     except InputsError as e:
@@ -173,9 +174,10 @@ def cmd_run(args) -> int:
     return _finish(result, args, scaling_lines)
 
 
-def _covered(result, module, launch, inputs, args, ptx_name):
-    """--cover: the run at a launch grown until the pipeline is exercised (launch_scaling.py), with
-    the line saying what ran; without it, a launch that leaves gaps names the flag."""
+def _covered(result, module, launch, inputs, args, ptx_name, sidecar):
+    """--cover: the run at a launch grown until the pipeline is exercised (launch_scaling.py, from
+    `launch`, reduced from `sidecar`), with the line saying what ran; without it, a launch that
+    leaves gaps names the flag."""
     from .frontend import run, select_spec
     from .launch_scaling import scale_for_coverage
 
@@ -189,7 +191,7 @@ def _covered(result, module, launch, inputs, args, ptx_name):
     spec = select_spec(launch, args.kernel_name)
     scaling = scale_for_coverage(spec, result, lambda s: run(module, s, kernel=args.kernel_name, filename=ptx_name,
                                                               **_options(args)), args.scale_budget,
-                                 keep_reports=True)
+                                 keep_reports=True, origin=select_spec(sidecar, args.kernel_name))
     lines = [scaling.line()] if scaling.status != "not-needed" else []
     if scaling.scaled:
         lines.append("coverage: the outputs and reports are the scaled launch's: "

@@ -45,7 +45,7 @@ def check_outputs(args, inputs) -> None:
             check_output(out, inputs)
 
 
-def _finish(result, args) -> int:
+def _finish(result, args, scaling_lines=()) -> int:
     from ptx2py.outfile import OutputError, write_atomic
 
     from .errors import fault_site, group_reports, render_grouped
@@ -54,6 +54,8 @@ def _finish(result, args) -> int:
 
     line = coverage_line(result.stats)
     if line:
+        print(line, file=sys.stderr)
+    for line in scaling_lines:
         print(line, file=sys.stderr)
     for line in notes(result.stats):          # what the launch left unexercised (not a finding)
         print(line, file=sys.stderr)
@@ -122,6 +124,14 @@ def add_max_steps(p) -> None:
                         f"naming the loop (default {MAX_STEPS:,})")
 
 
+def add_scaling_options(p, prefix: str = "") -> None:
+    from .launch_scaling import BUDGET_FACTOR
+
+    p.add_argument("--scale-budget", type=positive_int, metavar="N",
+                   help=f"{prefix}thread-instructions the launch scaling may spend on runs of the base kernel "
+                        f"(default {BUDGET_FACTOR} times the given launch's)")
+
+
 def cmd_run(args) -> int:
     from ptx2py import ptxgrammar
     from ptx2py.launch.plan import InputsError
@@ -141,12 +151,14 @@ def cmd_run(args) -> int:
         launch = checked_launch(args.launch, text, args.kernel_name)
         inputs = _load_inputs(args.inputs)
         module = ptxgrammar.parse(text, filename=ptx_name)
+        sidecar = launch
         if args.max_ctas or args.max_elements:
             from .frontend import reduced_launch, select_spec
 
             launch = reduced_launch(select_spec(launch, args.kernel_name), args.max_ctas or 1 << 62,
                                     args.max_elements)
         result = run(module, launch, inputs, kernel=args.kernel_name, filename=ptx_name, **_options(args))
+        result, scaling_lines = _covered(result, module, launch, inputs, args, ptx_name, sidecar)
     except (ptxgrammar.ParseError, DSLError, OutputError) as e:   # SidecarError too: located in the JSON
         return _err(str(e))
     except InputsError as e:
@@ -159,7 +171,32 @@ def cmd_run(args) -> int:
         return _err(f"{args.kernel}: error: {e}")
     if ptx_name != args.kernel:
         result.reports[:] = [r.at_python(line_map, ptx_name, args.kernel) for r in result.reports]
-    return _finish(result, args)
+    return _finish(result, args, scaling_lines)
+
+
+def _covered(result, module, launch, inputs, args, ptx_name, sidecar):
+    """--cover: the run at a launch grown until the pipeline is exercised (launch_scaling.py, from
+    `launch`, reduced from `sidecar`), with the line saying what ran; without it, a launch that
+    leaves gaps names the flag."""
+    from .frontend import run, select_spec
+    from .launch_scaling import scale_for_coverage
+
+    if not result.stats["coverage"]["gaps"] and not args.cover:
+        return result, []
+    if not args.cover:
+        return result, ["note: --cover grows the launch's problem size until the pipeline is exercised "
+                        "(the outputs are then those of the larger launch)"]
+    if inputs:
+        return result, ["coverage: launch not scaled: --inputs fixes the buffers' shapes"]
+    spec = select_spec(launch, args.kernel_name)
+    scaling = scale_for_coverage(spec, result, lambda s: run(module, s, kernel=args.kernel_name, filename=ptx_name,
+                                                              **_options(args)), args.scale_budget,
+                                 keep_reports=True, origin=select_spec(sidecar, args.kernel_name))
+    lines = [scaling.line()] if scaling.status != "not-needed" else []
+    if scaling.scaled:
+        lines.append("coverage: the outputs and reports are the scaled launch's: "
+                     + ", ".join(f"{n} = {scaling.value}" for n in scaling.cls.scalars))
+    return scaling.result, lines
 
 
 def _compile_python(path: str):
@@ -194,6 +231,10 @@ def add_parser(subparsers):
     p.add_argument("--max-ctas", type=int, metavar="N", help="reduced launch: run at most N CTAs")
     p.add_argument("--max-elements", type=int, metavar="N",
                    help="reduced launch: lower problem-size scalars (equal to a buffer's length) to N")
+    p.add_argument("--cover", action="store_true",
+                   help="when the launch leaves the pipeline unexercised (no stage refilled, no mbarrier phase "
+                        "wrapped), grow its problem-size scalars until it is, within --scale-budget, and run that")
+    add_scaling_options(p, "with --cover: ")
     _common(p)
     p.set_defaults(func=cmd_run)
     return p

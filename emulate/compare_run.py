@@ -45,11 +45,14 @@ def format_rows(kernel: str, rows: list[dict]) -> str:
 
 def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: dict | None = None, rtol=None,
                  atol=None, kernel=None, max_ctas: int = MAX_CTAS, edited_name: str = "<edited>",
-                 line_map: dict | None = None, max_steps: int | None = None) -> dict:
+                 line_map: dict | None = None, max_steps: int | None = None, scale: bool = True,
+                 scale_budget: int | None = None) -> dict:
     """Both kernels on the engine, on `launch` (a checked sidecar: launch.sidecar) and `inputs` (by
     name; the rest seeded), each block within `max_steps` warp-instructions (emulate.watchdog). When
     the edited kernel came from DSL code (edited_name a .py, line_map {PTX line: Python line} of its
-    compiled PTX), its reports name the Python lines."""
+    compiled PTX), its reports name the Python lines. When the launch leaves the base kernel's
+    pipeline unexercised and `scale`, both run at a launch grown until it is (launch_scaling.py,
+    within `scale_budget` thread-instructions); given `inputs`, the launch is kept."""
     from_python = edited_name.endswith(".py")
     edited_ptx_name = python_ptx_name(edited_name) if from_python else edited_name
     base_text = Path(base_ptx_path).read_text()
@@ -65,6 +68,9 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: d
         try:
             mine = {k: v for k, v in inputs.items() if k in {a["name"] for a in spec["args"]}}
             a = run(base_text, small, mine, filename=base_ptx_path, max_steps=max_steps)
+            scaling = _scaled(base_text, base_ptx_path, small, a, max_steps, scale and not inputs, scale_budget)
+            if scaling is not None and scaling.scaled:
+                small, a = scaling.launch, scaling.result
             b = run(edited_ptx, small, mine, filename=edited_ptx_name, max_steps=max_steps)
         except EmulationError as e:
             results.append({"kernel": spec["kernel"], "status": "error", "error": str(e)})
@@ -77,10 +83,15 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: d
         status = "report" if reports else "match" if all(r["ok"] for r in rows) else "mismatch"
         gaps = b.stats["coverage"]["gaps"]        # what the edited kernel's launch left unexercised
         results.append({"kernel": spec["kernel"], "status": status, "buffers": rows, "reports": reports,
-                        "grid": small["grid"], "full_grid": spec["grid"], "coverage": b.stats["coverage"]})
+                        "grid": small["grid"], "full_grid": spec["grid"], "coverage": b.stats["coverage"],
+                        "scaling": _scaling_json(scaling)})
         lines.append(format_rows(spec["kernel"], rows))
         lines += render_grouped(a.reports + edited_reports)     # each fault site once (JSON: every report)
-        lines += [x for x in (coverage_line(b.stats),) if x] + notes(b.stats)
+        lines += [x for x in (coverage_line(b.stats),) if x]
+        if a.stats["coverage"]["gaps"] or scaling is not None and scaling.scaled:
+            lines.append(scaling.line() if scaling is not None else "coverage: launch not scaled: " + (
+                "the inputs given fix the buffers' shapes" if inputs else "scaling is off (--no-scale)"))
+        lines += notes(b.stats)
         if gaps and status == "match":
             lines.append(f"{spec['kernel']}: the match does not cover the pipeline at this launch "
                          f"({len(gaps)} gap{'s' if len(gaps) > 1 else ''} above)")
@@ -91,11 +102,30 @@ def run_pair_cpu(base_ptx_path: str, edited_ptx: str, launch: dict, *, inputs: d
     return {"status": status, "kernels": results, "message": "\n".join(lines), "device": "cpu"}
 
 
+def _scaled(text, filename, launch, given, max_steps, scale, budget):
+    """The launch_scaling search from the given launch's base run (None: scaling not allowed)."""
+    from .launch_scaling import scale_for_coverage
+
+    if not scale:
+        return None
+    return scale_for_coverage(launch, given, lambda s: run(text, s, filename=filename, max_steps=max_steps),
+                              budget)
+
+
+def _scaling_json(scaling) -> dict | None:
+    if scaling is None:
+        return None
+    return {"status": scaling.status, "scaled": scaling.scaled, "scalars": scaling.cls.scalars if scaling.cls else [],
+            "from": scaling.cls.value if scaling.cls else None, "to": scaling.value, "steps": scaling.steps,
+            "thread_instructions": scaling.spent, "budget": scaling.budget, "line": scaling.line()}
+
+
 def verify_on_cpu(args, report: dict, edited_ptx: str, code: int, launch: dict, inputs: dict) -> int:
     """verify's `--run cpu` step: run, print the per-buffer summary, set the exit status."""
     run_result = run_pair_cpu(args.base, edited_ptx, launch, inputs=inputs, rtol=args.rtol, atol=args.atol,
                               edited_name=args.edited, line_map=report.get("line_map"),
-                              max_steps=getattr(args, "max_steps", None))
+                              max_steps=getattr(args, "max_steps", None), scale=not getattr(args, "no_scale", False),
+                              scale_budget=getattr(args, "scale_budget", None))
     report["run"] = run_result
     print(run_result["message"])
     return code if run_result["status"] == "match" else 1

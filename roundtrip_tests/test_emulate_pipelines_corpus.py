@@ -119,3 +119,26 @@ def test_device_built_tensor_map_used_without_acquire_is_reported():
 def test_tma_store_never_waited_for_is_reported_at_block_end():
     res = _run("matmul_tma_fp16_sm90", _without("matmul_tma_fp16_sm90", r".*cp\.async\.bulk\.wait_group.*\n"))
     assert any(r.kind == "race" and "still reads shared memory" in r.message for r in res.reports), res.reports
+
+
+def test_tma_load_over_unfenced_generic_writes_is_reported():
+    """The device-descriptor matmul stages its tensor maps in shared memory with generic stores,
+    then TMA loads tiles over those bytes; the fence.proxy.async between them is what the ISA
+    requires (generic and async proxy writes to the same bytes are otherwise unordered). Deleted,
+    the first TMA load is reported; the unedited kernel is clean (so is the tcgen05 matmul whose TMA
+    loads reuse the word tcgen05.alloc wrote: test_tma_matmul_matches_numpy)."""
+    import json
+
+    from ptx2py.emulate.frontend import reduced_launch
+
+    name = "matmul_devdesc_fp16_sm90"
+    side = json.loads((SIDECARS / f"{name}.json").read_text())
+    text = (TRITON / f"{name}.ptx").read_text()
+    launch = reduced_launch(side, 1, scalars={"K": 128})
+    assert run(text, launch, filename=f"{name}.ptx").reports == []
+    fence = "\tfence.proxy.async.shared::cta;\n"
+    edited = text.replace(fence, "", 1)             # the first: after the staging, before the loads
+    assert edited != text
+    res = run(edited, launch, filename=f"{name}.ptx")
+    hits = [r for r in res.reports if r.kind == "async-proxy" and "writes shared offset" in r.message]
+    assert hits and "cp.async.bulk.tensor" in hits[0].message, res.reports

@@ -1,7 +1,8 @@
 """Synchronisation coverage on every run (emulate/sync_coverage.py): at the worked example's small
 launch (K = 128, its TMA+WGMMA ring of 3 mbarriers) no stage is refilled and no mbarrier phase wraps, and
 `run` / `verify --run cpu` say so; at K = 512 the ring wraps and nothing is left unexercised. The
-racing `wgmma.wait_group 1 -> 2` edit is named at its line at the small launch."""
+racing `wgmma.wait_group 1 -> 2` edit is named at its line at the small launch. (verify's scaling
+of such a launch: test_emulate_launch_scaling.py.)"""
 
 from __future__ import annotations
 
@@ -48,17 +49,19 @@ def test_run_names_a_wait_that_waited_for_nothing(tmp_path, capsys):
             "(1 never waited)") in err
     assert (f"note: pipeline not exercised at this launch: {ptx}:{line}:2: wgmma.wait_group.sync.aligned 2 "
             "never had more than 2 groups outstanding: it waited for nothing") in err
+    assert "note: --cover grows the launch's problem size until the pipeline is exercised" in err
 
 
-def test_verify_run_cpu_says_a_match_does_not_cover_the_pipeline(tmp_path):
-    """A sidecar at K = 128 beside the base kernel: the racing edit matches there, and verify says
-    the match does not cover the pipeline (the corpus sidecar's own launch catches the race)."""
+def test_verify_run_cpu_without_scaling_says_a_match_does_not_cover_the_pipeline(tmp_path):
+    """A sidecar at K = 128 beside the base kernel, scaling off (--no-scale): the racing edit
+    matches there, and verify says the match does not cover the pipeline (the corpus sidecar's own
+    launch catches the race)."""
     base = tmp_path / "base.ptx"
     base.write_text(BASE_PTX.read_text())
     (tmp_path / "base.json").write_text(json.dumps(matmul_launch(256, 256, 128)))
     edited = BASE_PTX.read_text().replace(WAIT_1, WAIT_2)
     launch = check_sidecar(find_sidecar(str(base))).data
-    out = run_pair_cpu(str(base), edited, launch, edited_name="edited.ptx")
+    out = run_pair_cpu(str(base), edited, launch, edited_name="edited.ptx", scale=False)
     assert out["status"] == "match"
     assert "the match does not cover the pipeline at this launch" in out["message"]
     assert "edited.ptx:" in out["message"] and "waited for nothing" in out["message"]

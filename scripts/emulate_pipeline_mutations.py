@@ -15,8 +15,13 @@ raised depth would leave pending, a fence whose fenced bytes an async-proxy read
 Sites that never run are "not executed"; observable mutants run under each schedule until one
 catches them.
 
+With --cover, each kernel runs at its coverage-driven launch (emulate/launch_scaling.py: the
+reduced launch's problem-size scalars grown until every ring of stages wraps twice and no
+mbarrier phase or group wait is left unexercised, within the default budget), printed per kernel.
+
     python scripts/emulate_pipeline_mutations.py [--sweep sweep.json] [--k 256] [--only SUBSTR] [--json out.json]
-                                                 [--reuse earlier.json,...] [--base-only]
+                                                 [--reuse earlier.json,...] [--base-only] [--cover]
+                                                 [--site-kind SUBSTR,...]
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ from ptx2py.emulate.semantics.sites import recording  # noqa: E402
 from ptx2py.ptxgrammar.tree import IntLiteral  # noqa: E402
 
 PIPELINE_FEATURES = {"tma", "mbarrier", "wgmma", "tcgen05", "cluster"}
+MAX_STEPS = 400_000          # warp-instructions per block (the watchdog): a deadlocked mutant ends
 
 
 def site_kind(item) -> str | None:
@@ -109,20 +115,36 @@ def kernels(sweep, k=None, only=None, base_only=False):
             if only and not any(o in str(ptx) for o in only.split(",")):
                 continue
             if PIPELINE_FEATURES & set(features(text, spec["kernel"])):
-                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k)
+                yield f"{ptx.relative_to(ROOT)}::{spec['kernel']}", text, _launch(spec, k), spec
         return
     for r in json.loads(Path(sweep).read_text()):
         if r["status"] != "match" or not PIPELINE_FEATURES & set(r.get("features", ())):
             continue
         side = ROOT / "corpus" / "launch" / Path(r["ptx"]).relative_to("corpus/ptx").with_suffix(".json")
         spec = next(s for s in kernel_specs(json.loads(side.read_text())) if s["kernel"] == r["kernel"])
-        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k)
+        yield f"{r['ptx']}::{r['kernel']}", (ROOT / r["ptx"]).read_text(), _launch(spec, k), spec
+
+
+def covered_launch(module, launch, label, spec):
+    """(the coverage-driven launch, the line saying what was run) from the sweep's launch, reduced
+    from the sidecar's `spec`."""
+    from ptx2py.emulate.launch_scaling import scale_for_coverage
+
+    def run_at(spec):
+        return run(module, spec, filename=label, max_steps=MAX_STEPS)
+
+    try:
+        given = run_at(launch)
+    except EmulationError as e:
+        return launch, f"not scaled: {str(e).splitlines()[0]}"
+    scaling = scale_for_coverage(launch, given, run_at, origin=spec)
+    return scaling.launch, scaling.line().removeprefix("coverage: ")
 
 
 def _outcome(module, launch, label, schedule):
     """(outputs or None, rendered reports) of one run; a refusal is a report."""
     try:
-        r = run(module, launch, filename=label, schedule=schedule, max_steps=400_000)
+        r = run(module, launch, filename=label, schedule=schedule, max_steps=MAX_STEPS)
     except EmulationError as e:
         return None, [str(e)], set()
     return r.outputs, [x.render() for x in r.reports], r.executed
@@ -161,6 +183,10 @@ def main(argv=None) -> int:
     ap.add_argument("--reuse", help="comma-separated --json files of earlier runs: their mutant outcomes "
                     "are taken, not rerun (the unmutated runs and the classification are always redone; a "
                     "missed mutant now called observable is retried under the schedules it was not run in)")
+    ap.add_argument("--cover", action="store_true", help="run each kernel at its coverage-driven launch "
+                    "(emulate/launch_scaling.py) grown from the sweep's")
+    ap.add_argument("--site-kind", help="comma-separated substrings of the mutations to run (e.g. "
+                    "try_wait,fence.proxy.async); the rest are not run")
     args = ap.parse_args(argv)
     tally, rows, nkernels = collections.Counter(), [], 0
     earlier = {}
@@ -168,11 +194,16 @@ def main(argv=None) -> int:
         for r in json.loads(Path(f).read_text()) if f else ():
             if "mutation" in r and r.get("how") != "not executed":
                 earlier[(r["kernel"], tuple(r["site"]), r["mutation"])] = r
-    for label, text, launch in kernels(args.sweep, args.k, args.only, args.base_only):
+    for label, text, launch, spec in kernels(args.sweep, args.k, args.only, args.base_only):
         module = ptxgrammar.parse(text, filename=label)
-        found = sites(module, launch["kernel"])
+        found = [(path, kind) for path, kind in sites(module, launch["kernel"])
+                 if not args.site_kind or any(k in kind for k in args.site_kind.split(","))]
         if not found:
             continue
+        scaled = None
+        if args.cover:
+            launch, scaled = covered_launch(module, launch, label, spec)
+            print(f"launch  {label} {scaled}", flush=True)
         base, base_reports, executed, acted = observe(module, launch, label)
         if any(o is None for o in base.values()) or base_reports:
             print(f"base    {label} not clean: {base_reports[:1]}", flush=True)
@@ -202,7 +233,7 @@ def main(argv=None) -> int:
             tally[how] += 1
             tally[f"{cls} {'caught' if caught else 'missed'}"] += 1
             rows.append({"kernel": label, "mutation": kind, "site": list(path), "how": how, "observable": cls,
-                         "schedules": sorted(tried), "why": reports[:1]})
+                         "schedules": sorted(tried), "why": reports[:1], "launch": scaled})
             print(f"{how:7} {cls:12} {label} {kind} at {list(path)} {reports[0][:150] if reports else ''}", flush=True)
     status = summarize(nkernels, tally, rows, args.json)
     obs = tally["observable caught"] + tally["observable missed"]

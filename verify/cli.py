@@ -164,9 +164,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rtol", type=float, help="with --run: compare outputs within this relative tolerance "
                    "instead of bit for bit")
     p.add_argument("--atol", type=float, help="with --run: ... and this absolute tolerance")
-    from ptx2py.emulate.cli import add_max_steps
+    from ptx2py.emulate.cli import add_max_steps, add_scaling_options
 
     add_max_steps(p)                    # --run cpu: the engine's watchdog
+    add_scaling_options(p, "with --run cpu: ")
+    p.add_argument("--no-scale", action="store_true", help="with --run cpu: keep the given launch even when it "
+                   "leaves the pipeline unexercised (default: grow its problem size until it does)")
     p.add_argument("--full", action="store_true", help="print the whole aligned SASS diff")
     p.add_argument("--context", type=int, metavar="N",
                    help="print the aligned SASS diff with N rows around each change")

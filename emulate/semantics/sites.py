@@ -16,7 +16,7 @@ an instruction here when it does (never judged from the mutant's outcome):
   wait_group (when the mutant's group completes at the latest);
 * cp.async.bulk.wait_group(.read): it completed a pending bulk copy or store;
 * fence.proxy.async: it is the only fence between a generic-proxy write and an async-proxy read
-  (wgmma, tcgen05.mma, TMA store) of the same bytes;
+  (wgmma, tcgen05.mma, TMA store) or write (a TMA load) of the same bytes;
 * fence.proxy.tensormap::generic.acquire: it acquired a device-written tensor map a TMA then used.
 
 A fence the engine's model needs nowhere (the one after mbarrier.init: the engine's barriers

@@ -278,8 +278,14 @@ def _alloc(instr, scope):
         lane = int(np.flatnonzero(m)[0])
         one = np.zeros(32, bool)
         one[lane] = True
-        machine.store(w, one, "shared", np.array([offsets(w, m)[0]], np.uint64),
+        at = offsets(w, m)[0]
+        machine.store(w, one, "shared", np.array([at], np.uint64),
                       np.array([free], np.uint32).view(np.uint8).reshape(1, 4))
+        # The address is written by the tensor-memory allocator, not a generic-proxy store: a TMA
+        # load may reuse the word without fence.proxy.async (Triton's sm_100 kernels do).
+        unfenced = getattr(getattr(w.cta, "shadow", None), "unfenced", None)
+        if unfenced is not None:
+            unfenced[int(at): int(at) + 4] = False
     return run
 
 

@@ -6,8 +6,9 @@ fence.proxy.async, prefetch.tensor (no effect: data.py's prefetch).
 Late completion: a load reads global memory at issue and lands in shared memory when a wait
 observes the mbarrier phase it completes (mbarrier.py); a store reads shared memory and writes
 global memory at the cp.async.bulk.wait_group that covers its group. The async proxy: shared
-bytes written through the generic proxy (st, stmatrix...) and then read by a TMA store with no
-fence.proxy.async after the write are an `async-proxy` report.
+bytes written through the generic proxy (st, stmatrix...) and then read by a TMA store, or
+overwritten by a TMA load, with no fence.proxy.async after the write are an `async-proxy` report
+(the two proxies' accesses are unordered without it: PTX ISA, memory consistency model, proxies).
 """
 
 from __future__ import annotations
@@ -93,8 +94,10 @@ def _fenced_by(shadow) -> np.ndarray:
     return fb
 
 
-def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
-    """Generic-proxy writes to bytes an async-proxy operation reads need fence.proxy.async."""
+def check_fenced(cta, warp, idx: np.ndarray, what: str, access: str = "reads") -> None:
+    """Generic-proxy writes to bytes an async-proxy operation reads, or writes (a TMA load into
+    a buffer first written with st.shared: the two writes are unordered across the proxies, PTX
+    ISA memory consistency model, proxies), need fence.proxy.async between them."""
     unfenced = getattr(cta.shadow, "unfenced", None)
     if unfenced is None:
         return
@@ -108,7 +111,7 @@ def check_fenced(cta, warp, idx: np.ndarray, what: str) -> None:
         site = int(cta.shadow.w_pc[k])
         writer = cta.shadow.w_warp[k]
         at = m.where_of(cta.warps[int(writer)], site) if writer >= 0 else "an earlier write"
-        m.sanitizer.report("async-proxy", f"{what} reads shared offset {k:#x} written through the "
+        m.sanitizer.report("async-proxy", f"{what} {access} shared offset {k:#x} written through the "
                            f"generic proxy at {at} with no fence.proxy.async after the write",
                            m.where_now(warp), key=("proxy", at), other=at)
 
@@ -289,6 +292,7 @@ def _land_via_barrier(w, lane, where, offsets, rows, bar_offset, kind, name):
         return
     idx = (offsets[:, None] + np.arange(rows.shape[1])).reshape(-1)
     coverage_of(machine).async_write(w.cta, idx)
+    check_fenced(w.cta, w, idx, name, "writes")
     machine.sanitizer.overwrite_pending_read(w.cta, w, idx, f"{name} (issued)")
     _overwrite_pending_write(w, idx, name, where)
     if sites.active():

@@ -24,6 +24,9 @@ from .semantics.cluster import has_remote, remote_load, remote_store, split_rank
 from .warp import BLOCKED, DONE, READY, WARP, Frame, Warp
 
 QUANTUM = 4096
+CONST_CODE = len(M.WINDOWS)          # a generic address in the const window (after window_codes' own)
+# the order a generic access visits its spaces: (window code, space)
+GENERIC_ORDER = ((0, "global"), (CONST_CODE, "const"), (1, "shared"), (2, "local"), (3, "param"))
 
 
 class Schedule:
@@ -372,10 +375,10 @@ class Machine:
     def _split_generic(self, w, addrs):
         """(space, lanes, space address) per window; a generic local address is absolute in the
         thread's local memory, a `.local` address relative to the running frame."""
-        win = M.window_of(addrs)
-        win[(win == "global") & (addrs >= np.uint64(M.CONST_BASE))] = "const"   # cvta.const addresses
-        for space in ("global", "const", "shared", "local", "param"):
-            sel = win == space
+        win = M.window_codes(addrs)
+        win[(win == 0) & (addrs >= np.uint64(M.CONST_BASE))] = CONST_CODE       # cvta.const addresses
+        for code, space in GENERIC_ORDER:
+            sel = win == code
             if sel.any():
                 base = np.uint64(M.WINDOW_BASE[space])
                 if space == "local":
@@ -426,8 +429,7 @@ class Machine:
             if bad.any():
                 self.sanitizer.bad_access("oob", w, lanes[bad], addrs[bad], nbytes, space,
                                           "outside every buffer", False)
-            for r in np.unique(idx[~bad]):
-                sel = idx == r
+            for r, sel in regions.by_region(idx):
                 out[sel] = M.gather(regions.regions[r].data, offs[sel], nbytes)
                 if self.observer is not None and space == "global":
                     self.observer.global_access(w, lanes[sel], regions.regions[r], offs[sel], nbytes)
@@ -467,8 +469,7 @@ class Machine:
             if bad.any():
                 self.sanitizer.bad_access("oob", w, lanes[bad], addrs[bad], nbytes, space,
                                           "outside every buffer", True)
-            for r in np.unique(idx[~bad]):
-                sel = idx == r
+            for r, sel in self.globals.by_region(idx):
                 if self.observer is not None:
                     self.observer.global_access(w, lanes[sel], self.globals.regions[r], offs[sel], nbytes, rows[sel])
                 M.scatter(self.globals.regions[r].data, offs[sel], rows[sel])

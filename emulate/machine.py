@@ -144,6 +144,7 @@ class Machine:
         if kernel not in program.functions or not program.functions[kernel].is_entry:
             raise EmulationError(f"no .entry {kernel} (entries: {', '.join(program.entries()) or 'none'})")
         self.program = program
+        self._wheres: dict = {}     # (function, pc) -> "file:line:col"
         self.grid = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
         self.block = tuple(int(x) for x in block) + (1,) * (3 - len(block))
         self.cluster = tuple(int(x) for x in cluster) + (1,) * (3 - len(cluster))
@@ -197,8 +198,12 @@ class Machine:
 
     # --- locations ------------------------------------------------------------------------------
     def where_instr(self, code, pc: int) -> str:
-        line, col = code.where[pc] if 0 <= pc < len(code.where) else (0, 0)
-        return f"{self.program.filename}:{line}:{col}"
+        key = (code.name, pc)
+        where = self._wheres.get(key)
+        if where is None:        # handlers ask on every run (reports, coverage): formatted once
+            line, col = code.where[pc] if 0 <= pc < len(code.where) else (0, 0)
+            where = self._wheres[key] = f"{self.program.filename}:{line}:{col}"
+        return where
 
     def pc_now(self, warp) -> int:
         """A launch-wide id of the instruction the warp runs now (its function and index)."""

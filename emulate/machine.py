@@ -379,32 +379,47 @@ class Machine:
     # --- memory ---------------------------------------------------------------------------------------
     def _split_generic(self, w, addrs):
         """(space, lanes, space address) per window; a generic local address is absolute in the
-        thread's local memory, a `.local` address relative to the running frame."""
+        thread's local memory, a `.local` address relative to the running frame. Lanes are None
+        when every address lies in the one window (the common case: no masks)."""
+        one = M.single_window(addrs)
+        if one is not None:
+            yield ("kparam" if one == "param" else one), None, addrs - self._window_base(w, one)
+            return
         win = M.window_codes(addrs)
         win[(win == 0) & (addrs >= np.uint64(M.CONST_BASE))] = CONST_CODE       # cvta.const addresses
         for code, space in GENERIC_ORDER:
             sel = win == code
             if sel.any():
-                base = np.uint64(M.WINDOW_BASE[space])
-                if space == "local":
-                    base += np.uint64(self._local_base(w))
-                yield ("kparam" if space == "param" else space), sel, addrs[sel] - base
+                yield ("kparam" if space == "param" else space), sel, addrs[sel] - self._window_base(w, space)
+
+    def _window_base(self, w, space: str):
+        base = np.uint64(M.WINDOW_BASE[space])
+        if space == "local":
+            base += np.uint64(self._local_base(w))
+        return base
 
     def load(self, w, mask, space: str, addrs, nbytes: int):
         """Bytes (n active lanes, nbytes) read from `space` at addrs."""
         lanes = np.flatnonzero(mask)
         if space == "generic":
-            out = np.zeros((len(lanes), nbytes), np.uint8)
+            out = None
             for sp, sel, a in self._split_generic(w, addrs):
+                if sel is None:
+                    return self._load(w, lanes, sp, a, nbytes)
+                if out is None:
+                    out = np.zeros((len(lanes), nbytes), np.uint8)
                 out[sel] = self._load(w, lanes[sel], sp, a, nbytes)
-            return out
+            return np.zeros((len(lanes), nbytes), np.uint8) if out is None else out
         return self._load(w, lanes, space, addrs, nbytes)
 
     def store(self, w, mask, space: str, addrs, rows) -> None:
         lanes = np.flatnonzero(mask)
         if space == "generic":
             for sp, sel, a in self._split_generic(w, addrs):
-                self._store(w, lanes[sel], sp, a, rows[sel])
+                if sel is None:
+                    self._store(w, lanes, sp, a, rows)
+                else:
+                    self._store(w, lanes[sel], sp, a, rows[sel])
             return
         self._store(w, lanes, space, addrs, rows)
 
@@ -443,8 +458,9 @@ class Machine:
             data = w.local if space == "local" else w.stack[-1][3].params
             offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
             ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
-            if not ok.all():
-                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
+            if ok.all():
+                return M.gather_lanes(data, lanes, offs, nbytes)
+            self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
             out = np.zeros((len(lanes), nbytes), np.uint8)
             out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
             return out

@@ -99,6 +99,24 @@ def window_codes(addrs: np.ndarray) -> np.ndarray:
     return out
 
 
+def single_window(addrs: np.ndarray) -> str | None:
+    """The one space ('global', 'const', 'shared', 'local' or 'param') every generic address
+    falls in, judged from the lowest and highest (windows are ranges); None when they may
+    differ (or there are none)."""
+    if not len(addrs):
+        return None
+    lo, hi = int(addrs.min()), int(addrs.max())
+    for name, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW), ("param", PARAM_WINDOW)):
+        if base <= lo and hi < base + WINDOW_SIZE:
+            return name
+    if hi < SHARED_WINDOW or lo >= PARAM_WINDOW + WINDOW_SIZE:     # no window between them
+        if hi < CONST_BASE:
+            return "global"
+        if lo >= CONST_BASE:
+            return "const"
+    return None
+
+
 def window_of(addrs: np.ndarray) -> np.ndarray:
     """Which space each generic address falls in: 'shared', 'local', 'param' or 'global'."""
     return np.array(WINDOWS, dtype=object)[window_codes(addrs)]

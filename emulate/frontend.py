@@ -53,6 +53,29 @@ def _module(module_or_text, filename):
     return module_or_text, ptxgrammar.emit(module_or_text)
 
 
+_PREPARED: dict = {}        # (text, filename) -> [module, Program or None] of the last text run
+
+
+def _prepared(module_or_text, filename) -> list:
+    """[module, text, program maker]. Runs of one text (each schedule, each kernel of a file)
+    share its parse and preparation: a Program is only read by the machines that run it. A
+    module object is prepared afresh (its owner may change it between runs)."""
+    if not isinstance(module_or_text, str):
+        module, text = _module(module_or_text, filename)
+        return [module, text, lambda: Program(module, filename)]
+    key = (module_or_text, filename)
+    entry = _PREPARED.get(key)
+    if entry is None:
+        _PREPARED.clear()
+        entry = _PREPARED[key] = [_module(module_or_text, filename)[0], None]
+
+    def program() -> Program:
+        if entry[1] is None:
+            entry[1] = Program(entry[0], filename)
+        return entry[1]
+    return [entry[0], module_or_text, program]
+
+
 def select_spec(launch: dict, kernel: str | None) -> dict:
     specs = kernel_specs(launch)
     if kernel is None:
@@ -100,7 +123,7 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
     interleaves that many CTAs (a kernel whose CTAs wait for each other's flags or locks).
     The watchdog (watchdog.py) stops a block after `max_steps` warp-instructions and calls nested
     `max_call_depth` deep, with a located report; `progress(done, blocks)` is told as blocks finish."""
-    module, text = _module(module_or_text, filename)
+    _, text, prepare = _prepared(module_or_text, filename)
     spec = select_spec(launch, kernel)
     name = spec.get("kernel")
     try:
@@ -109,7 +132,7 @@ def run(module_or_text, launch: dict, inputs: dict | None = None, *, kernel: str
         req = launch_request(spec, entry)
     except PlanError as e:
         raise EmulationError(str(e)) from None
-    program = Program(module, filename)
+    program = prepare()
     sanitizer = Sanitizer(enabled=sanitize, disabled=disabled)
     machine = Machine(program, name, req["grid"], req["block"], req["shared"], sanitizer, schedule, max_steps,
                       resident_ctas, cluster_shape(spec, entry), max_call_depth)

@@ -24,6 +24,9 @@ from .semantics.cluster import has_remote, remote_load, remote_store, split_rank
 from .warp import BLOCKED, DONE, READY, WARP, Frame, Warp
 
 QUANTUM = 4096
+CONST_CODE = len(M.WINDOWS)          # a generic address in the const window (after window_codes' own)
+# the order a generic access visits its spaces: (window code, space)
+GENERIC_ORDER = ((0, "global"), (CONST_CODE, "const"), (1, "shared"), (2, "local"), (3, "param"))
 
 
 class Schedule:
@@ -141,6 +144,7 @@ class Machine:
         if kernel not in program.functions or not program.functions[kernel].is_entry:
             raise EmulationError(f"no .entry {kernel} (entries: {', '.join(program.entries()) or 'none'})")
         self.program = program
+        self._wheres: dict = {}     # (function, pc) -> "file:line:col"
         self.grid = tuple(int(x) for x in grid) + (1,) * (3 - len(grid))
         self.block = tuple(int(x) for x in block) + (1,) * (3 - len(block))
         self.cluster = tuple(int(x) for x in cluster) + (1,) * (3 - len(cluster))
@@ -194,8 +198,12 @@ class Machine:
 
     # --- locations ------------------------------------------------------------------------------
     def where_instr(self, code, pc: int) -> str:
-        line, col = code.where[pc] if 0 <= pc < len(code.where) else (0, 0)
-        return f"{self.program.filename}:{line}:{col}"
+        key = (code.name, pc)
+        where = self._wheres.get(key)
+        if where is None:        # handlers ask on every run (reports, coverage): formatted once
+            line, col = code.where[pc] if 0 <= pc < len(code.where) else (0, 0)
+            where = self._wheres[key] = f"{self.program.filename}:{line}:{col}"
+        return where
 
     def pc_now(self, warp) -> int:
         """A launch-wide id of the instruction the warp runs now (its function and index)."""
@@ -371,32 +379,47 @@ class Machine:
     # --- memory ---------------------------------------------------------------------------------------
     def _split_generic(self, w, addrs):
         """(space, lanes, space address) per window; a generic local address is absolute in the
-        thread's local memory, a `.local` address relative to the running frame."""
-        win = M.window_of(addrs)
-        win[(win == "global") & (addrs >= np.uint64(M.CONST_BASE))] = "const"   # cvta.const addresses
-        for space in ("global", "const", "shared", "local", "param"):
-            sel = win == space
+        thread's local memory, a `.local` address relative to the running frame. Lanes are None
+        when every address lies in the one window (the common case: no masks)."""
+        one = M.single_window(addrs)
+        if one is not None:
+            yield ("kparam" if one == "param" else one), None, addrs - self._window_base(w, one)
+            return
+        win = M.window_codes(addrs)
+        win[(win == 0) & (addrs >= np.uint64(M.CONST_BASE))] = CONST_CODE       # cvta.const addresses
+        for code, space in GENERIC_ORDER:
+            sel = win == code
             if sel.any():
-                base = np.uint64(M.WINDOW_BASE[space])
-                if space == "local":
-                    base += np.uint64(self._local_base(w))
-                yield ("kparam" if space == "param" else space), sel, addrs[sel] - base
+                yield ("kparam" if space == "param" else space), sel, addrs[sel] - self._window_base(w, space)
+
+    def _window_base(self, w, space: str):
+        base = np.uint64(M.WINDOW_BASE[space])
+        if space == "local":
+            base += np.uint64(self._local_base(w))
+        return base
 
     def load(self, w, mask, space: str, addrs, nbytes: int):
         """Bytes (n active lanes, nbytes) read from `space` at addrs."""
         lanes = np.flatnonzero(mask)
         if space == "generic":
-            out = np.zeros((len(lanes), nbytes), np.uint8)
+            out = None
             for sp, sel, a in self._split_generic(w, addrs):
+                if sel is None:
+                    return self._load(w, lanes, sp, a, nbytes)
+                if out is None:
+                    out = np.zeros((len(lanes), nbytes), np.uint8)
                 out[sel] = self._load(w, lanes[sel], sp, a, nbytes)
-            return out
+            return np.zeros((len(lanes), nbytes), np.uint8) if out is None else out
         return self._load(w, lanes, space, addrs, nbytes)
 
     def store(self, w, mask, space: str, addrs, rows) -> None:
         lanes = np.flatnonzero(mask)
         if space == "generic":
             for sp, sel, a in self._split_generic(w, addrs):
-                self._store(w, lanes[sel], sp, a, rows[sel])
+                if sel is None:
+                    self._store(w, lanes, sp, a, rows)
+                else:
+                    self._store(w, lanes[sel], sp, a, rows[sel])
             return
         self._store(w, lanes, space, addrs, rows)
 
@@ -426,8 +449,7 @@ class Machine:
             if bad.any():
                 self.sanitizer.bad_access("oob", w, lanes[bad], addrs[bad], nbytes, space,
                                           "outside every buffer", False)
-            for r in np.unique(idx[~bad]):
-                sel = idx == r
+            for r, sel in regions.by_region(idx):
                 out[sel] = M.gather(regions.regions[r].data, offs[sel], nbytes)
                 if self.observer is not None and space == "global":
                     self.observer.global_access(w, lanes[sel], regions.regions[r], offs[sel], nbytes)
@@ -436,8 +458,9 @@ class Machine:
             data = w.local if space == "local" else w.stack[-1][3].params
             offs = addrs.astype(np.int64) + (self._local_base(w) if space == "local" else 0)
             ok = (offs >= 0) & (offs + nbytes <= data.shape[1])
-            if not ok.all():
-                self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
+            if ok.all():
+                return M.gather_lanes(data, lanes, offs, nbytes)
+            self.sanitizer.bad_access("oob", w, lanes[~ok], addrs[~ok], nbytes, space, "outside the frame", False)
             out = np.zeros((len(lanes), nbytes), np.uint8)
             out[ok] = M.gather_lanes(data, lanes[ok], offs[ok], nbytes)
             return out
@@ -467,8 +490,7 @@ class Machine:
             if bad.any():
                 self.sanitizer.bad_access("oob", w, lanes[bad], addrs[bad], nbytes, space,
                                           "outside every buffer", True)
-            for r in np.unique(idx[~bad]):
-                sel = idx == r
+            for r, sel in self.globals.by_region(idx):
                 if self.observer is not None:
                     self.observer.global_access(w, lanes[sel], self.globals.regions[r], offs[sel], nbytes, rows[sel])
                 M.scatter(self.globals.regions[r].data, offs[sel], rows[sel])

@@ -48,6 +48,7 @@ class RegionSet:
         self.regions: list[Region] = []
         self._next = base
         self._bases = np.zeros(0, np.uint64)
+        self._sizes = np.zeros(0, np.uint64)
 
     def add(self, name: str, data: np.ndarray, align: int = 256, readonly: bool = False) -> Region:
         base = (self._next + align - 1) // align * align
@@ -56,6 +57,7 @@ class RegionSet:
         self.regions.append(region)
         self._next = base + max(region.size, 1) + GAP
         self._bases = np.array([r.base for r in self.regions], np.uint64)
+        self._sizes = np.array([r.size for r in self.regions], np.uint64)
         return region
 
     def by_name(self, name: str) -> Region | None:
@@ -67,22 +69,57 @@ class RegionSet:
         ok = idx >= 0
         safe = np.where(ok, idx, 0)
         bases = self._bases[safe] if len(self.regions) else np.zeros_like(addrs)
-        sizes = np.array([r.size for r in self.regions], np.uint64)[safe] if self.regions else np.zeros_like(addrs)
+        sizes = self._sizes[safe] if self.regions else np.zeros_like(addrs)
         offs = addrs - bases
         ok &= (addrs >= bases) & (offs + np.uint64(nbytes) <= sizes)
         return np.where(ok, idx, -1), offs.astype(np.int64)
+
+    @staticmethod
+    def by_region(idx: np.ndarray):
+        """(region index, lanes) for each region `locate` found: lanes a slice of all when every
+        address lies in one region (the common case: no np.unique, no masks)."""
+        if idx.size and idx[0] >= 0 and (idx == idx[0]).all():
+            yield int(idx[0]), slice(None)
+            return
+        for r in np.unique(idx[idx >= 0]):
+            yield int(r), idx == r
 
     def contains(self, addr: int) -> bool:
         return bool(self.regions) and self.regions[0].base <= addr < self._next + WINDOW_SIZE
 
 
+WINDOWS = ("global", "shared", "local", "param")      # window_codes' numbering
+
+
+def window_codes(addrs: np.ndarray) -> np.ndarray:
+    """Which space each generic address falls in, as an index into WINDOWS (0: global)."""
+    out = np.zeros(addrs.shape, np.int8)
+    for code, base in ((1, SHARED_WINDOW), (2, LOCAL_WINDOW), (3, PARAM_WINDOW)):
+        out[(addrs >= np.uint64(base)) & (addrs < np.uint64(base + WINDOW_SIZE))] = code
+    return out
+
+
+def single_window(addrs: np.ndarray) -> str | None:
+    """The one space ('global', 'const', 'shared', 'local' or 'param') every generic address
+    falls in, judged from the lowest and highest (windows are ranges); None when they may
+    differ (or there are none)."""
+    if not len(addrs):
+        return None
+    lo, hi = int(addrs.min()), int(addrs.max())
+    for name, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW), ("param", PARAM_WINDOW)):
+        if base <= lo and hi < base + WINDOW_SIZE:
+            return name
+    if hi < SHARED_WINDOW or lo >= PARAM_WINDOW + WINDOW_SIZE:     # no window between them
+        if hi < CONST_BASE:
+            return "global"
+        if lo >= CONST_BASE:
+            return "const"
+    return None
+
+
 def window_of(addrs: np.ndarray) -> np.ndarray:
     """Which space each generic address falls in: 'shared', 'local', 'param' or 'global'."""
-    out = np.full(addrs.shape, "global", dtype=object)
-    for name, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW), ("param", PARAM_WINDOW)):
-        hit = (addrs >= np.uint64(base)) & (addrs < np.uint64(base + WINDOW_SIZE))
-        out[hit] = name
-    return out
+    return np.array(WINDOWS, dtype=object)[window_codes(addrs)]
 
 
 WINDOW_BASE = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW, "global": 0, "const": 0}

@@ -42,11 +42,12 @@ class SyncCoverage:
         counts = self.async_bytes.get(key)
         if counts is None:
             counts = self.async_bytes[key] = np.zeros(cta.shared.size, np.int32)
-        idx = np.unique(np.asarray(idx, np.int64))
-        idx = idx[(idx >= 0) & (idx < counts.size)]
-        counts[idx] += 1
-        if idx.size:
-            self.refills[key] = max(self.refills.get(key, 0), int(counts[idx].max()))
+        idx = np.asarray(idx, np.int64)
+        hit = np.zeros(counts.size, bool)      # each byte counted once (a mask: cheaper than np.unique)
+        hit[idx[(idx >= 0) & (idx < counts.size)]] = True
+        counts[hit] += 1
+        if hit.any():
+            self.refills[key] = max(self.refills.get(key, 0), int(counts[hit].max()))
 
     def barrier_reached(self, where: str, name: str, cta, warp) -> None:
         reached = self._reached.setdefault((where, tuple(cta.ctaid)), set())

@@ -72,14 +72,24 @@ class TensorMap:
 
     def _elements(self, coords):
         """(global byte offsets, in-bounds mask) of the box elements, smem order (innermost fastest)."""
-        grids = np.meshgrid(*[np.arange(n) for n in reversed(self.shape)], indexing="ij")
-        offs = np.zeros(grids[0].shape, np.int64)
-        ok = np.ones(grids[0].shape, bool)
+        steps = self._box_steps()
+        offs = np.zeros(steps[0].shape, np.int64)
+        ok = np.ones(steps[0].shape, bool)
         for i in range(self.rank):
-            x = int(coords[i]) + grids[self.rank - 1 - i].astype(np.int64) * self.estrides[i]
+            x = int(coords[i]) + steps[i]
             ok &= (x >= 0) & (x < self.dims[i])
             offs += x * self.strides[i]
-        return offs.reshape(-1) + self.base, ok.reshape(-1)
+        return offs + self.base, ok
+
+    def _box_steps(self) -> list:
+        """Per dimension, each box element's element offset from the box's corner (smem order),
+        the same for every copy through the map: computed once."""
+        steps = getattr(self, "_steps", None)
+        if steps is None:
+            grids = np.meshgrid(*[np.arange(n) for n in reversed(self.shape)], indexing="ij")
+            steps = self._steps = [grids[self.rank - 1 - i].astype(np.int64).reshape(-1) * self.estrides[i]
+                                   for i in range(self.rank)]
+        return steps
 
     def read_box(self, coords) -> tuple[np.ndarray, bool]:
         """The box's bytes in packed shared order, and whether it read outside the buffer."""

@@ -44,6 +44,7 @@ class Frame:
 class Warp:
     def __init__(self, cta, index: int, nthreads: int, entry_frame_factory):
         self.cta = cta
+        self.sanitizer = cta.machine.sanitizer
         self.index = index
         self.lane = np.arange(WARP, dtype=np.uint32)
         self.tid_linear = self.lane + np.uint32(index * WARP)
@@ -67,7 +68,7 @@ class Warp:
             self.pending_regs[name].early_access(self, name, "read")
         frame = self.stack[-1][3]
         arr = frame.regs.get(name)
-        san = self.cta.machine.sanitizer
+        san = self.sanitizer
         if arr is None:
             if san.uninit_regs:
                 san.uninit_register(self, name, mask)

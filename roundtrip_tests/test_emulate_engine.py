@@ -140,6 +140,27 @@ def test_local_generic_and_shared_addressing():
     assert (r.outputs["out"] == 2 * np.arange(64)).all()
 
 
+def test_one_access_whose_lanes_span_spaces_and_buffers():
+    """Even lanes read their local word through a generic address, odd lanes inp[tid] (global);
+    then even lanes read inp and odd lanes out (two buffers in one ld.global)."""
+    r = run("""	mov.u64 %rd6, depot;
+	st.local.u32 [%rd6+4], %r1;
+	cvta.local.u64 %rd7, %rd6;
+	add.s64 %rd7, %rd7, 4;
+	and.b32 %r2, %r1, 1;
+	setp.eq.u32 %p1, %r2, 0;
+	selp.b64 %rd8, %rd7, %rd5, %p1;
+	ld.u32 %r3, [%rd8];
+	selp.b64 %rd9, %rd5, %rd4, %p1;
+	ld.global.u32 %r4, [%rd9];
+	add.s32 %r5, %r3, %r4;
+	st.global.u32 [%rd4], %r5;""")
+    tid = np.arange(64, dtype=np.uint32)
+    inp = r.outputs["inp"].astype(np.uint32)
+    even = tid % 2 == 0
+    assert (r.outputs["out"] == np.where(even, tid + inp, inp)).all()
+
+
 def test_callee_writes_through_a_generic_pointer_to_the_callers_local_array():
     """nvcc -G passes fragments and arrays by pointer to the caller's stack frame: the callee,
     with locals of its own, must write the caller's memory (one local address space for every
@@ -386,3 +407,26 @@ def test_call_blocks_may_declare_one_param_name_with_different_sizes():
     body = "\t.reg .b16 %rs<2>;\n" + TWO_RETVAL_SIZES
     out = run(body, extra=RET_FUNCS, block=32, out=32, inp=32).outputs["out"]
     assert list(out) == [2 * t + 100000 for t in range(32)]
+
+
+def test_single_window_names_a_space_only_when_every_address_is_in_it():
+    """memory.single_window (the shortcut of a generic access) against the per-address window
+    codes, on addresses at and around every window edge and the const base."""
+    from ptx2py.emulate import memory as M
+
+    names = np.array(M.WINDOWS + ("const",), dtype=object)
+    edges = [0, 5, M.GLOBAL_BASE, M.CONST_BASE - 1, M.CONST_BASE, M.CONST_BASE + 7, 2 ** 64 - 1]
+    for base in (M.SHARED_WINDOW, M.LOCAL_WINDOW, M.PARAM_WINDOW):
+        edges += [base - 1, base, base + 1, base + M.WINDOW_SIZE - 1, base + M.WINDOW_SIZE]
+    edges = np.array(edges, np.uint64)
+    rng = np.random.default_rng(3)
+    named = 0
+    for _ in range(3000):
+        a = rng.choice(edges, int(rng.integers(1, 5)))
+        codes = M.window_codes(a)
+        codes[(codes == 0) & (a >= np.uint64(M.CONST_BASE))] = len(M.WINDOWS)
+        spaces = set(names[codes])
+        got = M.single_window(a)
+        assert got is None or spaces == {got}
+        named += got is not None
+    assert named > 300                   # (None only sends an access down the general split)

@@ -246,3 +246,38 @@ def test_stochastic_rounding_extremes(dt, fmt):
             away = "rp" if v > 0 else "rm"
             assert lo_o == round_fraction(Fraction(v), fmt, away)
     check()
+
+
+def _f16_boundaries_as_f32() -> np.ndarray:
+    """Every point where f32 -> f16 nearest-even rounding changes its mind: each f16 value, each
+    midpoint between neighbours (exact in f32) and the f32 values just either side of it, over
+    both signs, with the overflow threshold 65520, infinities and NaNs."""
+    h = np.arange(0x7C00, dtype=np.uint16).view(np.float16).astype(np.float32)   # +0 .. max finite
+    mids = ((h[:-1].astype(np.float64) + h[1:]) / 2).astype(np.float32)
+    pts = np.concatenate([h, mids, np.nextafter(mids, np.float32(0)), np.nextafter(mids, np.float32(np.inf)),
+                          np.float32([65504, 65519.996, 65520, 65520.004, 1e30, np.inf, np.nan])])
+    return np.concatenate([pts, -pts]).view(np.uint32)
+
+
+def test_cvt_rn_f16x2_f32_shortcut_matches_the_general_conversion():
+    """The dedicated cvt.rn.f16x2.f32 (the epilogue of every f16 GEMM) gives the general path's
+    bits, rounding by exact arithmetic (round_pair), on every rounding boundary and on random
+    patterns (NaN payloads, subnormals, both operand orders)."""
+    from ptx2py.emulate.numerics import cvt as cvt_module
+
+    rng = np.random.default_rng(7)
+    edges = _f16_boundaries_as_f32()
+    a = np.concatenate([edges, rng.integers(0, 1 << 32, 200_000, dtype=np.uint64).astype(np.uint32)])
+    b = np.roll(a, 12345)
+    mods = cvt_module.F16X2_RN
+    with np.errstate(all="ignore"):
+        general = cvt_module._convert_float(mods, (".f16x2", ".f32"), ".f16x2", ".f32", (a, b))
+    got = cvt(mods, ".f16x2", ".f32", a, b)
+    assert got.dtype == general.dtype == np.uint32
+    assert np.array_equal(got, general)
+    # and both against numpy's own half conversion: b in the low half, NaN as 0x7fff
+    def half(x):
+        v = x.view(np.float32)
+        return np.where(np.isnan(v), np.uint16(0x7FFF), v.astype(np.float16).view(np.uint16)).astype(np.uint32)
+    with np.errstate(all="ignore"):
+        assert np.array_equal(got, half(b) | (half(a) << np.uint32(16)))

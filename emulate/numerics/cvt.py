@@ -139,8 +139,25 @@ def cvt_pack(mods, types, a, b, c=None):
     return to_bits(word, 32)
 
 
+F16X2_RN = frozenset({".rn", ".f16x2", ".f32"})       # the epilogue form of every f16 GEMM
+
+
+def _f16x2_rn(a, b):
+    """cvt.rn.f16x2.f32 d, a, b as the general path computes it (f32 -> f64 -> numpy's
+    nearest-even f16 cast, NaN -> 0x7fff; b in the low half), without its per-call decoding."""
+    halves = []
+    for src in (b, a):
+        v = np.asarray(src).astype(np.uint32, copy=False).view(np.float32).astype(np.float64)
+        bits = v.astype(np.float16).view(np.uint16)
+        halves.append(np.where(np.isnan(v), np.uint16(0x7FFF), bits).astype(np.uint32))
+    return halves[0] | (halves[1] << np.uint32(16))
+
+
 @handles("cvt", None)
 def cvt(mods, types, *srcs):
+    if mods == F16X2_RN and len(srcs) == 2:
+        with np.errstate(all="ignore"):
+            return _f16x2_rn(*srcs)
     if ".pack" in mods:
         return cvt_pack(mods, types, *srcs)
     accept("cvt", mods, types, MODIFIERS)

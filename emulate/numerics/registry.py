@@ -45,20 +45,21 @@ def _quietly(fn):
     return run
 
 
+def _resolve(opcode, types):
+    fn = _HANDLERS.get((opcode, None))
+    if fn is None:
+        fn = _HANDLERS.get((opcode, family(types[0]) if types else None))
+    return fn
+
+
 def _dispatcher(opcode):
     resolved = {}
-
-    def resolve(types):
-        fn = _HANDLERS.get((opcode, None))
-        if fn is None:
-            fn = _HANDLERS.get((opcode, family(types[0]) if types else None))
-        return fn
 
     def dispatch(mods, types, *srcs, **extra):
         types = tuple(types)
         fn = resolved.get(types)
         if fn is None:
-            fn = resolved[types] = resolve(types)
+            fn = resolved[types] = _resolve(opcode, types)
             if fn is None:
                 del resolved[types]
                 refuse(opcode, mods, types, f"no {opcode} for operand type {types[0] if types else '(none)'}")
@@ -66,7 +67,29 @@ def _dispatcher(opcode):
         try:
             return fn(mods, types, *srcs, **extra)
         except MALFORMED as exc:         # a form outside the handler's types or operand counts
-            refuse(opcode, mods, types, f"not a form of {opcode} emulated here ({type(exc).__name__}: {exc})")
+            _malformed(opcode, mods, types, exc)
     dispatch.__name__ = f"alu_{opcode}"
     dispatch.opcode = opcode
     return dispatch
+
+
+def _malformed(opcode, mods, types, exc):
+    refuse(opcode, mods, types, f"not a form of {opcode} emulated here ({type(exc).__name__}: {exc})")
+
+
+def bound(opcode: str, mods, types):
+    """The dispatch of one instruction done once, when it is decoded: f(*srcs, **extra) with the
+    dispatcher's results and refusals (an unknown operand type still refuses when it runs)."""
+    types = tuple(types)
+    mods = frozenset(mods)
+    fn = _resolve(opcode, types)
+    if fn is None:
+        dispatch = ALU[opcode]
+        return lambda *srcs, **extra: dispatch(mods, types, *srcs, **extra)
+
+    def call(*srcs, **extra):
+        try:
+            return fn(mods, types, *srcs, **extra)
+        except MALFORMED as exc:
+            _malformed(opcode, mods, types, exc)
+    return call

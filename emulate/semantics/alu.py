@@ -99,6 +99,12 @@ def _numerics():
     return ALU, NumericsNotEmulated
 
 
+def bound(opcode, mods, types):
+    from ptx2py.emulate.numerics.registry import bound as bind
+
+    return bind(opcode, mods, types)
+
+
 def _alu_handler(instr, scope):
     ALU, NumNE = _numerics()
     opcode = instr.opcode
@@ -133,13 +139,14 @@ def _alu_handler(instr, scope):
     carry_in = opcode in CARRY_IN
     where = scope.machine.where_instr
     pc_of = instr
+    numerics = bound(opcode, mods, types)      # the opcode's numerics handler, resolved once
 
     def call(w, m):
         values = [r(w, m) for r in readers]
         try:
             if carry_in:
-                return fn(mods, types, *values, cc=w.cc[m])
-            return fn(mods, types, *values)
+                return numerics(*values, cc=w.cc[m])
+            return numerics(*values)
         except NumNE as e:
             raise NotEmulated(str(e), where(scope.code, scope.code.instructions.index(pc_of))) from None
 

@@ -104,6 +104,8 @@ def check_fenced(cta, warp, idx: np.ndarray, what: str, access: str = "reads") -
     if sites.active():
         fences = np.unique(_fenced_by(cta.shadow)[np.clip(idx, 0, unfenced.size - 1)])
         sites.note_ids(fences[fences >= 0])
+    if not unfenced.any():          # the common case (no generic write since the last fence): no gather
+        return
     hit = unfenced[np.clip(idx, 0, unfenced.size - 1)]
     if hit.any():
         k = int(np.asarray(idx)[np.flatnonzero(hit)[0]])

@@ -13,15 +13,16 @@ from ..sanitizer import thread_name
 from ..types import TYPES
 
 LANES = np.arange(32, dtype=np.int64)
+LANE_BITS = np.uint64(1) << LANES.astype(np.uint64)
 U32, PRED = TYPES[".u32"], TYPES[".pred"]
 
 
 def _bits(mask) -> int:
-    return int(np.dot(mask.astype(np.uint64), np.uint64(1) << LANES.astype(np.uint64)))
+    return int(np.dot(mask.astype(np.uint64), LANE_BITS))
 
 
 def _lanes_of(bits: int):
-    return ((np.uint64(bits) >> LANES.astype(np.uint64)) & np.uint64(1)).astype(bool)
+    return (LANE_BITS & np.uint64(bits)) != 0
 
 
 def _check_members(w, exec_mask, member_bits, name):

@@ -24,6 +24,8 @@ by ~1 f32 ulp of the partial sums; over a K loop of K/k steps the difference is 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ptx2py.ptxgrammar.tree import Register, Vector
@@ -49,8 +51,10 @@ INTEGER = {".s8": np.int8, ".u8": np.uint8}
 (A8_ROW, A8_COL), _ = _layout_int(32, 4)     # an 8-bit A from registers: mma.m16n8k32's A fragment
 
 
+@lru_cache(maxsize=4096)
 def descriptor_addresses(desc: int, rows: int, k: int, esize: int, mn_major: bool = False) -> np.ndarray:
-    """Shared byte addresses (rows, k*esize) of the operand described by `desc`: row = the M (or
+    """(Read-only, cached: a K loop steps through a few descriptor values, every warp and CTA
+    the same ones.) Shared byte addresses (rows, k*esize) of the operand described by `desc`: row = the M (or
     N) index, columns = the bytes of K elements. Canonical layouts (PTX ISA "Shared Memory Matrix
     Layout"; CUTLASS's GmmaDescriptor), W the swizzle span (16 B without swizzle):
       K-major:  start + (r % 8)*W + (r // 8)*SBO + kb % W + (kb // W)*LBO
@@ -67,13 +71,18 @@ def descriptor_addresses(desc: int, rows: int, k: int, esize: int, mn_major: boo
     if not mn_major:
         kb = np.arange(k * esize, dtype=np.int64)[None, :]
         addr = start + (r // 8) * sbo + (kb // span) * lbo + (r % 8) * span + kb % span
-        return swizzle(addr, code)
+        return _frozen(swizzle(addr, code))
     kk = np.arange(k, dtype=np.int64)[None, :]
     mb = r * esize
     mn_step, k_step = (sbo, lbo) if code == 0 else (lbo, sbo)
     base = start + mb % span + (mb // span) * mn_step + (kk % 8) * span + (kk // 8) * k_step
     addr = (base[:, :, None] + np.arange(esize)).reshape(rows, k * esize)
-    return swizzle(addr, code)
+    return _frozen(swizzle(addr, code))
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
 
 
 def _values(raw: np.ndarray, ty: str) -> np.ndarray:
@@ -179,9 +188,11 @@ class Wgmma(AsyncOp):
         if not mine or not w.stack or w.stack[-1][3] is not self.frame:
             return                     # a later wgmma owns the registers (chained) / warp gone
         full = np.ones(32, bool)
+        mine = set(mine)
+        columns = np.ascontiguousarray(out.T).view(np.uint32)      # one row per accumulator register
         for i, (name, wr) in enumerate(zip(self.regs, self.writers)):
             if name in mine:
-                wr(w, full, np.ascontiguousarray(out[:, i]).view(np.uint32))
+                wr(w, full, columns[i])
 
     def early_access(self, w, name: str, verb: str) -> None:
         m = w.cta.machine
@@ -238,10 +249,9 @@ def _mma_async(instr, scope):
     row = G[:, None] + 8 * ((np.arange(n // 2) >> 1) & 1)[None, :]
 
     def one_lane(values, what, w):
-        v = np.unique(values)
-        if len(v) != 1:
+        if not len(values) or (values != values[0]).any():
             raise NotEmulated(f"{instr.name} with a {what} descriptor that differs across lanes")
-        return int(v[0])
+        return int(values[0])
 
     def run(w, m):
         if not m.all():

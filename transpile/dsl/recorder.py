@@ -74,6 +74,7 @@ class Recorder:
         self.scope_rule: ScopeRule | None = None  # scope_labels() scope_labels() in the open function (scopelabels.py)
         self.trivia: TriviaTable | None = None  # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
+        self.deferred: list | None = None  # a call's prefix actions, run by its first record (`open_call`)
         self.last_key = None   # the trivia key of the statement just recorded
         self.lval = ""         # the L value its shape predicted (for `quiet.keep`)
         self.open_keys: list = []
@@ -156,8 +157,26 @@ class Recorder:
             self.lines.extend(after)
             self.n_after = len(self.lines)
 
+    def open_call(self, stmt) -> None:
+        """Before the first statement a prefixed call records (`at(...).<insn>`): the table's
+        "open" lines of that statement, then the prefix's `.loc` lines (deferred until now, so
+        that a bracket the statement's entry opens comes before its own `.loc`)."""
+        thunks, self.deferred = self.deferred, None
+        if self.trivia.opens and stmt.__class__ is not Loc:  # type: ignore[union-attr]
+            for line in self.trivia.entry(self.trivia.keys.peek(stmt)).get("open", ()):  # type: ignore[union-attr]
+                if line.__class__ is str:
+                    self.lines.append(line)
+                else:  # [file, line, column]: the `.loc` the bracket repeats, with its `srcmap` comment
+                    from .locs import record_loc
+
+                    record_loc((*line, None, None), {})
+        for f in thunks or ():
+            f()
+
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
+        if self.trivia is not None and (self.deferred is not None or self.trivia.opens):
+            self.open_call(stmt)
         if self.scope_rule is not None and append:
             self.scope_label(stmt)
         depth = len(self.stack) - 1

@@ -12,6 +12,7 @@ whole leading text for a statement that shares a line with the previous one).
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 from ptx2py.ptxgrammar.tree import Function, Instruction, Label, Loc, Module, VarDecl
 
@@ -30,6 +31,9 @@ from ..style import (
 from .scopelabels import ScopeRule
 from .trivia_check import check_trivia
 from .trivia_table import END, TriviaTable, comment_column, merge_lines
+
+# records one `.loc` (and its `srcmap` comment): locs.py, which imports this module, sets it
+write_loc: Callable | None = None
 
 # Formatting predictions per statement shape for the default style, shared by
 # every recorder that uses it (programs that build many modules, e.g. kernelir).
@@ -167,9 +171,7 @@ class Recorder:
                 if line.__class__ is str:
                     self.lines.append(line)
                 else:  # [file, line, column]: the `.loc` the bracket repeats, with its `srcmap` comment
-                    from .locs import record_loc
-
-                    record_loc((*line, None, None), {})
+                    write_loc((*line, None, None), {})  # type: ignore[misc]  # (locs.py sets it)
         for f in thunks or ():
             f()
 

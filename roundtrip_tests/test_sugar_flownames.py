@@ -13,11 +13,12 @@ from test_sugar_regnames import _rename
 import ptx2py
 from ptx2py import transpile
 
-# an nvcc-style kernel: a strided sum over x, a warp shuffle, a store from lane 0
+# an nvcc-style kernel: a strided sum over x, a warp shuffle, stores from lane 0 (the sum, and the
+# thread's global index blockIdx.x * blockDim.x + threadIdx.x)
 PTX = "\n".join([
     ".version 8.0", ".target sm_80", ".address_size 64", "", "\t// .globl\tk", ".visible .entry k(",
     "\t.param .u64 k_param_0,", "\t.param .u64 k_param_1,", "\t.param .u32 k_param_2", ")", "{",
-    "\t.reg .pred \t%p<5>;", "\t.reg .b32 \t%r<10>;", "\t.reg .f32 \t%f<6>;", "\t.reg .b64 \t%rd<9>;", "",
+    "\t.reg .pred \t%p<5>;", "\t.reg .b32 \t%r<14>;", "\t.reg .f32 \t%f<6>;", "\t.reg .b64 \t%rd<9>;", "",
     "\tld.param.u64 \t%rd1, [k_param_0];", "\tld.param.u64 \t%rd2, [k_param_1];",
     "\tld.param.u32 \t%r1, [k_param_2];", "\tcvta.to.global.u64 \t%rd3, %rd1;", "\tmov.u32 \t%r2, %tid.x;",
     "\tmul.wide.u32 \t%rd4, %r2, 4;", "\tadd.s64 \t%rd5, %rd3, %rd4;", "\tmov.f32 \t%f1, 0f00000000;",
@@ -27,7 +28,9 @@ PTX = "\n".join([
     "\tmov.u32 \t%r7, -1;", "\tshfl.sync.down.b32 \t%r8|%p2, %r4, %r6, %r5, %r7;", "\tmov.b32 \t%f3, %r8;",
     "\tadd.f32 \t%f4, %f1, %f3;", "\tadd.s64 \t%rd6, %rd3, 8;", "\tld.global.u64 \t%rd6, [%rd6];",
     "\tsetp.ne.s32 \t%p3, %r2, 0;", "\t@%p3 bra \t$L__BB0_3;", "\tcvta.to.global.u64 \t%rd7, %rd2;",
-    "\tst.global.f32 \t[%rd7], %f4;", "\tst.global.u64 \t[%rd7+8], %rd6;", "$L__BB0_3:", "\tret;", "", "}", ""])
+    "\tst.global.f32 \t[%rd7], %f4;", "\tst.global.u64 \t[%rd7+8], %rd6;", "\tmov.u32 \t%r10, %ctaid.x;",
+    "\tmov.u32 \t%r11, %ntid.x;", "\tmad.lo.s32 \t%r12, %r10, %r11, %r2;",
+    "\tst.global.u32 \t[%rd7+16], %r12;", "$L__BB0_3:", "\tret;", "", "}", ""])
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +49,8 @@ ROLES = {
     "shuffle lane offset": ("delta16", "r[6]"),
     "shuffle clamp": ("clamp", "r[5]"),
     "shuffle member mask": ("mask", "r[7]"),
+    "value stored to a parameter's buffer": ("param_1_val", "f[4]"),
+    "global thread index": ("gid_x", "r[12]"),
 }
 
 

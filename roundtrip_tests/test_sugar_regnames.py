@@ -116,7 +116,7 @@ def matmul():
 
 # names other passes bind (sugar/roles.py, sugar/tensorcore.py), now in every reference
 PIPELINE_ROLES = {
-    "accumulator": ("acc", "ptx.mov.b32(acc[0], fimm(\"0f00000000\"))"),     # the zeroing, not only the wgmma
+    "accumulator": ("acc", "ptx.mov.b32(acc[0], f32(0.0))"),     # the zeroing, not only the wgmma
     "producer stage": ("stage_1", "ptx.mov.b32(stage_1 := r[124], 1)"),      # at its initialisation
     "consumer stage": ("stage", "ptx.mov.b32(stage := r[123], -1)"),
     "phase": ("phase", "ptx.mov.b32(phase := r[122], 0)"),                   # before the loop it flips in
@@ -166,7 +166,7 @@ def test_an_address_name_is_only_for_a_variable():
     src = ptx2py.ptx_to_python(text, sugar=True)
     assert transpile.python_to_ptx(src) == text
     assert "tile_addr := r[1]" in src
-    assert "r0_addr" not in src and "ptx.mov.s32(r[5], r0)" in src, src
+    assert "r0_addr" not in src and "ptx.mov.s32(tile_val := r[5], r0)" in src, src   # the value stored to tile
 
 
 def test_a_register_written_twice_gets_no_role_name():

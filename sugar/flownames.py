@@ -2,7 +2,8 @@
 
     ptx.cvta.to.global_.u64(x_g := rd[1], x)
     ptx.add.s64(x_ptr := rd[5], x_g, rd[4])          # an address into x: x's base plus an offset
-    ptx.ld.global_.nc.f32(x_val := f[7], [x_ptr])    # what is loaded from there
+    ptx.ld.global_.nc.f32(x_val := f[7], [x_ptr])    # what is loaded from there (or stored)
+    ptx.mad.lo.s32(gid_x := r[4], ctaid_x, ntid_x, tid_x)   # blockIdx.x * blockDim.x + threadIdx.x
     ptx.setp.ge.u32(i_ge_n := p[2], i, n)            # a comparison of named values
     ptx.fma.rn.f32(acc := f[3], a_val, b_val, acc)   # a value each definition updates (or a constant)
     ptx.shfl.sync.down.b32(..., delta16, clamp, mask)   # a shuffle's constant operands
@@ -38,9 +39,10 @@ _INT = re.compile(r"-?[0-9]+")
 
 
 def _base(name: str) -> str:
+    """`x_ptr_g` -> `x`: the buffer a pointer's name says it points into."""
     for suffix in _BASE_SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
+            return _base(name[: -len(suffix)])
     return name
 
 
@@ -143,19 +145,22 @@ def _constant(op, pattern) -> bool:
 
 def _carried(opcode, pos, d, pattern):
     """What one definition of `d` says of a loop-carried value: "init" (a constant or a special
-    register moved in), "step" (`add d, d, x`), "update" (another instruction that reads `d` back:
-    `fma d, a, b, d`), else None."""
+    register moved in), "step" (`add d, d, 64`), "stride" (`add d, d, x`), "update" (another
+    instruction that reads `d` back: `fma d, a, b, d`), else None."""
     if opcode.startswith("mov.") and len(pos) == 2 and _constant(pos[1], pattern):
         return "init"
     if opcode.startswith("mov.") or d not in pos[1:]:
         return None
-    return "step" if opcode.startswith(("add.", "sub.")) and len(pos) == 3 and pos[1] == d else "update"
+    if opcode.startswith(("add.", "sub.")) and len(pos) == 3 and pos[1] == d:
+        return "step" if _INT.fullmatch(str(pos[2])) else "stride"
+    return "update"
 
 
 def carried_roles(insns, pattern) -> dict:
     """{register: "iv" | "acc"} of the registers every definition of which is an initial value or
-    an update from the register itself (at least one of each): "iv" where each update adds a step
-    and a `setp` tests it (a loop's counter), "acc" otherwise (a running sum, max, product)."""
+    an update from the register itself (at least one of each): "iv" where each update adds a
+    constant, or adds a step and a `setp` tests it (a loop's counter), "acc" otherwise (a running
+    sum, max, product)."""
     kinds: dict = {}
     tested = {op for opcode, pos, _ in insns if opcode.startswith("setp.") for op in pos[1:]}
     for opcode, pos, dests in insns:
@@ -164,7 +169,93 @@ def carried_roles(insns, pattern) -> dict:
     out = {}
     for reg, ks in kinds.items():
         if None not in ks and "init" in ks and ks - {"init"}:
-            out[reg] = "iv" if ks - {"init"} == {"step"} and reg in tested else "acc"
+            steps = ks - {"init"}
+            out[reg] = "iv" if steps == {"step"} or steps <= {"step", "stride"} and reg in tested else "acc"
+    return out
+
+
+# what the other operand of an address computation is: a byte offset (`add p, base, off`), and
+# before it the element index it scales (`shl off, idx, 2`, `mul.wide off, idx, 4`: by a constant)
+_OFFSET_LEADS = ("add.", "sub.")
+_SCALES = ("shl.", "mul.wide.", "mul.lo.")
+
+
+def _is_reg(op, pattern) -> bool:
+    return op.__class__ is str and pattern.fullmatch(op) is not None
+
+
+def offset_roles(insns, bases, pattern) -> dict:
+    """{register: (role, base or None)}: the byte offsets added to an address into a base ("off")
+    and the element indices they scale ("idx"); None where the uses disagree on the base."""
+    single: dict = {}
+    count: dict = {}
+    for opcode, pos, dests in insns:
+        for d in dests:
+            count[d] = count.get(d, 0) + 1
+            single[d] = (opcode, pos) if len(dests) == 1 else None
+    uses: dict = {}
+    for opcode, pos, dests in insns:
+        if len(dests) == 1 and dests[0] in bases and opcode.startswith(_OFFSET_LEADS):
+            for op in pos[1:]:
+                if _is_reg(op, pattern) and op not in bases:
+                    uses.setdefault(op, set()).add(("off", bases[dests[0]]))
+    out: dict = {}
+    for reg, found in list(uses.items()):
+        scale = single.get(reg) if count.get(reg) == 1 else None
+        if scale and scale[0].startswith(_SCALES) and len(scale[1]) == 3 and _INT.fullmatch(str(scale[1][2])) \
+                and _is_reg(scale[1][1], pattern) and scale[1][1] not in bases:
+            uses.setdefault(scale[1][1], set()).update(("idx", b) for _, b in found)
+    for reg, found in uses.items():
+        if count.get(reg) != 1 or len({r for r, _ in found}) != 1:
+            continue
+        role = next(iter(found))[0]
+        out[reg] = (role, next(iter(found))[1] if len(found) == 1 else None)
+    return out
+
+
+_SREG = re.compile(r"(ctaid|ntid|tid)_([xyz])(?:_[0-9]+)?")
+
+
+def _axis(op, named, kind):
+    """The axis of an operand named after the special register `kind` (`ctaid_x` -> "x")."""
+    m = _SREG.fullmatch(named.get(op, "")) if op.__class__ is str else None
+    return m.group(2) if m and m.group(1) == kind else None
+
+
+def global_indices(insns, named) -> dict:
+    """{register: "gid_x"} of `blockIdx.x * blockDim.x + threadIdx.x`: `mad.lo d, ctaid, ntid, tid`
+    (either order of the product), or `add d, t, tid` of `mul.lo t, ctaid, ntid`, one axis."""
+    products = {}
+    out = {}
+    for opcode, pos, dests in insns:
+        if len(dests) != 1 or len(pos) < 3:
+            continue
+        pair = {_axis(pos[1], named, "ctaid"), _axis(pos[2], named, "ctaid")} - {None}
+        if opcode.startswith(("mad.lo.", "mul.lo.")) and len(pair) == 1:
+            axis = pair.pop()
+            other = pos[2] if _axis(pos[1], named, "ctaid") else pos[1]
+            if _axis(other, named, "ntid") == axis:
+                if opcode.startswith("mul.lo.") and len(pos) == 3:
+                    products[dests[0]] = axis
+                elif len(pos) == 4 and _axis(pos[3], named, "tid") == axis:
+                    out[dests[0]] = f"gid_{axis}"
+        if opcode.startswith("add.") and len(pos) == 3:
+            for a, b in ((pos[1], pos[2]), (pos[2], pos[1])):
+                if products.get(a) is not None and _axis(b, named, "tid") == products[a]:
+                    out[dests[0]] = f"gid_{products[a]}"
+    return out
+
+
+def stored_roles(insns, bases, pattern) -> dict:
+    """{register: base} of the values stored to an address into a named base (`st [x_ptr], v`:
+    `x_val`), None where the stores disagree on the base."""
+    out: dict = {}
+    for opcode, pos, _ in insns:
+        if opcode.startswith("st.") and not opcode.startswith("st.param") and len(pos) == 2 \
+                and _is_reg(pos[1], pattern):
+            reg = _address(pos[0], pattern)
+            base = bases.get(reg) if reg is not None else None
+            out[pos[1]] = base if out.get(pos[1], base) == base else None
     return out
 
 
@@ -178,6 +269,17 @@ def flow_names(insns, named, pattern, name_of) -> None:
     for reg, role in carried_roles(insns, pattern).items():
         if reg not in named:
             named[reg] = name_of(role)
+    counts: dict = {}
+    for _, _, dests in insns:
+        for d in dests:
+            counts[d] = counts.get(d, 0) + 1
+    for reg, name in global_indices(insns, named).items():
+        if reg not in named and counts[reg] == 1:
+            named[reg] = name_of(name)
+    offsets = offset_roles(insns, bases, pattern)
+    for reg, (role, base) in sorted(offsets.items(), key=lambda kv: _first_def(insns, kv[0])):
+        if reg not in named:
+            named[reg] = name_of(role if base is None else f"{base}_{role}")
     for _ in range(2):   # a comparison of a loaded value: named in the second round
         roles: dict = {}
         for opcode, pos, dests in insns:
@@ -187,6 +289,9 @@ def flow_names(insns, named, pattern, name_of) -> None:
         for reg, role in roles.items():
             if role is not None and reg not in named:
                 named[reg] = name_of(role[1] if role[0] == "name" else f"{role[1]}_{role[0]}")
+    for reg, base in stored_roles(insns, bases, pattern).items():
+        if base is not None and reg not in named and counts.get(reg) == 1:
+            named[reg] = name_of(f"{base}_val")
 
 
 def _first_def(insns, reg) -> int:

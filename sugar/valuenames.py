@@ -169,11 +169,12 @@ class _Numbering:
                 return f"{base}_{k}"
 
 
-def _analyse(fn, sources, variables) -> dict:
-    """{register atom: name} of one function."""
+def _analyse(fn, sources, variables) -> tuple:
+    """({register atom: name}, the registers whose names are kept only where they fit: those
+    carried along the data flow) of one function."""
     families = _families(fn)
     if not families:
-        return {}
+        return {}, set()
     pattern = _pattern(families)
     parent, loc = {}, None
     defs, uses = [], {}
@@ -231,16 +232,13 @@ def _analyse(fn, sources, variables) -> dict:
                     refused.add(d)
                 else:
                     named[d] = names.plain(role)
+    optional: set = set()   # the names sugar/regnames.py leaves out where they lengthen a statement
     for reg, role in held:
         if reg not in named and reg not in refused:
             if written.get(reg, 0) > 1:
                 refused.add(reg)
             else:
                 named[reg] = names.plain(role)
-    # the ISA's role of a constant operand (a shuffle's clamp) says more than its statement's name
-    for reg, role in operand_roles(insns, pattern).items():
-        if role is not None and reg in constants and written[reg] == 1 and reg not in named:
-            named[reg] = names.plain(role)
     assigned: dict = {}   # the source names a register's definitions assign: one name, or none
     for d, st in defs:
         assigned.setdefault(d, set()).add(st[2] if st is not None else None)
@@ -267,8 +265,15 @@ def _analyse(fn, sources, variables) -> dict:
         for reg, role in zip(compares.get(pred, ()), ("iv", "iv_end")):
             if reg.__class__ is str and pattern.fullmatch(reg) and reg not in named and reg not in refused:
                 named[reg] = names.plain(role)
+    # what no source names either: the ISA's role of a constant operand (a shuffle's clamp)
+    for reg, role in operand_roles(insns, pattern).items():
+        if role is not None and reg in constants and written[reg] == 1 and reg not in named:
+            named[reg] = names.plain(role)
+            optional.add(reg)
+    before = set(named)
     flow_names(insns, named, pattern, names.plain)
-    return named
+    optional.update(set(named) - before)
+    return named, optional
 
 
 def run(stmts, ctx):

@@ -215,21 +215,12 @@ class skip_if:
         return False
 
 
-class if_:
+class if_(skip_if):
     """`with if_(p, to=label):` the body where `p` holds: `@!p bra label;`, the body, then `label:`
     (`skip_if(~p, ...)` without the double negative)."""
 
     def __init__(self, pred, to, uni=False):
-        self.pred, self.label, self.uni = pred, to, uni
-
-    def __enter__(self):
-        (ptx.bra.uni if self.uni else ptx.bra)(_target(self.label), pred=_negated(self.pred))
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
-            ptx.label(str(self.label))
-        return False
+        super().__init__(_negated(pred), to, uni)
 
 
 class else_:

@@ -64,7 +64,7 @@ def spelling(atom: str):
         ok = make(float(text)).text == want
     except ValueError:
         return None
-    return f"{head}({text})" if ok else None
+    return f"{head}({text.replace('e+', 'e')})" if ok else None   # `1e16`: black's spelling of `1e+16`
 
 
 def _sub(e):
@@ -84,10 +84,10 @@ def _sub(e):
 
 
 def run(stmts, ctx):
-    """Pass: the float literals of the kernel bodies spelled by value."""
+    """Pass: the float literals spelled by value (the kernels' and the module's tables)."""
     if _module_identifiers(stmts) & NAMES:
         return stmts
     for s in stmts:
-        if s.depth > 0 and s.expr.__class__ is not str:
+        if s.expr.__class__ is not str:
             s.expr = _sub(s.expr)
     return stmts

@@ -26,8 +26,7 @@ _BASE_SUFFIXES = ("_g", "_s", "_p", "_gen", "_addr", "_ptr")
 _ADDITIVE = (("add.", (1, 2)), ("sub.", (1,)), ("mad.lo.", (3,)), ("mad.wide.", (3,)), ("cvta.", (1,)),
              ("mov.b64", (1,)), ("mov.u64", (1,)), ("mov.b32", (1,)), ("mov.u32", (1,)))
 # loads from memory named after what they read (never `ld.param`: valuenames names those)
-_LOADS = ("ld.global", "ld.shared", "ld.const", "ld.local", "ld.volatile", "ld.relaxed", "ld.acquire",
-          "ld.weak", "ld.", "ldu.")
+_LOADS = ("ld.", "ldu.")
 # (opcode lead, operand position, role): the constant operands of warp-level calls, by the ISA's order
 _OPERAND_ROLES = (("shfl.sync.bfly.", 2, "lanemask"), ("shfl.sync.down.", 2, "delta"), ("shfl.sync.up.", 2, "delta"),
                   ("shfl.sync.idx.", 2, "lane"), ("shfl.sync.", 3, "clamp"), ("shfl.sync.", 4, "mask"),

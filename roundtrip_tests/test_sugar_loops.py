@@ -78,7 +78,7 @@ def test_labels_are_scoped_by_blocks():
 # --- raising ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text,want", [
-    (ROTATED, ["with loop(L.bb0_1, while_=p[1], enter=L.bb0_2):"]),
+    (ROTATED, ["with loop(L.bb0_1, while_=(iv_lt_9 := p[1]), enter=L.bb0_2):"]),
     (MULTI_EXIT, ["with loop(L.bb0_1, uni=True):", "break_if(p[1], to=L.bb0_3)", "break_if(p[2], to=L.bb0_3)",
                   "label(L.tmp0)"]),
     (NESTED, ["with loop(L.bb0_1, while_=p[1]):", "    with loop(L.bb0_2, while_=p[2]):"]),

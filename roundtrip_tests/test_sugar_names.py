@@ -178,3 +178,18 @@ def test_a_declaration_spelled_like_a_module_variable_keeps_its_name(ptx, wanted
     assert transpile.python_to_ptx(source) == ptx
     for w in wanted:
         assert w in source, source
+
+
+def test_a_long_kernel_name_gets_a_short_alias():
+    """A CuTe DSL-style 90-character kernel name: the Python calls it `kernel` (the spelling stays
+    in `kernel_name(...)`), so each `ld.param` is one short line; the bytes are kept."""
+    name = "kernel_cutlass_gemm_tn_" + "f16" * 20 + "_0"
+    text = "\n".join([
+        ".version 8.0", ".target sm_90a", ".address_size 64", "", f".visible .entry {name}(",
+        f"\t.param .u64 {name}_param_0,", f"\t.param .u32 {name}_param_1", ")", "{", "\t.reg .b32 \t%r<3>;",
+        "\t.reg .b64 \t%rd<3>;", "", f"\tld.param.u64 \t%rd1, [{name}_param_0];",
+        f"\tld.param.u32 \t%r1, [{name}_param_1];", "\tret;", "}", ""])
+    src = roundtrips(text)
+    assert "kernel = kernel_name(" in src and f'"{name}"' in src, src
+    loads = [line for line in src.split("\n") if "ld.param" in line]
+    assert len(loads) == 2 and all(line.endswith(")])") and len(line) <= 88 for line in loads), loads

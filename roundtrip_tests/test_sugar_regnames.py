@@ -116,7 +116,7 @@ def matmul():
 
 # names other passes bind (sugar/roles.py, sugar/tensorcore.py), now in every reference
 PIPELINE_ROLES = {
-    "accumulator": ("acc", "ptx.mov.b32(acc[0], fimm(\"0f00000000\"))"),     # the zeroing, not only the wgmma
+    "accumulator": ("acc", "ptx.mov.b32(acc[0], f32(0.0))"),     # the zeroing, not only the wgmma
     "producer stage": ("stage_1", "ptx.mov.b32(stage_1 := r[124], 1)"),      # at its initialisation
     "consumer stage": ("stage", "ptx.mov.b32(stage := r[123], -1)"),
     "phase": ("phase", "ptx.mov.b32(phase := r[122], 0)"),                   # before the loop it flips in
@@ -166,12 +166,13 @@ def test_an_address_name_is_only_for_a_variable():
     src = ptx2py.ptx_to_python(text, sugar=True)
     assert transpile.python_to_ptx(src) == text
     assert "tile_addr := r[1]" in src
-    assert "r0_addr" not in src and "ptx.mov.s32(r[5], r0)" in src, src
+    assert "r0_addr" not in src and "ptx.mov.s32(tile_val := r[5], r0)" in src, src   # the value stored to tile
 
 
 def test_a_register_written_twice_gets_no_role_name():
     """nvcc reuses `%r1 = %tid.x` as the loop counter of `for (i = tid; i < 256; i += ntid)`:
-    after the loop `r[1]` no longer holds the thread's index, so it is not called `tid_x`."""
+    after the loop `r[1]` no longer holds the thread's index, so it is not called `tid_x`; every
+    definition of it is the counter's (its start, its steps), so it is the loop's `iv`."""
     text = "\n".join([
         ".version 8.0", ".target sm_90a", ".address_size 64", "", ".visible .entry k()", "{",
         "\t.reg .pred \t%p<3>;", "\t.reg .b32 \t%r<9>;", "",
@@ -181,5 +182,5 @@ def test_a_register_written_twice_gets_no_role_name():
     src = ptx2py.ptx_to_python(text, sugar=True)
     assert transpile.python_to_ptx(src) == text
     assert "ntid_x := r[2]" in src and "tid_y := r[3]" in src   # written once: named
-    assert not re.search(r"(?<![\w.])(?:tid_x|iv)(?!\w)", src), src  # written twice: numbered
-    assert "ptx.add.s32(r[1], r[1], ntid_x)" in src
+    assert not re.search(r"(?<![\w.])tid_x(?!\w)", src), src  # written twice, by two roles: not tid_x
+    assert "ptx.mov.u32(iv := r[1], sreg.tid.x)" in src and "ptx.add.s32(iv, iv, ntid_x)" in src, src

@@ -106,11 +106,11 @@ def test_no_instruction_crosses_a_barrier(path):
 def test_triton_spin_waits_collapse():
     path = ROOT / "corpus" / "ptx" / "triton" / "matmul_tma_fp16_sm90.ptx"
     src = roundtrips(ptxgrammar.read_ptx(path))
-    assert "ptx.add.s32(bar_3 := r[27], k_26, bar_base)\n" in src   # the wait's mbarrier, named by its role
+    assert "ptx.add.s32(bar_3 := r[27], k_25, bar_base)\n" in src   # the wait's mbarrier, named by its role
     assert "mbarrier_wait([bar_3], phase, loc=(1, 264, 5), at=(1, 265, 5))" in src
     assert "waitLoop" not in src
     assert "ptx.setp.lt.s32(k_12 := p[14], K, 1)" in src and "with skip_if(k_12, to=L.bb0_3):" in src
-    assert "with loop(L.bb0_2, while_=(k_35 := p[38])):" in src
+    assert "with loop(L.bb0_2, while_=(k_32 := p[38])):" in src
 
 
 def test_a_region_with_a_label_inside_is_not_raised():
@@ -123,3 +123,47 @@ def test_a_region_with_a_label_inside_is_not_raised():
     # a label nothing branches to is no entry: the region is raised
     src = roundtrips(text.replace("\t@%p2 bra \t$L__BB0_2;\n", ""), [structure])
     assert "skip_if" in src
+
+
+# --- if_ / else_: a guard without a double negative, the other branch as a block ------------------
+
+IF_ELSE = "\n".join([
+    ".version 8.0", ".target sm_80", ".address_size 64", "", ".visible .entry k(", "\t.param .u32 k_param_0", ")", "{",
+    "\t.reg .pred \t%p<3>;", "\t.reg .b32 \t%r<6>;", "", "\tld.param.u32 \t%r1, [k_param_0];",
+    "\tsetp.ge.s32 \t%p1, %r1, 4;", "\t@!%p1 bra \t$L__BB0_2;", "\tadd.s32 \t%r3, %r1, 1;", "\tbra.uni \t$L__BB0_3;",
+    "$L__BB0_2:", "\tadd.s32 \t%r3, %r1, 2;", "$L__BB0_3:", "\tsetp.eq.s32 \t%p2, %r3, 0;", "\t@%p2 bra \t$L__BB0_4;",
+    "\tadd.s32 \t%r4, %r3, 1;", "$L__BB0_4:", "\tret;", "", "}", ""])
+
+
+def test_a_negated_guard_reads_as_if_and_the_other_branch_as_else():
+    from ptx2py.sugar.loopcheck import check
+
+    src = roundtrips(IF_ELSE)
+    assert "~" not in src.split("# Layout")[0], src          # no `skip_if(~p, ...)`
+    assert "with if_(p[1], to=L.bb0_2):" in src or "with if_(param_0_ge_4, to=L.bb0_2):" in src, src
+    assert "with else_(to=L.bb0_3):" in src, src
+    assert "with skip_if(" in src   # a plain guard skips: `@%p2 bra` around a region with no join
+    assert check(IF_ELSE, src).errors == []
+
+
+def test_an_else_the_graph_does_not_have_is_reported():
+    """loopcheck reads the graph: Python that claims an if/else where the PTX's `if_` body falls
+    into the other branch (no jump to the join) is an error, not a silent wrong structure."""
+    from ptx2py.sugar.loopcheck import check
+
+    text = IF_ELSE.replace("\tbra.uni \t$L__BB0_3;\n", "")
+    src = roundtrips(text)
+    body = "        ptx.add.s32(r[3], param_0, 1)\n    ptx.add.s32(r[3], param_0, 2)\n    label(L.bb0_3)."
+    assert body in src, src
+    wrong = src.replace(body, "        ptx.add.s32(r[3], param_0, 1)\n        ptx.bra.uni(sym(L.bb0_3))\n"
+                              "    with else_(to=L.bb0_3):\n        ptx.add.s32(r[3], param_0, 2)\n    ptx.")
+    assert check(text, wrong).errors == ["else_ to $L__BB0_3: the block before it falls into the other branch",
+                                         "else_ to $L__BB0_3: no branch reaches the join"]
+    assert check(text, src).errors == []
+
+
+def test_no_else_where_the_branch_falls_into_the_other_side():
+    """`@p bra A; x; A: y; J:` without a jump to J is a skipped region, not an if/else."""
+    text = IF_ELSE.replace("\tbra.uni \t$L__BB0_3;\n", "")
+    src = roundtrips(text)
+    assert "else_" not in src.split("# Layout")[0], src

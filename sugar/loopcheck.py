@@ -1,6 +1,8 @@
 """Checks `--sugar` Python's raised control flow against the PTX's control-flow graph
 (`analysis`): every `with loop(...)` is a natural loop, every `break_if`/`break_to`
-leaves the loop it sits in, no `skip_if` is a loop exit. Counts the back edges raised.
+leaves the loop it sits in, no `skip_if`/`if_` is a loop exit, every `else_` is the other branch
+of the block before it (entered only by its branch, its join reached by a jump). Counts the back
+edges raised.
 
     report = check(ptx_text, sugar_python)
     report.back_edges, report.raised, report.errors
@@ -97,11 +99,14 @@ def check(text: str, src: str) -> Report:
         return next((lp for lp in graphs[fi][1] if lp.header == b), None)
 
     def visit(body, stack):
+        prev = None
         for node in body:
             inner = stack
             if isinstance(node, ast.With):
                 call = node.items[0].context_expr
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                    if call.func.id == "else_":
+                        check_else(call, prev)
                     inner = _with(call, stack)
             elif isinstance(node, ast.Expr) and isinstance(node.value,
                                                            ast.Call) and _callee(node.value) == "mbarrier_wait":
@@ -123,6 +128,32 @@ def check(text: str, src: str) -> Report:
             for child in ("body", "orelse"):
                 if hasattr(node, child) and isinstance(getattr(node, child), list):
                     visit(getattr(node, child), inner)
+            prev = node
+
+    def check_else(call, prev):
+        """`with else_(to=J)` follows an `if_`/`skip_if` to A whose body ends in `bra J`, and in
+        the graph A is entered only by that branch (nothing falls into it) and J by the jump."""
+        head = prev.items[0].context_expr if isinstance(prev, ast.With) else None
+        spelled, join = locate(_kw(call, "to"))
+        if not (isinstance(head, ast.Call) and isinstance(head.func, ast.Name) and head.func.id in ("if_", "skip_if")):
+            rep.errors.append(f"else_ to {spelled} follows no if_ block")
+            return
+        last = prev.body[-1]
+        jump = last.value if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) else None
+        to = jump.args[0] if jump is not None and len(jump.args) == 1 else None
+        if to is None or ast.unparse(jump.func) not in ("ptx.bra", "ptx.bra.uni") or jump.keywords \
+                or names.spelling(to.args[0] if isinstance(to, ast.Call) and to.args else None) != spelled:
+            rep.errors.append(f"else_ to {spelled}: the if_ block does not end in bra {spelled}")
+            return
+        _, other = locate(_kw(head, "to"))
+        if other is None or join is None or other[0] != join[0]:
+            return
+        g = graphs[other[0]][0]
+        b = other[1]
+        if b - 1 in g.blocks[b].pred and not _branches_to(g, b - 1, b):
+            rep.errors.append(f"else_ to {spelled}: the block before it falls into the other branch")
+        if not any(_branches_to(g, p, join[1]) for p in g.blocks[join[1]].pred):
+            rep.errors.append(f"else_ to {spelled}: no branch reaches the join")
 
     def _with(call, stack):
         name = call.func.id
@@ -139,14 +170,14 @@ def check(text: str, src: str) -> Report:
                 return stack + [None]
             raised.add((at[0], lp.header))
             return stack + [(at[0], lp)]
-        if name == "skip_if":
+        if name in ("skip_if", "if_"):
             spelled, at = locate(_kw(call, "to"))
             if at is not None:
                 fi, b = at
                 g, loops = graphs[fi]
                 srcs = [p for p in g.blocks[b].pred if p != b - 1 or _branches_to(g, p, b)]
                 if srcs and all(any(p in lp.blocks and b not in lp.blocks for lp in loops) for p in srcs):
-                    rep.errors.append(f"skip_if to {spelled} is a loop exit")
+                    rep.errors.append(f"{name} to {spelled} is a loop exit")
         return stack
 
     visit(tree.body, [])

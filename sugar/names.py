@@ -34,10 +34,11 @@ _RESERVED = frozenset({
     "unary", "paren", "cast", "cond", "index", "apply", "addr", "args", "pair", "neg", "field", "secref",
     "DSLError", "srcmap", "at", "loc", "asm", "nvasm", "inline_asm", "data_b8", "debug_str", "debug_strings",
                        "PtxName", "kernel_name", "labels", "loop",
-    "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "range", "i", "j", "k", "n", "m",
+    "skip_if", "if_", "else_", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "range",
+                       "i", "j", "k", "n", "m",
                        "idx", "ii", "print", "len", "int", "str",
     "type", "object", "list", "dict", "tuple", "set", "id", "min", "max", "sum", "all", "any", "iter", "next",
-    "True", "False", "None", LABELS,
+    "True", "False", "None", LABELS, "f32", "f64", "LOG2E", "LN2", "INF",
     # typed calls (transpile/dsl/families.py) and sugar/tensorcore.py's constant
     "mma_sync", "wgmma_mma", "ldmatrix", "stmatrix", "cp_async_bulk", "cp_async_bulk_tensor",
     "cp_async_bulk_prefetch", "cp_async_bulk_prefetch_tensor", "mbarrier_init", "mbarrier_inval",
@@ -144,7 +145,8 @@ def run(stmts, ctx):
         conventional = bool(decls) and all(sp == f"{name}_param_{i}" for i, sp in enumerate(spellings))
         if dem is None and not conventional:
             continue
-        py = names.fresh(sig[0] if sig else (name if dem is None else "kernel"))
+        base = sig[0] if sig else (name if dem is None else "kernel")
+        py = names.fresh(base if len(base) <= _MAX_KERNEL_NAME else "kernel")  # a short alias: `sym(kernel.x)`
         args = [q(name)]
         if dem is not None:  # for the reader; kernel_name demangles the spelling itself
             tables.setdefault(k, []).append(stmt("# " + dem, 0))
@@ -235,6 +237,9 @@ def run(stmts, ctx):
 
 
 _MAX_VARIABLE_NAME = 32  # longer (undemangled) spellings stay `sym("...")`
+# a longer kernel name (CuTe DSL's 90-character ones) is called `kernel` in the Python, so that each
+# `ld.param` of `sym(kernel.x)` fits one line; `kernel_name("...")` keeps the spelling
+_MAX_KERNEL_NAME = 32
 
 
 class _Bare(str):

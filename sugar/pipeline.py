@@ -14,6 +14,7 @@ from . import (
     debugstr,
     demoted,
     fitted,
+    floats,
     inline_asm,
     name_runs,
     names,
@@ -29,6 +30,7 @@ from . import (
     tensorcore,
     trivia,
     valuenames,
+    warproles,
 )
 
 # comment_keys tags the generator's same-line comments before any pass rebuilds them;
@@ -36,11 +38,12 @@ from . import (
 # rolled statement then finds its own entry); fitted re-spells what the later nesting made too wide;
 # scopelabels leaves LLVM's scope labels to the DSL before then (the rounds they split are alike
 # without them); valuenames picks register names while each statement is one instruction and
-# regnames writes them once the rolling passes are done; debuglabels joins debug labels to their
-# instruction last (no pass after it reads those heads)
+# regnames writes them once the rolling passes are done (floats spells literals by value after the
+# rolling passes compared them as written; warproles' comments come after the rolling too);
+# debuglabels joins debug labels to their instruction last (no pass after it reads those heads)
 PASSES: list = [comment_keys, names, structure, valuenames, banner, registers, arrays, demoted, srcloc,
                 inline_asm, srcloc, debugstr, debugdata, ranges, tensorcore, roles, scopelabels, trivia, srcfiles,
-                name_runs, repeat, aliases, regnames, fitted, debuglabels]
+                name_runs, repeat, aliases, regnames, floats, warproles, fitted, debuglabels]
 
 
 def passes(**options):

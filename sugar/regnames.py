@@ -164,23 +164,60 @@ def _apply(fn, analysed, used):
     families = _families(fn)
     if not families:
         return fn
+    analysed, optional = analysed
     harvested = _harvest(fn, families)
     names = {reg: _fresh(n, used) for reg, n in analysed.items() if reg not in harvested and len(n) <= MAX_NAME}
     names.update(harvested)
-    binder = _Binder(_pattern(families), names)
-    out = []
+    optional = set(optional) - set(harvested)   # another pass's name (`phase = r[122]`) stays
+    pattern = _pattern(families)
+    for _ in range(_ROUNDS):
+        out, exprs, longer = _bound(fn, families, pattern, names)
+        drop = {_longest(s.expr, pattern, names, optional) for s in longer} - {None}
+        if not drop:
+            break
+        for reg in drop:   # a name that makes a statement take more lines than the number costs more than it says
+            del names[reg]
+    for s, e in zip(out, exprs):
+        s.expr = e
+    return out
+
+
+# rounds of leaving out the data-flow names (sugar/flownames.py) that lengthen a statement: each
+# round drops the longest in each such statement
+_ROUNDS = 6
+
+
+def _longest(e, pattern, names, optional):
+    """The register of statement `e` whose optional name is longest (None: none there)."""
+    atoms: list = []
+    _atoms(e, atoms)
+    regs = {m for a in atoms for m in pattern.findall(a) if m in names and m in optional}
+    return max(regs, key=lambda r: (len(names[r]), r), default=None)
+
+
+def _bound(fn, families, pattern, names):
+    """(the statements kept, their expressions with the names written, the statements the names
+    lengthen)."""
+    from .ir import layout_lines
+
+    binder = _Binder(pattern, names)
+    out, exprs, longer = [], [], []
     for s in fn:
         target = _decl_target(s, families)
+        e = s.expr
         if target is not None:
             if s.expr in binder.bound:  # named by its first reference already: the line is not needed
-                if out and out[-1].depth == s.depth and out[-1].expr.__class__ is str and out[-1].expr.startswith("# "):
-                    out[-1].expr = f"# {target}: {out[-1].expr[2:]}"
+                if out and out[-1].depth == s.depth and exprs[-1].__class__ is str and exprs[-1].startswith("# "):
+                    exprs[-1] = f"# {target}: {exprs[-1][2:]}"
                 continue
             binder.bound.add(s.expr)
         elif s.depth > 0 and s.expr.__class__ is not str:
-            s.expr = binder.expr(s.expr)
+            e = binder.expr(s.expr)
+            if e is not s.expr and layout_lines(e, s.depth, s.prefix) > layout_lines(s.expr, s.depth, s.prefix):
+                longer.append(s)
         out.append(s)
-    return out
+        exprs.append(e)
+    return out, exprs, longer
 
 
 def run(stmts, ctx):
@@ -192,5 +229,5 @@ def run(stmts, ctx):
     def one(fn):
         if not with_families(fn):
             return fn
-        return _apply(fn, next(it, {}), set(used))
+        return _apply(fn, next(it, ({}, set())), set(used))
     return per_function(stmts, one)

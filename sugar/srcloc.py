@@ -246,7 +246,7 @@ def _no_statement_after(stmts, j, depth) -> bool:
     s = stmts[j]
     e = s.expr
     return s.depth == depth and e.__class__ is Call and (
-        is_call(s, "ptx.label") or s.prefix == "with " and e.head in ("loop", "skip_if"))
+        is_call(s, "ptx.label") or s.prefix == "with " and e.head in ("loop", "skip_if", "if_", "else_"))
 
 
 def _plain_run_end(stmts, k, node_of):

@@ -2,6 +2,9 @@
 
     natural loops (sugar/loops.py, from the control-flow graph) -> with loop(...): ...
     @p bra L; <body> L:            -> with skip_if(p, to=L): <body>  (never a loop exit)
+    @!p bra L; <body> L:           -> with if_(p, to=L): <body>     (no double negative)
+    ... <body ending in bra J;> L: <other> J:
+                                   -> with if_(p, to=L): <body>  with else_(to=J): <other>
     { .reg .pred complete; waitLoop: mbarrier.try_wait... complete, a, ph;
       @!complete bra.uni waitLoop; }   -> mbarrier_wait(a, ph)
     { .reg .pred P1; LAB_WAIT: mbarrier.try_wait... P1, a, ph; @P1 bra DONE;
@@ -23,7 +26,8 @@ from . import loops, srcloc
 from .ir import Call, Display, Kw, inline_comment, is_call, stmt, taken_names
 from .loops import any_branch, any_label, branch, label_atom
 
-NAMES = ("loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait", "srcmap")
+NAMES = ("loop", "skip_if", "if_", "else_", "break_if", "break_to", "continue_if", "continue_to", "mbarrier_wait",
+         "srcmap")
 MAX_DEPTH = 17  # Python allows 20 statically nested blocks
 LINE = 88
 
@@ -97,14 +101,61 @@ def _raise_once(stmts, referenced, exits):
                 j += 1
             if j < n and j > i + 1 and stmts[j].depth == d and _label(stmts[j]) == target \
                     and _body_ok(stmts, i + 1, j, d, referenced):
-                args = [br[1], Kw("to", target)]
+                head, pred = _guard(br[1])
+                args = [pred, Kw("to", target)]
                 if br[2]:
                     args.append(Kw("uni", "True"))
-                _wrap(out, stmt(Call("skip_if", args), d, "with ", ":"), stmts, i + 1, j, d)
+                _wrap(out, stmt(Call(head, args), d, "with ", ":"), stmts, i + 1, j, d)
                 i = j + 1
                 changed = True
                 continue
         out.append(s)
+        i += 1
+    return out, changed
+
+
+def _guard(pred):
+    """("if_", p) for a branch taken where `p` does not hold (`@!p bra`: the body runs where p
+    does), else ("skip_if", pred): no double negative."""
+    if pred.__class__ is str and pred.startswith("~") and "~" not in pred[1:] and " " not in pred:
+        return "if_", pred[1:]
+    return "skip_if", pred
+
+
+def _join(stmts, i, d):
+    """The label a conditional block at stmts[i] ends by jumping to (its body's last statement, an
+    unconditional `ptx.bra[.uni](sym(J))`), and where that body ends; else (None, None)."""
+    s = stmts[i]
+    if not (s.prefix == "with " and s.expr.__class__ is Call and s.expr.head in ("if_", "skip_if") and s.depth == d):
+        return None, None
+    j = i + 1
+    while j < len(stmts) and stmts[j].depth > d:
+        j += 1
+    last = stmts[j - 1]
+    br = _branch(last) if j > i + 1 and last.depth == d + 1 else None
+    return (br[0], j) if br is not None and br[1] is None else (None, None)
+
+
+def _raise_else(stmts, referenced):
+    """One sweep: `with if_(...)` whose body ends in `bra J`, the statements after it up to `J:`
+    (a single-entry region) -> `with else_(to=J):` around them."""
+    out, changed = [], False
+    i, n = 0, len(stmts)
+    while i < n:
+        d = stmts[i].depth
+        target, end = _join(stmts, i, d)
+        if target is not None:
+            j = end
+            while j < n and stmts[j].depth >= d and not (stmts[j].depth == d and _label(stmts[j]) == target):
+                j += 1
+            if j < n and j > end and stmts[j].depth == d and _label(stmts[j]) == target \
+                    and _body_ok(stmts, end, j, d, referenced):
+                out += stmts[i:end]
+                _wrap(out, stmt(Call("else_", [Kw("to", target)]), d, "with ", ":"), stmts, end, j, d)
+                i = j + 1
+                changed = True
+                continue
+        out.append(stmts[i])
         i += 1
     return out, changed
 
@@ -240,4 +291,6 @@ def run(stmts, ctx):
     changed = True
     while changed:
         stmts, changed = _raise_once(stmts, referenced, exits)
+        stmts, other = _raise_else(stmts, referenced)
+        changed |= other
     return stmts

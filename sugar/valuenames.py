@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from .demoted import declares_variable
+from .flownames import flow_names, operand_roles
 from .ir import Call, Display, Kw, is_insn, per_function, positional, unq
 from .regnames import _IDENT, _atoms, _families, _pattern, with_families
 from .sources import _sources
@@ -168,11 +169,12 @@ class _Numbering:
                 return f"{base}_{k}"
 
 
-def _analyse(fn, sources, variables) -> dict:
-    """{register atom: name} of one function."""
+def _analyse(fn, sources, variables) -> tuple:
+    """({register atom: name}, the registers whose names are kept only where they fit: those
+    carried along the data flow) of one function."""
     families = _families(fn)
     if not families:
-        return {}
+        return {}, set()
     pattern = _pattern(families)
     parent, loc = {}, None
     defs, uses = [], {}
@@ -180,6 +182,7 @@ def _analyse(fn, sources, variables) -> dict:
     names = _Numbering()
     held = []   # (register, the role of the address it holds)
     loops, compares = [], {}   # the predicates raised loops repeat on; setp's operands per predicate
+    insns: list = []   # (opcode, operands, destinations) of each instruction, for sugar/flownames.py
     constants = set()  # registers set by a `mov` of a constant (a shuffle's lane mask): never a statement's value
     # a role names one value: a register the function writes more than once (nvcc's `tid.x` reused as a
     # loop counter) holds others too, and is left numbered
@@ -205,6 +208,8 @@ def _analyse(fn, sources, variables) -> dict:
             continue
         pos = positional(e)
         dests = _defined(s, pattern)
+        if e.head.startswith("ptx."):
+            insns.append((e.head[4:].replace("_.", "."), pos, dests))
         atoms: list = []
         _atoms(e, atoms)
         st = statement(loc)
@@ -227,15 +232,19 @@ def _analyse(fn, sources, variables) -> dict:
                     refused.add(d)
                 else:
                     named[d] = names.plain(role)
+    optional: set = set()   # the names sugar/regnames.py leaves out where they lengthen a statement
     for reg, role in held:
         if reg not in named and reg not in refused:
             if written.get(reg, 0) > 1:
                 refused.add(reg)
             else:
                 named[reg] = names.plain(role)
+    assigned: dict = {}   # the source names a register's definitions assign: one name, or none
+    for d, st in defs:
+        assigned.setdefault(d, set()).add(st[2] if st is not None else None)
     groups: dict = {}
     for d, st in defs:
-        if d not in named and st is not None and st[2] is not None:
+        if d not in named and st is not None and st[2] is not None and len(assigned[d]) == 1:
             group = groups.setdefault(st, [])
             if d not in group:
                 group.append(d)
@@ -256,7 +265,15 @@ def _analyse(fn, sources, variables) -> dict:
         for reg, role in zip(compares.get(pred, ()), ("iv", "iv_end")):
             if reg.__class__ is str and pattern.fullmatch(reg) and reg not in named and reg not in refused:
                 named[reg] = names.plain(role)
-    return named
+    # what no source names either: the ISA's role of a constant operand (a shuffle's clamp)
+    for reg, role in operand_roles(insns, pattern).items():
+        if role is not None and reg in constants and written[reg] == 1 and reg not in named:
+            named[reg] = names.plain(role)
+            optional.add(reg)
+    before = set(named)
+    flow_names(insns, named, pattern, names.plain)
+    optional.update(set(named) - before)
+    return named, optional
 
 
 def run(stmts, ctx):

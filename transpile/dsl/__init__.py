@@ -57,3 +57,7 @@ from .descriptors import *  # noqa: E402,F401,F403  (--sugar's decoded bit patte
 from .descriptors import __all__ as _descriptors_all  # noqa: E402
 
 __all__ += _descriptors_all
+from .floats import *  # noqa: E402,F401,F403  (--sugar's float literals by value)
+from .floats import __all__ as _floats_all  # noqa: E402
+
+__all__ += _floats_all

@@ -10,6 +10,8 @@ are the same:
     L = labels(bb3="$L__BB0_3", tmp0="$L__tmp0")  # Python name -> PTX spelling: ptx.label(L.bb3)
     with loop(L.bb2, while_=p[38]):     # $L__BB0_2: ... @%p38 bra $L__BB0_2;
     with skip_if(p[14], to=L.bb3):      # @%p14 bra $L__BB0_3; ... $L__BB0_3:
+    with if_(p[2], to=L.bb5):           # @!%p2 bra $L__BB0_5; ... (ends in bra $L__BB0_6;) $L__BB0_5:
+    with else_(to=L.bb6):               # ... $L__BB0_6:  (the other branch, then the join)
     with loop(L.bb6, uni=True, enter=L.bb4):  # bra.uni $L__BB0_4; $L__BB0_6: ... bra.uni $L__BB0_6;
     break_if(p[3], to=L.bb7)            # @%p3 bra $L__BB0_7; (a loop exit)
     mbarrier_wait([r[27]], r[122])      # Triton's { .reg .pred complete; waitLoop: try_wait;
@@ -25,7 +27,7 @@ from ..names import is_local_label, label_names, rule_label_name, rule_label_spe
 from .directives import ptx
 from .errors import DSLError
 from .locs import record_loc
-from .operands import Value, sym
+from .operands import Neg, Value, sym
 from .ops import Decl, reg
 
 
@@ -213,6 +215,34 @@ class skip_if:
         return False
 
 
+class if_(skip_if):
+    """`with if_(p, to=label):` the body where `p` holds: `@!p bra label;`, the body, then `label:`
+    (`skip_if(~p, ...)` without the double negative)."""
+
+    def __init__(self, pred, to, uni=False):
+        super().__init__(_negated(pred), to, uni)
+
+
+class else_:
+    """`with else_(to=join):` right after an `if_`/`skip_if` block whose body ends in `bra join;`:
+    the other branch's body, then `join:` (the label both branches meet at)."""
+
+    def __init__(self, to):
+        self.label = to
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            ptx.label(str(self.label))
+        return False
+
+
+def _negated(pred):
+    return pred.value if isinstance(pred, Neg) else ~pred
+
+
 def _jump(pred, label, uni):
     (ptx.bra.uni if uni else ptx.bra)(_target(label), pred=pred)
 
@@ -285,5 +315,5 @@ def mbarrier_wait(addr, phase, kind="parity.shared__cta.b64", loc=None, at=None,
             ptx.label(done)
 
 
-__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "break_if", "break_to", "continue_if", "continue_to",
-           "mbarrier_wait"]
+__all__ = ["kernel_name", "labels", "L", "loop", "skip_if", "if_", "else_", "break_if", "break_to", "continue_if",
+           "continue_to", "mbarrier_wait"]

@@ -1,9 +1,8 @@
 """`asm.here.<insn>` (transpile/dsl/structured.py): the inline-asm bracket with the current
-`.loc` written again inside it, as LLVM/Triton write it. Written by hand it repeats the `.loc`
-of wherever the call stands; `--sugar` output keeps such a bracket, and the `.loc` it repeats,
-as the call's own trivia (sugar/inline_asm.py, sugar/trivia.py: the table's "open"), so an
-alias is the instruction alone (`cp_async = ptx.cp.async_...`) and a moved call takes its
-bracket and its `.loc` with it."""
+`.loc` written again inside it, as LLVM/Triton write it; sugar/srcloc.py spells a bracket's
+`.loc` that way exactly when it repeats the `.loc` before it, sugar/aliases.py carries it into
+an alias (`cp_async = asm.here.cp.async_...`), and a moved call repeats the `.loc` of its new
+place (what Triton would write there)."""
 
 from __future__ import annotations
 
@@ -81,23 +80,20 @@ MATMUL = ROOT / "corpus" / "ptx" / "triton" / "matmul_fp32_64x64x32_w4s3_sm80.pt
 
 
 def test_triton_cp_async_reads_as_the_instruction_alone():
-    """Every `cp.async` of the fp32 matmul repeats the current `.loc` inside its bracket: the
-    bracket and that `.loc` are the call's trivia ("open" in the table), so the alias is the
-    instruction alone and no call names a location, in loops or not."""
+    """Every `cp.async` of the fp32 matmul repeats the current `.loc` inside its bracket:
+    the alias carries `here`, so no call names a location, in loops or not."""
     text = MATMUL.read_text()
     src = ptx2py.ptx_to_python(text, sugar=True, filename=str(MATMUL))
     assert transpile.python_to_ptx(src) == text
-    assert "cp_async = ptx.cp.async_.ca.shared.global_\n" in src
+    assert "cp_async = asm.here.cp.async_.ca.shared.global_\n" in src
     calls = [line for line in src.split("\n") if line.strip().startswith("cp_async(")]
-    assert len(calls) > 10 and not any("inside=" in line or "at=" in line for line in calls)
-    assert "asm." not in src and "inside=" not in src
-    assert '{"open": ["\\t// begin inline asm", [1, 241, 13]]}' in src
+    assert len(calls) > 10 and not any("inside=" in line for line in calls)
+    assert "asm.at(" not in src and "inside=" not in src
 
 
 def test_moving_a_cp_async_call_in_the_matmul_moves_its_loc_with_it():
     """Swapped with the `ptx.add.s32` after it, the call and its bracket (and the repeated
-    `.loc` inside) move as one unit; moved below the next `at(...)` line too: its `.loc` is its
-    own, the PTX the text with those lines moved."""
+    `.loc` inside) move as one unit; moved below the next `at(...)` line, it repeats that one."""
     text = MATMUL.read_text()
     lines = ptx2py.ptx_to_python(text, sugar=True, filename=str(MATMUL)).split("\n")
     k = next(i for i, line in enumerate(lines) if line.startswith("    cp_async("))
@@ -112,8 +108,8 @@ def test_moving_a_cp_async_call_in_the_matmul_moves_its_loc_with_it():
     moved = lines[:k] + lines[k + 1:after + 1] + [lines[k]] + lines[after + 1:]
     out = transpile.python_to_ptx("\n".join(moved)).split("\n")
     i = out.index(orig[b + 2])  # the moved cp.async
-    assert out[i - 2] == "\t// begin inline asm" and out[i - 1] == orig[b + 1]
-    assert "\t.loc\t1 241 13 " in orig[b + 1]  # its own `.loc`, where it is now too
+    assert out[i - 2] == "\t// begin inline asm" and "\t.loc\t1 242 13 " in out[i - 1]
+    assert "\t.loc\t1 241 13 " in orig[b + 1]  # where it was
 
 
 def test_a_bracket_of_statements_repeats_the_current_loc_first():

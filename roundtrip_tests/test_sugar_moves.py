@@ -148,7 +148,7 @@ def test_moving_each_sugared_kind_moves_its_ptx_as_a_unit(sample):
     src = ptx2py.ptx_to_python(text, sugar=True, filename=str(path))
     lines = src.split("\n")
     moves = _moves(src)
-    assert len(moves) >= 2, moves
+    assert len(moves) >= 3, moves
     orig = _norm(text)
     for kind, (a, b, c) in moves:
         moved_lines = lines[:a - 1] + lines[b:c] + lines[a - 1:b] + lines[c:]
@@ -240,4 +240,57 @@ def test_table_lines_fill_around_the_bodys_own_lines():
     assert merge_lines(["a"], [("//", " new")]) == ["a", ("//", " new")]  # a comment the reader added
 
 
-# moving a bracketed call: roundtrip_tests/test_sugar_bracket_moves.py (every bracketed family of corpus/)
+BRACKETS = ("asm.", "nvasm.")  # a call's own `// begin inline asm` ... `// end inline asm`
+
+
+def _family(node, aliases) -> str | None:
+    """The bracketed family of a statement: `asm.<insn>` / `nvasm.<insn>` calls by their
+    instruction, `with asm():` blocks, `mbarrier_wait`, typed families and their aliases; else None."""
+    if isinstance(node, ast.With):
+        head = ast.unparse(node.items[0].context_expr)
+        bracket = head.split("(")[0]
+        return "with " + bracket if bracket in ("asm", "nvasm", "asm.here", "nvasm.here") else None
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return None
+    head = re.sub(r"^(?:(?:label|at)\([^()]*\)\.)+", "", ast.unparse(node.value.func))
+    first = head.split(".", 1)[0]
+    if head.startswith(BRACKETS):
+        return ".".join(head.split(".")[:3])
+    if first in FAMILIES or first in aliases or first == "mbarrier_wait":
+        return first
+    return None
+
+
+@pytest.mark.parametrize("sample", SAMPLES[:3])
+def test_moving_a_bracketed_call_one_statement_moves_only_its_lines(sample):
+    """Each bracketed family's first call swapped with the statement after it (it moves down,
+    the other up): the PTX is the original with the two units swapped, brackets and comments
+    inside their own unit (a dependent neighbour, one reading a name the call binds, is skipped)."""
+    path = ROOT / "corpus" / "ptx" / sample
+    text = path.read_bytes().decode("latin-1")
+    src = ptx2py.ptx_to_python(text, sugar=True, filename=str(path))
+    lines = src.split("\n")
+    tree = ast.parse(src)
+    aliases = {n.targets[0].id for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Attribute)}
+    moves = {}
+
+    def visit(body):
+        for a, b in zip(body, body[1:]):
+            fam = _family(a, aliases)
+            if fam is not None and fam not in moves and not isinstance(b, ast.For) and not _binds(a) & _reads(b) \
+                    and (_family(b, aliases) is not None or _plain(b) or _kind(b, aliases) == "at"):
+                moves[fam] = (a.lineno, a.end_lineno, b.end_lineno)
+        for n in body:  # (not into a rolled `for`: its body stands for several copies)
+            if isinstance(getattr(n, "body", None), list) and not isinstance(n, ast.For):
+                visit(n.body)
+
+    visit(tree.body)
+    assert len(moves) >= 3, moves
+    orig = _norm(text)
+    for fam, (a, b, c) in sorted(moves.items()):
+        out = transpile.python_to_ptx("\n".join(lines[:a - 1] + lines[b:c] + lines[a - 1:b] + lines[c:]))
+        rot = _rotation(orig, _norm(out))
+        assert rot is not None, f"{sample}: moving the {fam} call at line {a} changed more than the moved lines"
+        x, y, _ = rot
+        assert orig[x:y].count(MARKERS[0]) == orig[x:y].count(MARKERS[1]), (sample, fam, orig[x:y])

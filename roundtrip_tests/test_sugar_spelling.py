@@ -14,7 +14,6 @@ from test_sugar import roundtrips
 import ptx2py
 from ptx2py import ptxgrammar
 from ptx2py.sugar.spelling import check
-from ptx2py.transpile.dsl.trivia_table import TRAILER
 
 # (`cp.async.ca`/`.cg`: Ampere's copies, one spelling through their `cp_async` alias)
 FAMILY = re.compile(r"\b(wgmma\.mma_async|cp\.async\.bulk|cp\.async\.c[ag]\.|mbarrier\.|tcgen05\.|mma\.sync|ldmatrix"
@@ -92,10 +91,8 @@ def test_tcgen05_ld_inside_an_inlined_call_is_typed():
 
 
 def test_inline_asm_has_one_spelling():
-    """A bracket of several statements is their trivia: the body writes the calls as any other
-    (`ptx.mov.u32(...)`), the table opens the bracket before the first and closes it after the
-    last. Written by hand, `asm` for one statement and for a bracket of several; `inline_asm`
-    runs the same but the checker reports it."""
+    """`asm` for one statement and for a bracket of several; `inline_asm` runs the same but the
+    checker reports it (sugar writes `with asm():`)."""
     from ptx2py import transpile
 
     got = check("with inline_asm(block=True):\n    pass\nwith at(line=1, col=2).inline_asm():\n    pass\n"
@@ -105,10 +102,9 @@ def test_inline_asm_has_one_spelling():
                        "\t.reg .b32 \t%r<4>;", "\t// begin inline asm", "\tmov.u32 %r1, 0;", "\tmov.u32 %r2, 1;", "",
                        "\t// end inline asm", "\tret;", "}", ""])
     src = roundtrips(body)
-    assert "asm" not in src.split(TRAILER)[0] and check(src) == []
-    assert "    ptx.mov.u32(r[1], 0)\n    ptx.mov.u32(r[2], 1)\n" in src
-    trailer = src.split(TRAILER)[1]  # the table: opened before the first, closed after the last
-    assert "ASM_OPEN" in trailer and "ASM_CLOSE" in trailer and transpile.python_to_ptx(src) == body
+    assert "    with asm():\n" in src and check(src) == []
+    long = src.replace("with asm():", "with inline_asm():")
+    assert long != src and transpile.python_to_ptx(long) == body
 
 
 @pytest.mark.parametrize("path", sample(TENSOR, 6), ids=file_id)

@@ -19,8 +19,7 @@ def run(stmts, ctx):
     named = getattr(ctx, "frame_names", None) or {}  # sugar/frames.py: `at(207, 12, kernels_215)`
     stmts = [x for s in stmts for x in _fitted(s)]
     if not any(is_call(s, "srcmap") for s in stmts):  # nvcc's `.loc`s: no derived comment
-        kept = getattr(ctx, "opened_locs", set())  # the `.loc`s inside a bracket the table opens
-        stmts = [_typed_loc(x, named) for s in stmts for x in _unprefixed(s, named, kept)]
+        stmts = [_typed_loc(x, named) for s in stmts for x in _unprefixed(s, named)]
     return stmts
 
 
@@ -72,7 +71,7 @@ def _typed_loc(s, named):
     return s if f is None else type(s)(_typed([f], "loc", named), s.depth)
 
 
-def _unprefixed(s, named, kept=frozenset()):
+def _unprefixed(s, named):
     """`at(81, 43, fn=12, inlined_at=(1, 92, 3)).add.s32(...)` that black splits (a later pass
     rolled it into a loop, its operands grew), or a call whose `at=` keyword black splits ->
     `loc(...)` lines, then the plain call, where they take fewer lines: all record the `.loc`
@@ -88,7 +87,7 @@ def _unprefixed(s, named, kept=frozenset()):
     else:   # `<insn>(..., at=at(...))`, chosen when the operands were still longer
         frames = _frames(kw[0].value, named) if kw and kw[0].value.__class__ is str else None
         plain = type(s)(Call(e.head, [i for i in e.items if i is not kw[0]]), s.depth) if frames else None
-    if not frames or (m.group(1)[:-1] if e.head.startswith("at(") else kw[0].value) in kept:
+    if not frames:
         return [s]
     locs = [type(s)(_typed([f], "loc", named), s.depth) for f in frames]
     if len(locs) + layout_lines(plain.expr, s.depth) >= layout_lines(e, s.depth):

@@ -14,15 +14,12 @@ keyword of the `with`: `with asm(block=True, pred="p") as p_2:`.
 
 from __future__ import annotations
 
-import re
-
 from ptx2py.transpile.dsl.structured import STATEMENT_CALLS
 from ptx2py.transpile.generator import q
 
 from .ir import Call, Display, Kw, is_call, is_insn, kwargs, stmt, taken_names, unq
 
 BEGIN, END = '" begin inline asm"', '" end inline asm"'
-_LOCS = re.compile(r"((?:at\((?:[^()\"]|\([^()]*\))*\)\.)+)")  # `at(5, 0).at(...).` (as sugar/aliases.py)
 NAMES = ("asm", "nvasm", "inline_asm")
 
 
@@ -131,46 +128,6 @@ def _declaration(s):
     return Kw(kind, Display("(", ")", list(e.items))), f"({target})"
 
 
-def _tag(s, ctx):
-    """(trivia key, raw line) of a body line the trivia pass places (a comment), else None."""
-    tags = getattr(ctx.generator, "tags", None)
-    t = tags.get(id(s.expr)) if tags is not None and s.expr.__class__ is Call else None
-    if t is None or t[0] is not s.expr or t[2] != "line":
-        return None
-    return t[1], ctx.generator.leads[t[1]][1][t[3]]
-
-
-def _as_trivia(stmts, i, j, end, ctx):
-    """The bracket stmts[i:end] (its one call at j - 1) as it is, markers and all, when the
-    trivia pass takes the markers and the comments inside into the table (sugar/trivia.py):
-    the call is then spelled as any other of its family (no `asm.`, `with asm():`), its
-    bracket kept as its own trivia. Records in `ctx.bracket_opens` the key of the marker's
-    statement when that is the call's `.loc` prefix (the table then keys the bracket to
-    the instruction: "open"). None where not so (no trivia table; more than one statement)."""
-    from .trivia import to_table
-
-    begin = _tag(stmts[i], ctx)
-    if begin is None:
-        return None
-    body = stmts[i + 1:j]
-    calls = [k for k, b in enumerate(body)
-             if not (is_call(b, "ptx.comment", 1) and (t := _tag(b, ctx)) and to_table(t[1]))]
-    if not calls:
-        return None
-    first = calls[0]
-    again = _again(body[first], ctx)
-    body = [_at_inside(b) if is_insn(b) else b for b in body]
-    if again is not None:  # the `.loc` it repeats is the bracket's: the table writes it ("open")
-        body[first] = stmt(Call(again, body[first].expr.items), body[first].depth)
-        ctx.__dict__.setdefault("bracket_repeats", set()).add(begin[0])
-    elif is_insn(body[first]) and body[first].expr.head.startswith("at("):  # (table comments before it)
-        ctx.__dict__.setdefault("bracket_opens", set()).add(begin[0])
-        m = _LOCS.match(body[first].expr.head)
-        if m is not None:  # (sugar/fitted.py keeps it a prefix: `loc(...)` lines would come before the bracket)
-            ctx.__dict__.setdefault("opened_locs", set()).add(m.group(1)[:-1])
-    return [stmts[i], *body, *stmts[j:end]]
-
-
 def run(stmts, ctx):
     if taken_names(stmts) & set(NAMES):
         return stmts
@@ -200,14 +157,6 @@ def run(stmts, ctx):
                 i += 1
                 continue
             tight, ind, end = close
-            kept = None if one or braces else _as_trivia(stmts, i, j, end, ctx)
-            if kept is not None:
-                locs = []  # the `.loc`s just before the bracket meet its call (sugar/srcloc.py folds them):
-                while out and is_call(out[-1], "ptx.loc") and out[-1].depth == d:  # the marker is a table line
-                    locs.insert(0, out.pop())
-                out.extend([kept[0], *locs, *kept[1:]])
-                i = end
-                continue
             again = _again(body[0], ctx) if body and not one and not braces else None
             h = body[0].expr.head if len(body) == 1 and (is_insn(body[0]) or _statement_call(body[0])) \
                 and not braces else ""

@@ -17,14 +17,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ptx2py.ptxgrammar.tree import Function, Instruction, Label, Loc
+from ptx2py.ptxgrammar.tree import Function, Label
 from ptx2py.transpile.dsl.trivia_table import (
     BLANK_BEFORE,
     BRACES,
     END,
     LABEL_COMMENTS,
     MARKER_TEXTS,
-    SHARED_BRACKETS,
     column_line,
     comment_column,
     fingerprint,
@@ -79,7 +78,7 @@ def run(stmts, ctx):
                 s = type(s)(e, s.depth, s.prefix, s.trailer)
             if kind == "line":
                 line = gen.leads[key][1][value]
-                if to_table(line):
+                if _to_table(line):
                     moved.setdefault(key, {})[value] = line
                     continue
                 kw = [i for i in e.items if i.__class__ is Kw and i.name == "indent"]
@@ -113,12 +112,9 @@ def run(stmts, ctx):
     if column is not None:   # the comments the column places need no slot (`_column_slots`)
         body_lines, generated = _column_slots(gen, texts, moved, column)
         _own_line_after_labels(gen, entries, texts, moved, labels)
-    _lines(gen, entries, moved, body_lines, generated, getattr(ctx, "bracket_opens", ()),
-           getattr(ctx, "bracket_repeats", ()))
+    _lines(gen, entries, moved, body_lines, generated)
     # the style and the table go after the body (transpile.generator.render), even when empty
-    brackets, entries = _brackets(entries)
-    gen.trivia_table = Display("{", "}", _shared(entries, brackets))
-    gen.trivia_names = [(name, _entry(e)) for name, e, _ in brackets if name not in SHARED_BRACKETS]
+    gen.trivia_table = Display("{", "}", _shared(entries))
     return _empty_sections(_nonempty_blocks(out))
 
 
@@ -126,77 +122,10 @@ ITEM_INDENT = 4  # `trivia = {` / the entries (transpile.generator.render)
 LINE = 88
 
 
-# the trailer's names of the bracket layouts several statements share, by field
-BRACKET_NAMES = {"open": "asm_open", "lines": "asm_open_after_loc", "after": "asm_close"}
-
-
-def _bracket_part(e: dict) -> dict:
-    """The fields of an entry that hold only inline-asm markers, blank lines and the `.loc` a
-    bracket repeats (its bracket)."""
-    part = {}
-    for f in BRACKET_NAMES:
-        v = e.get(f)
-        if v and all(x.__class__ is str and x.strip(" \t") in ("", *MARKERS) or _is_loc(x) for x in v) \
-                and any(x.__class__ is str and x.strip(" \t") in MARKERS for x in v):
-            part[f] = v
-    return part
-
-
-def _is_loc(x) -> bool:
-    return x.__class__ is list and len(x) == 3 and all(i.__class__ is int for i in x)
-
-
-def _brackets(entries: dict) -> tuple:
-    """([(name, bracket field, keys)], the entries without them): each bracket field (the
-    opening lines, the closing lines) that two or more statements share, named once in the
-    trailer (`asm_open = {...}`) and given to all its statements on one line (`"k1 k2 k3":
-    asm_open,`); a statement's other fields stay its own entry (the table merges them)."""
-    shared: dict = {}
-    for k, v in entries.items():
-        for f, x in _bracket_part(v).items():
-            part = {f: x}
-            shared.setdefault(_entry(part).flat(), (f, part, []))[2].append(k)
-    named: list = []
-    taken: dict = {}
-    counts: dict = {}
-    builtin = {_entry(v).flat(): k for k, v in SHARED_BRACKETS.items()}
-    by_keys: dict = {}  # fields of the very same statements are one entry (a key string is said once)
-    for f, part, keys in shared.values():
-        if tuple(keys) in by_keys:
-            by_keys[tuple(keys)][1].update(part)
-        else:
-            by_keys[tuple(keys)] = (f, dict(part), keys)
-    for f, part, keys in by_keys.values():
-        name = builtin.get(_entry(part).flat())
-        if len(keys) < 2 and (name is None or set(entries[keys[0]]) - set(part)):
-            continue  # (one statement's bracket beside its other fields: its own entry says it)
-        if name is None:
-            base = BRACKET_NAMES[f] if len(part) == 1 else "asm_bracket"
-            counts[base] = counts.get(base, 0) + 1
-            name = base + ("" if counts[base] == 1 else f"_{counts[base]}")
-        named.append((name, part, keys))
-        for k in keys:
-            taken.setdefault(k, set()).update(part)
-    if not named:
-        return [], entries
-    rest = {}
-    for k, v in entries.items():
-        v = {f: x for f, x in v.items() if f not in taken.get(k, ())}
-        if v or k not in taken:
-            rest[k] = v
-    return named, rest
-
-
-def _shared(entries: dict, brackets=()) -> list:
+def _shared(entries: dict) -> list:
     """The table's items: the statements with one same entry under one tuple key, as many
     to a key as fit its line (`("k1", "k2", "k3"): {"lines": [None, ["\t"]]},`), each group
-    where its first statement's entry was; a lone key stays a plain string. The named
-    `brackets` (`_brackets`) come first, their keys in one string each."""
-    items = [Pair(q(" ".join(keys)), name) for name, _, keys in brackets]
-    return items + _grouped(entries)
-
-
-def _grouped(entries: dict) -> list:
+    where its first statement's entry was; a lone key stays a plain string."""
     groups: dict = {}
     for k, v in entries.items():
         e = _entry(v)
@@ -274,20 +203,16 @@ def _empty_sections(stmts):
     return out
 
 
-def to_table(line: str) -> bool:
+def _to_table(line: str) -> bool:
     text = line.strip(" \t")
     return not text or not text.startswith("//") or text in MARKERS or len(text) > LONG_COMMENT
 
 
-def _lines(gen, entries, moved, body_lines, generated=None, opens=(), repeats=()) -> None:
+def _lines(gen, entries, moved, body_lines, generated=None) -> None:
     """The `lines` (and `after`) field of every key whose lead lost a line to the table
-    (`generated`: key -> the indexes of the blank lines the comment column writes itself;
-    `opens`: the keys of the `.loc`s that open an inline-asm bracket as a call's prefix:
-    their lines go to that call's instruction as "open", see `_opened`; `repeats`: those of the
-    `.loc`s a bracket repeats, which the body no longer writes: "open" writes them)."""
+    (`generated`: key -> the indexes of the blank lines the comment column writes itself)."""
     prev = None
-    order = list(gen.leads)
-    for n_key, (key, (tail, lines, indent)) in enumerate(gen.leads.items()):
+    for key, (tail, lines, indent) in gen.leads.items():
         gone = moved.get(key, {})
         kept = body_lines.get(key, {})
         template = [gone[n] if n in gone else kept[n] if n in kept else _body_marker(line, indent)
@@ -299,62 +224,9 @@ def _lines(gen, entries, moved, body_lines, generated=None, opens=(), repeats=()
         skip = generated.get(key) if generated else None
         if skip:
             template = [x for n, x in enumerate(template, end if end and prev is not None else 0) if n not in skip]
-        if not skip and template and all(x.__class__ is str for x in template) and BEGIN_LINE in _texts(template):
-            # a bracket opened here is the instruction's "open" lines: before its `.loc` prefix,
-            # when this key is that prefix's first `.loc`; or before the statement itself, when
-            # no `.loc` before it could be its prefix (else the prefix is outside: "lines");
-            # the `.loc` a bracket repeats (`repeats`: its key) is the last item of "open"
-            again = repeated_loc(gen.nodes[key]) if key in repeats else None
-            target = _opened(gen, order, n_key + (again is not None)) if key in opens or again is not None \
-                else key if _unprefixed(gen, order, n_key) else None
-            if target is not None:
-                entries.setdefault(target, {})["open"] = template + ([again] if again is not None else [])
-                template = []
         if any(x is not None for x in template):
             entries.setdefault(key, {})["lines"] = _trim(template)
         prev = key
-
-
-BEGIN_LINE = "// begin inline asm"
-
-
-def _texts(lines) -> list:
-    return [x.strip(" \t") for x in lines]
-
-
-def _kind(gen, key):
-    node = gen.nodes.get(key)
-    return None if node is None else node.__class__
-
-
-def _unprefixed(gen, order, k) -> bool:
-    """Whether order[k] is a statement the recorder opens (not a `.loc`, not a `}`) and the
-    statement before it no `.loc` or label that a prefix could have written."""
-    kind = _kind(gen, order[k])
-    return kind is not None and kind is not Loc and (k == 0 or _kind(gen, order[k - 1]) not in (Loc, Label))
-
-
-def _opened(gen, order, k):
-    """The key of the instruction whose `.loc` prefix starts at order[k] (the `.loc`s and
-    labels of the prefix skipped), else None."""
-    for key in order[k:]:
-        kind = _kind(gen, key)
-        if kind is None:
-            return None
-        if kind is Instruction:
-            return key
-        if kind is not Loc and kind is not Label:
-            return None
-    return None
-
-
-def repeated_loc(loc) -> list | None:
-    """[file, line, column] of a plain `.loc` (the one a bracket repeats: "open"'s loc item)."""
-    if loc.function_name is not None or loc.inlined_at is not None or loc.function_offset is not None:
-        return None
-    if not all(x.isdigit() for x in (loc.file, loc.line, loc.column)):
-        return None
-    return [int(loc.file), int(loc.line), int(loc.column)]
 
 
 def _labels(module) -> dict:
@@ -445,23 +317,20 @@ def _trim(template):
 
 def _entry(e: dict) -> Display:
     items = []
-    for field in ("indent", "lead", "tail", "inline", "open", "lines", "after", "fmt"):
+    for field in ("indent", "lead", "tail", "inline", "lines", "after", "fmt"):
         if field not in e:
             continue
         v = e[field]
         if field == "fmt":
             val = Display("{", "}", [f"{k}: {_text(x)}" for k, x in v.items()])
-        elif field in ("lines", "after", "open"):
-            val = Display("[", "]", ["None" if x is None else _slot(x) if x.__class__ is list else _text(x) for x in v])
+        elif field in ("lines", "after"):
+            val = Display("[", "]", ["None" if x is None else Display("[", "]",
+                                                                      [_text(y) for y in x]) if x.__class__ is list
+                                     else _text(x) for x in v])
         else:
             val = "None" if v is None else _text(v)
         items.append(Pair(q(field), val))
     return Display("{", "}", items)
-
-
-def _slot(x: list) -> Display:
-    """A slot (`[indent]`, `[indent, pad]`) or the `.loc` a bracket repeats (`[file, line, col]`)."""
-    return Display("[", "]", [str(y) if y.__class__ is int else _text(y) for y in x])
 
 
 SPACE_RUN = 8  # a run of this many spaces or more is written `" " * N` (no one counts 40 spaces)

@@ -54,7 +54,7 @@ def _generate(module, passes) -> str:
     stmts = gen.run()
     if passes is not None:
         stmts = passes(stmts, module=module, generator=gen)
-    return render(stmts, gen.style, trailer=getattr(gen, "trivia_table", None), names=getattr(gen, "trivia_names", ()))
+    return render(stmts, gen.style, trailer=getattr(gen, "trivia_table", None))
 
 
 def python_to_ptx(source: str, filename: str = "<string>", *, check: bool = False,
@@ -152,10 +152,10 @@ def _run_trailer(trailer, filename: str) -> None:
     (the comment column of LLVM's style: transpile/dsl/trivia_table.py)."""
     if trailer is not None:
         from .dsl import recorder
-        from .dsl.trivia_table import SHARED_BRACKETS, TriviaTable
+        from .dsl.trivia_table import TriviaTable
 
         recorder.current().trivia = TriviaTable({})
-        exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx(), **SHARED_BRACKETS})
+        exec(compile(trailer, filename, "exec"), {"__name__": "__ptx__", "ptx": _ptx()})
 
 
 def _ptx():

@@ -106,7 +106,6 @@ class Generator:
         # and lead-line call, and key -> its lines, for sugar's trivia table (sugar/trivia.py)
         self.tags: dict | None = {} if tag else None
         self.leads: dict = {}
-        self.nodes: dict = {}   # with `tag`: key -> its statement (sugar/trivia.py)
         self.keys = KeyCounter() if tag else None
         self.key = None
         memo: list = []
@@ -222,7 +221,6 @@ class Generator:
                 else:
                     if self.keys is not None:
                         self.key = self.keys.key(stmt)
-                        self.nodes[self.key] = stmt
                     if lead.tail or lead.lines or lead.keyword is not None or self.tags is not None:
                         extra = self.lead(lead, self.key)
                     else:
@@ -1033,19 +1031,16 @@ def unsupported_error(e: _Unsupported, module, text: str, filename: str):
 HEADER = "from ptx2py.dsl import *  # noqa: F401,F403"
 
 
-def render(stmts: list, style, trailer=None, names=()) -> str:
+def render(stmts: list, style, trailer=None) -> str:
     """The module's Python: its `ptx.style(...)` first, or, with `trailer` (a Display of the
     trivia table, sugar/trivia.py), the style and the table after the body, after TRAILER
-    (each table as `style = {...}` / `trivia = {...}` before its call where that is shorter;
-    `names`: [(name, Display)], the entries the table shares by name, `name = {...}` first)."""
+    (each table as `style = {...}` / `trivia = {...}` before its call where that is shorter)."""
     lines, st = _render_head(style, trailer is None)
     layout_stmts(stmts, lines)
     if trailer is not None:
         lines += ["", TRAILER]
         if st:
             _trailer_call("ptx.style", st, "style", lines)
-        for name, entry in names:
-            layout(entry, "", name + " = ", "", lines)
         if trailer.items:
             _trailer_call("ptx.trivia", [trailer], "trivia", lines)
     lines.append("")

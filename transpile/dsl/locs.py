@@ -80,9 +80,6 @@ def record_loc(args, kw) -> None:
         note_after(stmt, col, text)
 
 
-recorder.write_loc = record_loc  # (a trivia table's repeated `.loc`: Recorder.open_call)
-
-
 def loc_again() -> None:
     """The current `.loc` (the last one recorded, whatever wrote it) once more, with its
     `srcmap` comment: what LLVM writes inside an inline-asm bracket (`asm.here.<insn>`)."""

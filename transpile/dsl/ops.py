@@ -7,8 +7,6 @@ spelling costs plain attribute lookups. Calling the chain records the statement.
 
 from __future__ import annotations
 
-import functools
-
 from ptx2py.ptxgrammar.isa.spellings import OPCODES, is_modifier
 from ptx2py.ptxgrammar.tree import Align, Attribute, Declarator, Guard, Instruction, Param, VarDecl
 
@@ -64,11 +62,8 @@ class Op:
             raise DSLError(f"{self._opcode}{''.join(self._modifiers)}: {e.message}") from None
         guard = None if pred is None else _guard(pred)
         if at is not None:
+            run_locs(at)
             rec = recorder._current[0] or recorder.current()
-            if rec.trivia is None:
-                run_locs(at)
-            else:  # run by the record, after the bracket the statement's table entry opens ("open")
-                rec.deferred = [*(rec.deferred or ()), functools.partial(run_locs, at)]
         stmt = rec.record(Instruction(guard, self._opcode, self._modifiers, nodes), fmt, indent, lead)
         if key is not None:
             quiet.remember_instruction(rec, key, stmt)

@@ -12,7 +12,6 @@ whole leading text for a statement that shares a line with the previous one).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
 
 from ptx2py.ptxgrammar.tree import Function, Instruction, Label, Loc, Module, VarDecl
 
@@ -31,9 +30,6 @@ from ..style import (
 from .scopelabels import ScopeRule
 from .trivia_check import check_trivia
 from .trivia_table import END, TriviaTable, comment_column, merge_lines
-
-# records one `.loc` (and its `srcmap` comment): locs.py, which imports this module, sets it
-write_loc: Callable | None = None
 
 # Formatting predictions per statement shape for the default style, shared by
 # every recorder that uses it (programs that build many modules, e.g. kernelir).
@@ -78,7 +74,6 @@ class Recorder:
         self.scope_rule: ScopeRule | None = None  # scope_labels() scope_labels() in the open function (scopelabels.py)
         self.trivia: TriviaTable | None = None  # a TriviaTable (`ptx.trivia`, the trailer of --sugar output)
         self.n_after = 0       # pending lines that are the previous statement's "after" lines
-        self.deferred: list | None = None  # a call's prefix actions, run by its first record (`open_call`)
         self.last_key = None   # the trivia key of the statement just recorded
         self.lval = ""         # the L value its shape predicted (for `quiet.keep`)
         self.open_keys: list = []
@@ -161,24 +156,8 @@ class Recorder:
             self.lines.extend(after)
             self.n_after = len(self.lines)
 
-    def open_call(self, stmt) -> None:
-        """Before the first statement a prefixed call records (`at(...).<insn>`): the table's
-        "open" lines of that statement, then the prefix's `.loc` lines (deferred until now, so
-        that a bracket the statement's entry opens comes before its own `.loc`)."""
-        thunks, self.deferred = self.deferred, None
-        if self.trivia.opens and stmt.__class__ is not Loc:  # type: ignore[union-attr]
-            for line in self.trivia.entry(self.trivia.keys.peek(stmt)).get("open", ()):  # type: ignore[union-attr]
-                if line.__class__ is str:
-                    self.lines.append(line)
-                else:  # [file, line, column]: the `.loc` the bracket repeats, with its `srcmap` comment
-                    write_loc((*line, None, None), {})  # type: ignore[misc]  # (locs.py sets it)
-        for f in thunks or ():
-            f()
-
     def record(self, stmt, fmt=None, indent=None, lead=None, append=True):
         """Give `stmt` its trivia and append it to the open container."""
-        if self.trivia is not None and (self.deferred is not None or self.trivia.opens):
-            self.open_call(stmt)
         if self.scope_rule is not None and append:
             self.scope_label(stmt)
         depth = len(self.stack) - 1

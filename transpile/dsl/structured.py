@@ -40,8 +40,6 @@ for several; `with inline_asm():` (the bracket's class) is the same bracket, spe
 
 from __future__ import annotations
 
-import functools
-
 from ptx2py.ptxgrammar.tree import IntLiteral, SectionData
 
 from . import control, recorder
@@ -106,25 +104,16 @@ class _Bound:
         under a `here` prefix (`cp_async = asm.here.cp.async_...`) it says where instead of the
         current `.loc`, and `inside=None` writes no `.loc` there;
         `end_indent="\t"`: the end comment of `asm.`/`nvasm.` at its own indent."""
-        thunks = [] if at is None else [functools.partial(run_locs, at)]
+        if at is not None:
+            run_locs(at)
         for f in self._prefix.before:
             if f is not loc_again or inside is _HERE:
-                thunks.append(f)
+                f()
             elif inside is not None:
-                thunks.append(functools.partial(run_locs, inside))
+                run_locs(inside)
         if inside is not _HERE and inside is not None and loc_again not in self._prefix.before:
-            thunks.append(functools.partial(run_locs, inside))
-        rec = recorder.current()
-        if rec.trivia is None or not thunks:
-            for f in thunks:
-                f()
-            r = self._target(*args, **kw)
-        else:  # the call's first statement runs them, after the bracket its table entry opens
-            rec.deferred = (rec.deferred or []) + thunks
-            r = self._target(*args, **kw)
-            rest, rec.deferred = rec.deferred, None
-            for f in rest or ():
-                f()
+            run_locs(inside)
+        r = self._target(*args, **kw)
         for f in self._prefix.after:
             if end_indent is not None and f in _ASM_ENDS:
                 f(end_indent)

@@ -11,10 +11,7 @@ Python therefore takes its layout with it; an edited one takes the Style's defau
 inside a `for` loop records one statement per iteration, each with its own key, so the table
 keeps every iteration's layout while the loop body holds none.
 
-Statements with the same entry may share it: a tuple of their keys is one key of the dict, as
-is a string of them separated by spaces (`"k1 k2 k3": asm_bracket`, a name the trailer gives
-an entry first). A key may be in two items whose fields differ (its bracket shared, its `fmt`
-its own): its entry is the two together.
+Statements with the same entry may share it: a tuple of their keys is one key of the dict.
 
 An entry (every field optional):
     "fmt": {token index: trivia}          the tokens the Style does not predict
@@ -24,12 +21,6 @@ An entry (every field optional):
                                           [indent]: that line, a comment, written at `indent`;
                                           [indent, pad]: and `pad` for the space before its inner `//`
     "after": [str, ...]                   whole lines after it (an `// end inline asm` marker)
-    "open": [str, ...]                    whole lines before the `.loc` (and label) prefix of the
-                                          call that records it (`at(...).<insn>`): the
-                                          `// begin inline asm` that brackets the call with its
-                                          `.loc`, so the bracket is the instruction's own trivia;
-                                          [file, line, column]: the `.loc` the bracket repeats
-                                          (LLVM's, inside the bracket), written there
     "tail": str                           other text after the previous statement on its line
     "inline": str or None                 a comment right after it is on its line, after this
                                           whitespace (the body's `ptx.comment(text)`); None: not
@@ -55,23 +46,10 @@ from ptx2py.ptxgrammar.tree import Label
 from ..style import flatten
 from .errors import DSLError
 
-# the inline-asm brackets most statements share, by name in the trailer (`"k1 k2 k3": ASM_OPEN,`;
-# it runs with these names): the markers at the body's tab, NVVM's end without the blank line
-# ("open": before the call's `.loc` prefix; "lines": after it, just before the instruction)
-ASM_OPEN = {"open": ["\t// begin inline asm"]}
-ASM_OPEN_AFTER_LOC = {"lines": ["\t// begin inline asm"]}
-ASM_CLOSE = {"after": ["", "\t// end inline asm"]}
-NVASM_CLOSE = {"after": ["\t// end inline asm"]}
-SHARED_BRACKETS = {"ASM_OPEN": ASM_OPEN, "ASM_OPEN_AFTER_LOC": ASM_OPEN_AFTER_LOC, "ASM_CLOSE": ASM_CLOSE,
-                   "NVASM_CLOSE": NVASM_CLOSE,
-                   "ASM_BRACKET": {**ASM_OPEN, **ASM_CLOSE}, "NVASM_BRACKET": {**ASM_OPEN, **NVASM_CLOSE},
-                   "ASM_BRACKET_AFTER_LOC": {**ASM_OPEN_AFTER_LOC, **ASM_CLOSE},
-                   "NVASM_BRACKET_AFTER_LOC": {**ASM_OPEN_AFTER_LOC, **NVASM_CLOSE}}
-
 TRAILER = "# Layout of the PTX text (whitespace, markers), keyed by statement; py2ptx reads it first."
 END = "$end"
 BRACES = "$braces"   # the entry of every nested `{` and `}` without an "inline" of its own
-_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail", "inline", "open"})
+_FIELDS = frozenset({"fmt", "indent", "lead", "lines", "after", "tail", "inline"})
 
 
 def fingerprint(stmt) -> str:
@@ -92,32 +70,24 @@ class KeyCounter:
         self.seen[fp] = n + 1
         return fp if n == 0 else f"{fp}.{n}"
 
-    def peek(self, stmt) -> str:
-        """The key `key(stmt)` would give now, without counting it."""
-        fp = fingerprint(stmt)
-        n = self.seen.get(fp, 0)
-        return fp if n == 0 else f"{fp}.{n}"
-
 
 class TriviaTable:
-    """`entries`: {key: entry}; a tuple of keys shares one entry (`("k1", "k2"): {...}`), as does
-    a string of keys separated by spaces."""
+    """`entries`: {key: entry}; a tuple of keys shares one entry (`("k1", "k2"): {...}`)."""
 
     def __init__(self, entries: dict):
         if entries.__class__ is not dict:
             raise DSLError("ptx.trivia() takes a dict {statement key: layout entry}")
-        table: dict = {}
+        table = {}
         for k, e in entries.items():
-            keys = k if k.__class__ is tuple and k else tuple(k.split(" ")) if k.__class__ is str else (k,)
+            keys = k if k.__class__ is tuple and k else (k,)
             if any(x.__class__ is not str for x in keys) or e.__class__ is not dict or not set(e) <= _FIELDS:
                 raise DSLError(f"ptx.trivia(): entry {k!r} is not a dict of {sorted(_FIELDS)}")
             for x in keys:
-                if x in table and set(table[x]) & set(e):
+                if x in table:
                     raise DSLError(f"ptx.trivia(): key {x!r} given twice")
-                table[x] = {**table[x], **e} if x in table else e
+                table[x] = e
         self.entries = table
         self.keys = KeyCounter()
-        self.opens = any("open" in e for e in table.values())  # (the recorder looks ahead only then)
 
     def entry(self, key: str) -> dict:
         return self.entries.get(key) or {}

@@ -55,8 +55,9 @@ def edit_wait_group(source: str) -> tuple[str, int]:
     return "".join(lines), i + 1
 
 
-ARRIVE = "asm.mbarrier_arrive.expect_tx"
-TMA_LOAD = ("tma_load(", "asm.cp_async_bulk_tensor", "asm.cp.async_.bulk.tensor")  # alias, typed, or the plain chain
+ARRIVE = ("mbarrier_arrive.expect_tx", "asm.mbarrier_arrive.expect_tx")  # one spelling; older sugar bracketed it
+TMA_LOAD = ("tma_load(", "cp_async_bulk_tensor", "ptx.cp.async_.bulk.tensor",  # alias, typed, or the plain chain
+            "asm.cp_async_bulk_tensor", "asm.cp.async_.bulk.tensor")
 
 
 def _statement_end(lines: list[str], start: int) -> int:
@@ -87,7 +88,7 @@ def move_arrive(source: str) -> tuple[str, int]:
     first, last = _loop_lines(source)   # the prologue's arrives (before the loop) stay
     hits = [i for i, line in enumerate(lines) if line.strip().startswith(ARRIVE) and first <= i < last]
     if len(hits) != 1:
-        raise SystemExit(f"expected exactly one {ARRIVE} call in the loop, found {len(hits)}")
+        raise SystemExit(f"expected exactly one {ARRIVE[0]} call in the loop, found {len(hits)}")
     start = hits[0]
     end = _statement_end(lines, start)
     block = lines[start:end + 1]

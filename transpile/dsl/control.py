@@ -199,20 +199,29 @@ class loop:
         return False
 
 
-class skip_if:
-    """`with skip_if(p, to=label):` `@p bra label;`, the body, then `label:`."""
+class _labelled_block:
+    """A `with` block that ends at its label: `label:` after the body (when the body raised nothing)."""
 
-    def __init__(self, pred, to, uni=False):
-        self.pred, self.label, self.uni = pred, to, uni
+    label = None
 
     def __enter__(self):
-        (ptx.bra.uni if self.uni else ptx.bra)(_target(self.label), pred=self.pred)
         return self
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
             ptx.label(str(self.label))
         return False
+
+
+class skip_if(_labelled_block):
+    """`with skip_if(p, to=label):` `@p bra label;`, the body, then `label:`."""
+
+    def __init__(self, pred, to, uni=False):
+        self.pred, self.label, self.uni = pred, to, uni
+
+    def __enter__(self):
+        _jump(self.pred, self.label, self.uni)
+        return self
 
 
 class if_(skip_if):
@@ -223,20 +232,12 @@ class if_(skip_if):
         super().__init__(_negated(pred), to, uni)
 
 
-class else_:
+class else_(_labelled_block):
     """`with else_(to=join):` right after an `if_`/`skip_if` block whose body ends in `bra join;`:
     the other branch's body, then `join:` (the label both branches meet at)."""
 
     def __init__(self, to):
         self.label = to
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
-            ptx.label(str(self.label))
-        return False
 
 
 def _negated(pred):
